@@ -1,0 +1,53 @@
+# Locates Kokkos, KokkosKernels and (for the tests) Catch2 v3 before project(), because the CUDA
+# backend selects the compiler (Kokkos' nvcc_wrapper).
+#
+# - Kokkos_ROOT given (a user's own Kokkos >= 3.4, from Spack or a module): nothing is built;
+#   KokkosKernels is looked up under KokkosKernels_ROOT or Kokkos_ROOT.
+# - otherwise, with QGML_BOOTSTRAP_DEPS=ON (the default), cmake/bootstrap/qgml-deps.sh builds the
+#   pinned versions for QGML_BACKEND into QGML_DEPS_CACHE (default ~/.cache/qgml).
+
+set(QGML_BACKEND "openmp" CACHE STRING "Backend the dependency bootstrap builds Kokkos for: serial, openmp or cuda")
+set_property(CACHE QGML_BACKEND PROPERTY STRINGS serial openmp cuda)
+option(QGML_BOOTSTRAP_DEPS "Build Kokkos, KokkosKernels and Catch2 into QGML_DEPS_CACHE when Kokkos_ROOT is not given" ON)
+if(DEFINED ENV{QGML_DEPS_CACHE})
+  set(_qgml_cache_default "$ENV{QGML_DEPS_CACHE}")
+elseif(DEFINED ENV{XDG_CACHE_HOME})
+  set(_qgml_cache_default "$ENV{XDG_CACHE_HOME}/qgml")
+else()
+  set(_qgml_cache_default "$ENV{HOME}/.cache/qgml")
+endif()
+set(QGML_DEPS_CACHE "${_qgml_cache_default}" CACHE PATH "Where the dependency bootstrap builds and caches its packages")
+
+if(NOT QGML_BACKEND MATCHES "^(serial|openmp|cuda)$")
+  message(FATAL_ERROR "QGML_BACKEND must be serial, openmp or cuda, got '${QGML_BACKEND}'")
+endif()
+
+set(_qgml_user_kokkos OFF)
+if(Kokkos_ROOT OR Kokkos_DIR OR DEFINED ENV{Kokkos_ROOT})
+  set(_qgml_user_kokkos ON)
+endif()
+
+set(_qgml_deps_script "${CMAKE_CURRENT_LIST_DIR}/bootstrap/qgml-deps.sh")
+if(NOT _qgml_user_kokkos AND QGML_BOOTSTRAP_DEPS)
+  message(STATUS "qgml: bootstrapping dependencies for backend '${QGML_BACKEND}' in ${QGML_DEPS_CACHE}")
+  execute_process(
+    COMMAND bash "${_qgml_deps_script}" --backend "${QGML_BACKEND}" --cache "${QGML_DEPS_CACHE}"
+    OUTPUT_VARIABLE _qgml_prefix OUTPUT_STRIP_TRAILING_WHITESPACE
+    RESULT_VARIABLE _qgml_rc)
+  if(NOT _qgml_rc EQUAL 0)
+    message(FATAL_ERROR "qgml: the dependency bootstrap failed (exit ${_qgml_rc}); see the messages above. "
+                        "To use your own Kokkos instead, pass -DKokkos_ROOT=<prefix>.")
+  endif()
+  set(Kokkos_ROOT "${_qgml_prefix}" CACHE PATH "Kokkos install prefix (set by the qgml bootstrap)" FORCE)
+  set(KokkosKernels_ROOT "${_qgml_prefix}" CACHE PATH "KokkosKernels install prefix (set by the qgml bootstrap)" FORCE)
+  list(APPEND CMAKE_PREFIX_PATH "${QGML_DEPS_CACHE}/catch2")
+  if(QGML_BACKEND STREQUAL "cuda" AND NOT CMAKE_CXX_COMPILER)
+    set(CMAKE_CXX_COMPILER "${_qgml_prefix}/bin/nvcc_wrapper" CACHE FILEPATH "C++ compiler (Kokkos nvcc_wrapper)" FORCE)
+    set(ENV{PATH} "$ENV{PATH}:/usr/local/cuda/bin")
+  endif()
+elseif(NOT _qgml_user_kokkos)
+  message(STATUS "qgml: QGML_BOOTSTRAP_DEPS is OFF and Kokkos_ROOT is not set; relying on find_package(Kokkos)")
+endif()
+if(NOT KokkosKernels_ROOT AND Kokkos_ROOT)
+  set(KokkosKernels_ROOT "${Kokkos_ROOT}")
+endif()

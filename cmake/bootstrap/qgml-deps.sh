@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# qgml dependency bootstrap.
+#
+# Installs the Debian packages the build needs, obtains Kokkos and KokkosKernels 3.4.01 from Debian's
+# trilinos 13.2 source package and Catch2 3.7.1 from Debian's catch2 source package, and builds them
+# into a cache prefix outside the repository. Idempotent: a finished step leaves a stamp and is skipped.
+#
+#   qgml-deps.sh [--backend serial|openmp|cuda] [--cache DIR] [--no-apt] [--print-prefix]
+#
+# Cache layout (DIR defaults to $QGML_DEPS_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/qgml):
+#   DIR/src/                 downloaded source packages and extracted trees
+#   DIR/kokkos-<backend>/    Kokkos + KokkosKernels installed for that backend
+#   DIR/catch2/              Catch2 v3 (host compiler)
+# The last line printed on success is the backend's install prefix.
+set -euo pipefail
+
+backend=openmp
+cache="${QGML_DEPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qgml}"
+use_apt=1
+print_prefix=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --backend) backend="$2"; shift 2 ;;
+    --backend=*) backend="${1#*=}"; shift ;;
+    --cache) cache="$2"; shift 2 ;;
+    --cache=*) cache="${1#*=}"; shift ;;
+    --no-apt) use_apt=0; shift ;;
+    --print-prefix) print_prefix=1; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "qgml-deps: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+case "$backend" in serial|openmp|cuda) ;; *)
+  echo "qgml-deps: --backend must be serial, openmp or cuda, got '$backend'" >&2; exit 2 ;;
+esac
+
+# Bump when the build recipe changes, so stale caches are rebuilt.
+recipe=3
+kokkos_version=3.4.01
+trilinos_deb=13.2.0-4
+catch2_deb=3.7.1-0.6
+prefix="$cache/kokkos-$backend"
+if [ "$print_prefix" = 1 ]; then echo "$prefix"; exit 0; fi
+
+log() { echo "qgml-deps: $*" >&2; }
+die() { echo "qgml-deps: error: $*" >&2; exit 1; }
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# ---------------------------------------------------------------------------------------------
+# 1. Debian packages
+packages=(g++ cmake ninja-build ccache pkg-config liblapacke-dev libopenblas-dev ca-certificates)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$use_apt" = 0 ]; then
+    die "missing Debian packages: ${missing[*]} (install them, or drop --no-apt)"
+  fi
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || die "missing Debian packages: ${missing[*]}; run as root: apt-get install ${missing[*]}"
+    sudo="sudo"
+  fi
+  log "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}" >&2 ||
+    { $sudo apt-get update >&2 && $sudo apt-get install -y --no-install-recommends "${missing[@]}" >&2; } ||
+    die "apt-get install ${missing[*]} failed"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 2. Source packages, through a temporary deb-src list derived from the machine's own apt sources
+#    (nothing under /etc is changed and no host name is written anywhere).
+src="$cache/src"
+mkdir -p "$src"
+fetch_sources() {
+  local tmp uris signed
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' RETURN
+  mkdir -p "$tmp/lists/partial"
+  local sources=/etc/apt/sources.list.d/debian.sources
+  if [ -f "$sources" ]; then
+    uris=$(awk '/^URIs:/{print $2; exit}' "$sources")
+    signed=$(awk '/^Signed-By:/{print $2; exit}' "$sources")
+  elif [ -f /etc/apt/sources.list ]; then
+    uris=$(awk '$1=="deb"{for(i=2;i<=NF;i++) if($i ~ /^[a-z]+:\/\//){print $i; exit}}' /etc/apt/sources.list)
+    signed=/usr/share/keyrings/debian-archive-keyring.gpg
+  fi
+  [ -n "${uris:-}" ] || die "cannot find a Debian archive URI in the apt sources of this machine"
+  {
+    echo "Types: deb-src"
+    echo "URIs: $uris"
+    echo "Suites: bookworm sid"
+    echo "Components: main"
+    [ -n "${signed:-}" ] && echo "Signed-By: $signed"
+  } >"$tmp/qgml-src.sources"
+  local opts=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$tmp"
+              -o "Dir::State::Lists=$tmp/lists" -o APT::Sandbox::User=root)
+  apt-get "${opts[@]}" update >&2 || die "apt-get update of the source lists failed"
+  (cd "$src" && apt-get "${opts[@]}" source --download-only "$@" >&2) ||
+    die "apt-get source --download-only $* failed"
+}
+
+kokkos_src="$src/trilinos-$trilinos_deb"
+catch2_src="$src/Catch2-3.7.1"
+need=()
+[ -f "$kokkos_src/.extracted" ] || need+=("trilinos=$trilinos_deb")
+[ -f "$catch2_src/.extracted" ] || need+=("catch2=$catch2_deb")
+if [ ${#need[@]} -gt 0 ]; then
+  log "downloading source packages: ${need[*]}"
+  fetch_sources "${need[@]}"
+fi
+if [ ! -f "$kokkos_src/.extracted" ]; then
+  log "extracting Kokkos and KokkosKernels from trilinos $trilinos_deb"
+  rm -rf "$kokkos_src" "$src/extract.tmp" && mkdir -p "$src/extract.tmp"
+  tar -xzf "$src"/trilinos_13.2.0.orig.tar.gz -C "$src/extract.tmp" \
+    --wildcards '*/packages/kokkos/*' '*/packages/kokkos-kernels/*'
+  mkdir -p "$kokkos_src"
+  mv "$src"/extract.tmp/*/packages/kokkos "$src"/extract.tmp/*/packages/kokkos-kernels "$kokkos_src/"
+  rm -rf "$src/extract.tmp" "$src"/trilinos_13.2.0.orig.tar.gz
+  touch "$kokkos_src/.extracted"
+fi
+if [ ! -f "$catch2_src/.extracted" ]; then
+  rm -rf "$catch2_src"
+  tar -xzf "$src"/catch2_3.7.1.orig.tar.gz -C "$src"
+  touch "$catch2_src/.extracted"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 3. Builds
+cmake_build() { # name srcdir builddir prefix [cmake args...]
+  local name=$1 s=$2 b=$3 p=$4; shift 4
+  log "building $name (logs in $b.log)"
+  rm -rf "$b"
+  if ! { cmake -S "$s" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$p" "$@" &&
+         cmake --build "$b" -j "$jobs" && cmake --install "$b"; } >"$b.log" 2>&1; then
+    tail -n 40 "$b.log" >&2
+    die "building $name failed; full log: $b.log"
+  fi
+  rm -rf "$b"
+}
+
+stamp_catch2="$cache/catch2/.qgml-recipe-$recipe"
+if [ ! -f "$stamp_catch2" ]; then
+  rm -rf "$cache/catch2"
+  cmake_build catch2 "$catch2_src" "$cache/build-catch2" "$cache/catch2" \
+    -DCMAKE_CXX_STANDARD=17 -DCATCH_INSTALL_DOCS=OFF -DCATCH_INSTALL_EXTRAS=ON -DBUILD_TESTING=OFF
+  touch "$stamp_catch2"
+fi
+
+stamp="$prefix/.qgml-recipe-$recipe"
+if [ ! -f "$stamp" ]; then
+  rm -rf "$prefix"
+  tree="$cache/src/kokkos-$backend-tree"
+  rm -rf "$tree" && mkdir -p "$tree"
+  cp -a "$kokkos_src/kokkos" "$kokkos_src/kokkos-kernels" "$tree/"
+  kokkos_args=(-DCMAKE_CXX_STANDARD=17 -DCMAKE_CXX_EXTENSIONS=OFF -DKokkos_ENABLE_SERIAL=ON
+               -DCMAKE_POSITION_INDEPENDENT_CODE=ON)
+  kk_args=(-DKokkos_ROOT="$prefix" "-DKokkosKernels_ENABLED_COMPONENTS=BATCHED;BLAS"
+           -DKokkosKernels_ADD_DEFAULT_ETI=OFF -DKokkosKernels_INST_DOUBLE=OFF
+           -DKokkosKernels_INST_COMPLEX_DOUBLE=OFF -DKokkosKernels_ENABLE_TESTS=OFF
+           -DCMAKE_CXX_STANDARD=17 -DCMAKE_CXX_EXTENSIONS=OFF)
+  case "$backend" in
+    serial) ;;
+    openmp) kokkos_args+=(-DKokkos_ENABLE_OPENMP=ON) ;;
+    cuda)
+      command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] ||
+        die "the cuda backend needs the CUDA toolkit (nvcc); none found on PATH or in /usr/local/cuda"
+      export PATH="$PATH:/usr/local/cuda/bin"
+      bash "$(dirname "$0")/patch-kokkos-cuda13.sh" "$tree/kokkos"
+      kokkos_args+=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ARCH_AMPERE80=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON
+                    -DCMAKE_CXX_COMPILER="$tree/kokkos/bin/nvcc_wrapper"
+                    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+      kk_args+=(-DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+      ;;
+  esac
+  if [ "$backend" != cuda ]; then
+    kk_args+=(-DKokkosKernels_ENABLE_TPL_BLAS=ON -DKokkosKernels_ENABLE_TPL_LAPACK=ON
+              -DBLAS_LIBRARIES=openblas -DLAPACK_LIBRARIES=openblas)
+  fi
+  cmake_build "kokkos $kokkos_version ($backend)" "$tree/kokkos" "$cache/build-kokkos-$backend" "$prefix" \
+    "${kokkos_args[@]}"
+  cmake_build "kokkos-kernels $kokkos_version ($backend)" "$tree/kokkos-kernels" \
+    "$cache/build-kk-$backend" "$prefix" "${kk_args[@]}"
+  rm -rf "$tree"
+  touch "$stamp"
+fi
+log "ready: $prefix"
+echo "$prefix"

@@ -1,0 +1,14 @@
+// Output files are written to a temporary name in the target directory and renamed into place, so a
+// reader never sees a half-written file and an interrupted write leaves the previous version intact.
+#pragma once
+
+#include <string>
+
+namespace qgml {
+
+// Writes size bytes to path atomically; throws qgml::Error naming path on any failure (including a
+// full disk), after removing the temporary file.
+void write_file_atomically(const std::string& path, const void* data, std::size_t size);
+void write_file_atomically(const std::string& path, const std::string& contents);
+
+}  // namespace qgml

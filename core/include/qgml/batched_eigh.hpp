@@ -1,0 +1,110 @@
+// Batched Hermitian eigendecomposition: for every t, H(t) = V(t)^H diag(w(t)) V(t), eigenvalues
+// ascending, row j of V(t) the eigenvector of w(t, j). See linalg/hermitian_eigensolver.hpp.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <type_traits>
+
+#include "qgml/error.hpp"
+#include "qgml/linalg/hermitian_eigensolver.hpp"
+#include "qgml/linalg/loops.hpp"
+
+namespace qgml {
+
+enum class EighVariant {
+  automatic,  // serial on host spaces and for N < 8 on devices, team otherwise
+  serial,     // one thread per matrix
+  team,       // one team per matrix
+};
+
+struct EighOptions {
+  EighVariant variant = EighVariant::automatic;
+  int team_size = 0;  // threads per matrix for the team variant; 0 chooses from N and the space
+};
+
+// Largest N the routines accept. The solver itself has no limit; this guards against sizes whose
+// scratch would not fit (clear error instead of a launch failure).
+inline constexpr int eigh_max_size = 4096;
+
+template <class ExecSpace>
+inline constexpr bool is_host_space_v = std::is_same_v<typename ExecSpace::memory_space, Kokkos::HostSpace>;
+
+template <class ExecSpace>
+EighVariant resolve_eigh_variant(EighVariant requested, int n) {
+  if (requested != EighVariant::automatic) return requested;
+  if (is_host_space_v<ExecSpace>) return EighVariant::serial;
+  return n < 8 ? EighVariant::serial : EighVariant::team;
+}
+
+// h: T x N x N Hermitian matrices (overwritten), w: T x N, v: T x N x N, info: T (EighInfo codes).
+// Launches on exec and does not fence.
+template <class ExecSpace, class HView, class WView, class VView, class InfoView>
+void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const VView& v, const InfoView& info,
+                  const EighOptions& options = {}) {
+  using Real = typename WView::non_const_value_type;
+  static_assert(std::is_same_v<typename HView::non_const_value_type, complex_t<Real>>,
+                "batched_eigh: H must hold Kokkos::complex<Real> with Real the eigenvalue type");
+  static_assert(HView::rank == 3 && VView::rank == 3 && WView::rank == 2 && InfoView::rank == 1,
+                "batched_eigh: expected H (T x N x N), w (T x N), V (T x N x N), info (T)");
+  const int count = static_cast<int>(h.extent(0));
+  const int n = static_cast<int>(h.extent(1));
+  QGML_REQUIRE(int(h.extent(2)) == n, "qgml::batched_eigh: matrices must be square");
+  QGML_REQUIRE(n >= 1 && n <= eigh_max_size, "qgml::batched_eigh: N = " + std::to_string(n) +
+                                                 " is outside the supported range [1, " +
+                                                 std::to_string(eigh_max_size) + "]");
+  QGML_REQUIRE(int(w.extent(0)) >= count && int(w.extent(1)) == n && int(v.extent(0)) >= count &&
+                   int(v.extent(1)) == n && int(v.extent(2)) == n && int(info.extent(0)) >= count,
+               "qgml::batched_eigh: w must be T x N, V T x N x N and info T for H of " + std::to_string(count) + " x " +
+                   std::to_string(n) + " x " + std::to_string(n));
+  if (count == 0) return;
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using member_type = typename policy_type::member_type;
+  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const int scratch_reals = linalg::eigh_scratch_reals(n);
+  const std::size_t scratch_bytes = scratch_view::shmem_size(scratch_reals);
+
+  if (resolve_eigh_variant<ExecSpace>(options.variant, n) == EighVariant::serial) {
+    const int ts = options.team_size > 0 ? options.team_size : (is_host_space_v<ExecSpace> ? 1 : 32);
+    const int league = (count + ts - 1) / ts;
+    Kokkos::parallel_for(
+        "qgml::batched_eigh[serial]",
+        policy_type(exec, league, ts).set_scratch_size(0, Kokkos::PerThread(scratch_bytes)),
+        KOKKOS_LAMBDA(const member_type& member) {
+          const int t = member.league_rank() * member.team_size() + member.team_rank();
+          if (t >= count) return;
+          scratch_view buf(member.thread_scratch(0), scratch_reals);
+          const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
+          const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
+          const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
+          info(t) = linalg::hermitian_eigh(linalg::SerialLoops{}, a, wt, vt, buf.data());
+        });
+  } else {
+    int ts = options.team_size;
+    if (ts <= 0) ts = is_host_space_v<ExecSpace> ? 1 : (n <= 32 ? 32 : 64);
+    Kokkos::parallel_for(
+        "qgml::batched_eigh[team]", policy_type(exec, count, ts).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes)),
+        KOKKOS_LAMBDA(const member_type& member) {
+          const int t = member.league_rank();
+          scratch_view buf(member.team_scratch(0), scratch_reals);
+          const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
+          const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
+          const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
+          const int code = linalg::hermitian_eigh(linalg::TeamLoops<member_type>{member}, a, wt, vt, buf.data());
+          Kokkos::single(Kokkos::PerTeam(member), [&]() { info(t) = code; });
+        });
+  }
+}
+
+// Number of points whose info code is not eigh_success (a reduction; the result is on the host).
+template <class ExecSpace, class InfoView>
+int count_eigh_failures(const ExecSpace& exec, const InfoView& info) {
+  int failures = 0;
+  Kokkos::parallel_reduce(
+      "qgml::count_eigh_failures", Kokkos::RangePolicy<ExecSpace>(exec, 0, info.extent(0)),
+      KOKKOS_LAMBDA(const int t, int& f) { f += info(t) != linalg::eigh_success ? 1 : 0; }, failures);
+  return failures;
+}
+
+}  // namespace qgml

@@ -1,0 +1,74 @@
+// One algorithm, two parallel mappings. A batched routine is written once against this small interface
+// and instantiated with SerialLoops (one thread owns the whole matrix) or TeamLoops (the threads of a
+// team share it). Inside TeamLoops every thread calls every member function (collective semantics).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+namespace qgml::linalg {
+
+struct SerialLoops {
+  template <class F>
+  KOKKOS_FORCEINLINE_FUNCTION void for_each(int begin, int end, const F& f) const {
+    for (int i = begin; i < end; ++i) f(i);
+  }
+  // sum_{i in [begin, end)} f(i), returned to every caller.
+  template <class T, class F>
+  KOKKOS_FORCEINLINE_FUNCTION T sum(int begin, int end, const F& f) const {
+    T s = T(0);
+    for (int i = begin; i < end; ++i) s += f(i);
+    return s;
+  }
+  // Maximum of f(i) over the range (T(0) when empty).
+  template <class T, class F>
+  KOKKOS_FORCEINLINE_FUNCTION T max(int begin, int end, const F& f) const {
+    T m = T(0);
+    for (int i = begin; i < end; ++i) {
+      const T v = f(i);
+      if (v > m || v != v) m = v;
+    }
+    return m;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void barrier() const {}
+  // Runs f on one thread; results it writes to shared memory are visible after the next barrier().
+  template <class F>
+  KOKKOS_FORCEINLINE_FUNCTION void single(const F& f) const {
+    f();
+  }
+};
+
+template <class Member>
+struct TeamLoops {
+  const Member& member;
+
+  template <class F>
+  KOKKOS_FORCEINLINE_FUNCTION void for_each(int begin, int end, const F& f) const {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, begin, end), f);
+  }
+  template <class T, class F>
+  KOKKOS_FORCEINLINE_FUNCTION T sum(int begin, int end, const F& f) const {
+    T s = T(0);
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(member, begin, end), [&](const int i, T& acc) { acc += f(i); }, s);
+    return s;
+  }
+  template <class T, class F>
+  KOKKOS_FORCEINLINE_FUNCTION T max(int begin, int end, const F& f) const {
+    T m = T(0);
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(member, begin, end),
+        [&](const int i, T& acc) {
+          const T v = f(i);
+          if (v > acc || v != v) acc = v;
+        },
+        Kokkos::Max<T>(m));
+    return m < T(0) ? T(0) : m;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void barrier() const { member.team_barrier(); }
+  template <class F>
+  KOKKOS_FORCEINLINE_FUNCTION void single(const F& f) const {
+    Kokkos::single(Kokkos::PerTeam(member), f);
+  }
+};
+
+}  // namespace qgml::linalg

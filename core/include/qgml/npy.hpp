@@ -1,0 +1,31 @@
+// Reading and writing NumPy .npy files (format versions 1.0-3.0, little-endian, C order).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace qgml {
+
+// Element types qgml reads and writes, by their NumPy descr.
+enum class NpyType { float32, float64, complex64, complex128 };
+
+std::size_t npy_item_size(NpyType t);
+const char* npy_descr(NpyType t);
+
+struct NpyArray {
+  NpyType type = NpyType::float64;
+  std::vector<std::size_t> shape;
+  std::vector<unsigned char> bytes;  // raw little-endian data, C order
+
+  std::size_t count() const;
+};
+
+// Throws qgml::Error naming the file and what was wrong (not an npy file, unsupported dtype,
+// Fortran order, truncated data, ...).
+NpyArray read_npy(const std::string& path);
+
+// Writes atomically: to a temporary file in the same directory, then renamed over path.
+void write_npy(const std::string& path, NpyType type, const std::vector<std::size_t>& shape, const void* data);
+
+}  // namespace qgml

@@ -1,0 +1,200 @@
+#include <catch2/catch_template_test_macros.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include <limits>
+
+#include "qgml/batched_eigh.hpp"
+
+#include "eigh_fixtures.hpp"
+#ifdef QGML_TEST_WITH_LAPACKE
+#include "qgml/backends/lapacke_eigh.hpp"
+#endif
+
+using namespace qgml;
+using namespace qgml::test;
+
+namespace {
+
+const int sizes[] = {1, 2, 3, 4, 7, 8, 16, 31, 32, 33, 64};
+
+// One batch holding every matrix kind (twice, with different seeds), as rounded to Real.
+template <class Real>
+std::vector<HostMatrix> make_batch(int n) {
+  std::vector<HostMatrix> batch;
+  for (int rep = 0; rep < 2; ++rep)
+    for (MatrixKind kind : all_matrix_kinds()) {
+      HostMatrix h = make_matrix(kind, n, 1000 * n + rep);
+      for (auto& x : h.a) x = cplx(double(Real(x.real())), double(Real(x.imag())));
+      batch.push_back(h);
+    }
+  return batch;
+}
+
+template <class Real, class Mem>
+MatrixStack<Real, Mem> to_device(const std::vector<HostMatrix>& batch, int n) {
+  MatrixStack<Real, Mem> h("qgml::test::H", batch.size(), n, n);
+  auto m = Kokkos::create_mirror_view(h);
+  for (std::size_t t = 0; t < batch.size(); ++t)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        m(t, i, j) = complex_t<Real>(Real(batch[t](i, j).real()), Real(batch[t](i, j).imag()));
+  Kokkos::deep_copy(h, m);
+  return h;
+}
+
+template <class Real>
+std::vector<double> reference_eigenvalues(const HostMatrix& h);
+
+// Eigenvalues of a Hermitian matrix in double precision: cyclic Jacobi on the host, independent of
+// every solver under test (converges for any Hermitian input; O(N^3) per sweep).
+template <class Real>
+std::vector<double> reference_eigenvalues(const HostMatrix& h0) {
+  HostMatrix a = h0;
+  const int n = a.n;
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0, diag = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) (i == j ? diag : off) += std::norm(a(i, j));
+    if (off <= 1e-30 * (diag + off) || off == 0) break;
+    for (int p = 0; p < n; ++p)
+      for (int q = p + 1; q < n; ++q) {
+        const double apq = std::abs(a(p, q));
+        if (apq == 0) continue;
+        const cplx phase = a(p, q) / apq;  // a_pq = |a_pq| e^{i phi}
+        const double theta = 0.5 * std::atan2(2 * apq, a(q, q).real() - a(p, p).real());
+        const double c = std::cos(theta), s = std::sin(theta);
+        // Rotation J with columns p, q: J_pp = c, J_qq = c, J_pq = s phase, J_qp = -s conj(phase).
+        for (int k = 0; k < n; ++k) {  // A <- A J
+          const cplx akp = a(k, p), akq = a(k, q);
+          a(k, p) = c * akp - s * std::conj(phase) * akq;
+          a(k, q) = s * phase * akp + c * akq;
+        }
+        for (int k = 0; k < n; ++k) {  // A <- J^H A
+          const cplx apk = a(p, k), aqk = a(q, k);
+          a(p, k) = c * apk - s * phase * aqk;
+          a(q, k) = s * std::conj(phase) * apk + c * aqk;
+        }
+      }
+  }
+  std::vector<double> w(n);
+  for (int i = 0; i < n; ++i) w[i] = a(i, i).real();
+  std::sort(w.begin(), w.end());
+  return w;
+}
+
+template <class Real, class Space, class Solve>
+void check_solver(const Space& exec, const Solve& solve, const std::string& label) {
+  using Mem = typename Space::memory_space;
+  for (int n : sizes) {
+    const auto batch = make_batch<Real>(n);
+    const int count = static_cast<int>(batch.size());
+    auto h = to_device<Real, Mem>(batch, n);
+    RealMatrix<Real, Mem> w("qgml::test::w", count, n);
+    MatrixStack<Real, Mem> v("qgml::test::V", count, n, n);
+    IntVector<Mem> info("qgml::test::info", count);
+    solve(exec, h, w, v, info);
+    auto wh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+    auto vh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    auto ih = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info);
+    for (int t = 0; t < count; ++t) {
+      const MatrixKind kind = all_matrix_kinds()[t % all_matrix_kinds().size()];
+      INFO(label << ", N = " << n << ", " << to_string(kind) << ", batch index " << t);
+      REQUIRE(ih(t) == linalg::eigh_success);
+      const auto wt = Kokkos::subview(wh, t, Kokkos::ALL);
+      const auto vt = Kokkos::subview(vh, t, Kokkos::ALL, Kokkos::ALL);
+      const EighCheck c = check_eigh(batch[t], wt, vt);
+      CHECK(c.ascending);
+      CHECK(c.residual <= eigh_tolerance<Real>());
+      CHECK(c.orthogonality <= eigh_tolerance<Real>());
+      const std::vector<double> ref = reference_eigenvalues<Real>(batch[t]);
+      double hnorm = 0;
+      for (auto x : batch[t].a) hnorm += std::norm(x);
+      hnorm = std::max(std::sqrt(hnorm), 1e-300);
+      double err = 0;
+      for (int j = 0; j < n; ++j) err = std::max(err, std::abs(double(wt(j)) - ref[j]));
+      CHECK(err / hnorm <= eigh_tolerance<Real>());
+    }
+  }
+}
+
+template <class Space>
+int team_size_for_tests(const Space& exec) {
+  return exec.concurrency() >= 2 ? 2 : 1;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("batched_eigh serial variant: residual, orthogonality, eigenvalues", "[eigh]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  check_solver<Real>(
+      Space(),
+      [](const Space& exec, auto h, auto w, auto v, auto info) {
+        batched_eigh(exec, h, w, v, info, EighOptions{EighVariant::serial, 0});
+      },
+      "serial");
+}
+
+TEMPLATE_TEST_CASE("batched_eigh team variant: residual, orthogonality, eigenvalues", "[eigh]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  const int ts = is_host_space_v<Space> ? team_size_for_tests(exec) : 0;
+  check_solver<Real>(
+      exec,
+      [ts](const Space& e, auto h, auto w, auto v, auto info) {
+        batched_eigh(e, h, w, v, info, EighOptions{EighVariant::team, ts});
+      },
+      "team (team size " + std::to_string(ts) + ")");
+}
+
+#ifdef QGML_TEST_WITH_LAPACKE
+TEMPLATE_TEST_CASE("LAPACKE backend: residual, orthogonality, eigenvalues", "[eigh][lapacke]", QGML_TEST_HOST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  check_solver<Real>(
+      Space(),
+      [](const Space& exec, auto h, auto w, auto v, auto info) { backends::lapacke_batched_eigh(exec, h, w, v, info); },
+      "lapacke");
+}
+#endif
+
+TEMPLATE_TEST_CASE("batched_eigh reports NaN and Inf input through info, without hanging", "[eigh]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using Mem = typename TestType::memory_space;
+  const Space exec;
+  for (auto variant : {EighVariant::serial, EighVariant::team}) {
+    const int n = 5;
+    std::vector<HostMatrix> batch{make_matrix(MatrixKind::random, n, 1), make_matrix(MatrixKind::random, n, 2),
+                                  make_matrix(MatrixKind::random, n, 3)};
+    batch[0](2, 3) = cplx(std::numeric_limits<double>::quiet_NaN(), 0);
+    batch[2](4, 4) = cplx(std::numeric_limits<double>::infinity(), 0);
+    auto h = to_device<Real, Mem>(batch, n);
+    RealMatrix<Real, Mem> w("qgml::test::w", 3, n);
+    MatrixStack<Real, Mem> v("qgml::test::V", 3, n, n);
+    IntVector<Mem> info("qgml::test::info", 3);
+    const int ts = (variant == EighVariant::team && is_host_space_v<Space>) ? team_size_for_tests(exec) : 0;
+    batched_eigh(exec, h, w, v, info, EighOptions{variant, ts});
+    auto ih = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info);
+    auto wh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+    CHECK(ih(0) == linalg::eigh_non_finite_input);
+    CHECK(ih(1) == linalg::eigh_success);
+    CHECK(ih(2) == linalg::eigh_non_finite_input);
+    CHECK(std::isnan(wh(0, 0)));
+    CHECK(std::isfinite(wh(1, 0)));
+    CHECK(count_eigh_failures(exec, info) == 2);
+  }
+}
+
+TEMPLATE_TEST_CASE("batched_eigh rejects mismatched shapes with a clear error", "[eigh]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using Mem = typename TestType::memory_space;
+  MatrixStack<Real, Mem> h("qgml::test::H", 2, 3, 3);
+  RealMatrix<Real, Mem> w("qgml::test::w", 2, 4);
+  MatrixStack<Real, Mem> v("qgml::test::V", 2, 3, 3);
+  IntVector<Mem> info("qgml::test::info", 2);
+  CHECK_THROWS_AS(batched_eigh(Space(), h, w, v, info), qgml::Error);
+}
