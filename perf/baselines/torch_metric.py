@@ -113,7 +113,7 @@ def metric_chunk(torch, A, S, x, gap_tol):
     Wc = V[:, :, 1:].transpose(-1, -2) @ Apsi0.conj()               # B x (N-1) x D
     gaps = E[:, 1:] - E[:, :1]
     inv = torch.where(gaps > gap_tol, 1.0 / gaps, torch.zeros_like(gaps))
-    # g = 2 Re W^H diag(inv) W = 2 Re Wc^H diag(inv) Wc (the real part is symmetric)
+    # g = 2 Re W^H diag(inv) W = 2 Re Wc^H diag(inv) Wc (the two are complex conjugates)
     g = 2.0 * (Wc.conj().transpose(-1, -2) @ (Wc * inv[:, :, None].to(Wc.dtype))).real
     g = torch.nan_to_num(0.5 * (g + g.transpose(-1, -2)), nan=0.0, posinf=0.0, neginf=0.0)
     e = torch.linalg.eigvalsh(g).flip(-1)                           # descending
