@@ -58,6 +58,8 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
                    int(v.extent(1)) == n && int(v.extent(2)) == n && int(info.extent(0)) >= count,
                "qgml::batched_eigh: w must be T x N, V T x N x N and info T for H of " + std::to_string(count) + " x " +
                    std::to_string(n) + " x " + std::to_string(n));
+  QGML_REQUIRE(v.stride(2) == 1 && h.stride(2) == 1,
+               "qgml::batched_eigh: the rows of H and V must be contiguous (LayoutRight)");
   if (count == 0) return;
   using policy_type = Kokkos::TeamPolicy<ExecSpace>;
   using member_type = typename policy_type::member_type;

@@ -212,16 +212,33 @@ KOKKOS_FUNCTION int hermitian_eigh(const Loops& loops, const AView& a, const WVi
       loops.barrier();
       const int first = shared[0];
       const int last = shared[1] - 1;
-      loops.for_each(0, n, [&](const int col) {
+      if constexpr (Loops::is_serial) {
+        // Rotation by rotation: two contiguous rows per rotation, vectorised across the row.
         for (int i = last; i >= first; --i) {
           const Real c = cos_sin[2 * i];
           const Real s = cos_sin[2 * i + 1];
-          const complex_type f = v(i + 1, col);
-          const complex_type z = v(i, col);
-          v(i + 1, col) = s * z + c * f;
-          v(i, col) = c * z - s * f;
+          Real* zi = reinterpret_cast<Real*>(&v(i, 0));
+          Real* zj = reinterpret_cast<Real*>(&v(i + 1, 0));
+          for (int col = 0; col < 2 * n; ++col) {
+            const Real f = zj[col];
+            const Real z = zi[col];
+            zj[col] = s * z + c * f;
+            zi[col] = c * z - s * f;
+          }
         }
-      });
+      } else {
+        // Each thread owns components: the whole sweep without a barrier.
+        loops.for_each(0, n, [&](const int col) {
+          for (int i = last; i >= first; --i) {
+            const Real c = cos_sin[2 * i];
+            const Real s = cos_sin[2 * i + 1];
+            const complex_type f = v(i + 1, col);
+            const complex_type z = v(i, col);
+            v(i + 1, col) = s * z + c * f;
+            v(i, col) = c * z - s * f;
+          }
+        });
+      }
     }
     if (info != eigh_success) break;
   }

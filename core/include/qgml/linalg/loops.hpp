@@ -8,6 +8,7 @@
 namespace qgml::linalg {
 
 struct SerialLoops {
+  static constexpr bool is_serial = true;
   template <class F>
   KOKKOS_FORCEINLINE_FUNCTION void for_each(int begin, int end, const F& f) const {
     for (int i = begin; i < end; ++i) f(i);
@@ -39,6 +40,7 @@ struct SerialLoops {
 
 template <class Member>
 struct TeamLoops {
+  static constexpr bool is_serial = false;
   const Member& member;
 
   template <class F>

@@ -1,0 +1,131 @@
+// Batched Hermitian eigensolver benchmark (suite "eigh"): times batched_eigh (and the LAPACKE backend)
+// on T Hamiltonians H(x) of a random Gaussian-Hermitian configuration (D = 3) at random points, and
+// measures the machine's double GEMM rate (suite "gemm_peak") for the fraction-of-peak figure.
+// GFLOP/s are counted as 36 N^3 real flops per matrix (the nominal cost of an eigendecomposition with
+// vectors), whatever the algorithm does.
+//
+//   qgml_bench_eigh [--N 3 4 8 16 32 64] [--T 2500] [--precision double float] [--impl qgml lapacke]
+//                   [--repeats 5] [--warmup 1] [--chunk 25000] [--gemm 1] [--out FILE]
+#include <Kokkos_Core.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench_common.hpp"
+#include "qgml/batched_eigh.hpp"
+#include "qgml/hamiltonian.hpp"
+#include "qgml/initializers.hpp"
+#include "qgml/random.hpp"
+#ifdef QGML_BENCH_WITH_LAPACKE
+#include "qgml/backends/lapacke_eigh.hpp"
+#endif
+#ifdef QGML_BENCH_WITH_CBLAS
+#include <cblas.h>
+#endif
+
+namespace {
+
+using Exec = Kokkos::DefaultExecutionSpace;
+using Mem = Exec::memory_space;
+using qgml::bench::Args;
+using qgml::bench::emit;
+
+template <class Real>
+void run_eigh(const Args& args, const std::string& impl, const std::string& precision, int n, int count) {
+  const Exec exec;
+  const int d = 3;
+  const int chunk = std::min(count, args.integer("chunk", 25000));
+  auto config = qgml::gaussian_hermitian_configuration<Real>(d, n, 1.0, 7, exec);
+  Kokkos::View<Real**, Kokkos::LayoutRight, Mem> points("qgml::bench::points", count, d);
+  {
+    auto hp = Kokkos::create_mirror_view(points);
+    const qgml::CounterRng rng(11, 0);
+    for (int t = 0; t < count; ++t)
+      for (int k = 0; k < d; ++k) hp(t, k) = Real(2 * rng.uniform(std::uint64_t(t) * d + k) - 1);
+    Kokkos::deep_copy(exec, points, hp);
+    qgml::fence(exec, "qgml::bench::points");
+  }
+  qgml::MatrixStack<Real, Mem> h("qgml::bench::H", chunk, n, n), v("qgml::bench::V", chunk, n, n);
+  qgml::RealMatrix<Real, Mem> w("qgml::bench::w", chunk, n);
+  qgml::IntVector<Mem> info("qgml::bench::info", chunk);
+  const int chunks = (count + chunk - 1) / chunk;
+  // One timed unit = all T matrices; with chunking, H of a chunk is rebuilt (untimed) before its solve.
+  double total_median = 0, total_min = 0;
+  int failures = 0;
+  for (int c = 0; c < chunks; ++c) {
+    const int begin = c * chunk, end = std::min(count, begin + chunk);
+    const auto pts = Kokkos::subview(points, Kokkos::make_pair(begin, end), Kokkos::ALL);
+    const auto hc = Kokkos::subview(h, Kokkos::make_pair(0, end - begin), Kokkos::ALL, Kokkos::ALL);
+    const auto wc = Kokkos::subview(w, Kokkos::make_pair(0, end - begin), Kokkos::ALL);
+    const auto vc = Kokkos::subview(v, Kokkos::make_pair(0, end - begin), Kokkos::ALL, Kokkos::ALL);
+    const auto ic = Kokkos::subview(info, Kokkos::make_pair(0, end - begin));
+    const auto setup = [&]() { qgml::build_hamiltonians(exec, config, pts, hc); };
+    std::function<void()> body;
+    if (impl == "qgml") {
+      body = [&]() { qgml::batched_eigh(exec, hc, wc, vc, ic); };
+    } else if (impl == "qgml-team") {
+      const int ts = args.integer("team-size", 1);
+      body = [&, ts]() { qgml::batched_eigh(exec, hc, wc, vc, ic, {qgml::EighVariant::team, ts}); };
+#ifdef QGML_BENCH_WITH_LAPACKE
+    } else if (impl == "lapacke") {
+      body = [&]() { qgml::backends::lapacke_batched_eigh(exec, hc, wc, vc, ic); };
+#endif
+    } else {
+      std::fprintf(stderr, "unknown --impl '%s'\n", impl.c_str());
+      std::exit(2);
+    }
+    const auto t = qgml::bench::time_runs(exec, args.integer("warmup", 1), args.integer("repeats", 5), setup, body);
+    total_median += t.median;
+    total_min += t.min;
+    failures += qgml::count_eigh_failures(exec, ic);
+  }
+  const double flops = 36.0 * double(n) * n * n * count;
+  auto line = qgml::bench::context<Exec>("eigh", impl);
+  line.add("N", n).add("T", count).add("precision", precision).add("repeats", args.integer("repeats", 5));
+  line.add("chunk", chunk).add("median_s", total_median).add("min_s", total_min);
+  line.add("gflops", flops / total_median * 1e-9).add("points_per_s", count / total_median);
+  line.add("failures", failures);
+  emit(line, args.string("out", ""));
+}
+
+#ifdef QGML_BENCH_WITH_CBLAS
+// Double GEMM rate of the BLAS on this machine, with as many threads as the execution space.
+void run_gemm_peak(const Args& args) {
+  const int n = args.integer("gemm-size", 2048);
+  const int threads = int(Exec().concurrency());
+  openblas_set_num_threads(threads);
+  std::vector<double> a(std::size_t(n) * n, 1.0), b(std::size_t(n) * n, 0.5), c(std::size_t(n) * n, 0.0);
+  const Kokkos::Serial host;
+  const auto t = qgml::bench::time_runs(
+      host, 1, 3, []() {},
+      [&]() {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
+      });
+  auto line = qgml::bench::context<Exec>("gemm_peak", "openblas_dgemm");
+  line.add("N", n).add("blas_threads", threads).add("median_s", t.median).add("min_s", t.min);
+  line.add("gflops", 2.0 * n * double(n) * n / t.median * 1e-9);
+  emit(line, args.string("out", ""));
+  openblas_set_num_threads(1);
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  const Args args(argc, argv);
+#ifdef QGML_BENCH_WITH_CBLAS
+  if (args.integer("gemm", 1)) run_gemm_peak(args);
+#endif
+  for (const auto& precision : args.strings("precision", {"double", "float"}))
+    for (int count : args.ints("T", {2500}))
+      for (int n : args.ints("N", {3, 4, 8, 16, 32, 64}))
+        for (const auto& impl : args.strings("impl", {"qgml", "lapacke"})) {
+          if (precision == "double")
+            run_eigh<double>(args, impl, precision, n, count);
+          else
+            run_eigh<float>(args, impl, precision, n, count);
+        }
+  return 0;
+}
