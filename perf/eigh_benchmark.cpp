@@ -12,11 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "bench_common.hpp"
 #include "qgml/batched_eigh.hpp"
 #include "qgml/hamiltonian.hpp"
 #include "qgml/initializers.hpp"
 #include "qgml/random.hpp"
+
+#include "bench_common.hpp"
 #ifdef QGML_BENCH_WITH_LAPACKE
 #include "qgml/backends/lapacke_eigh.hpp"
 #endif
@@ -100,7 +101,8 @@ void run_gemm_peak(const Args& args) {
   const auto t = qgml::bench::time_runs(
       host, 1, 3, []() {},
       [&]() {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(),
+                    n);
       });
   auto line = qgml::bench::context<Exec>("gemm_peak", "openblas_dgemm");
   line.add("N", n).add("blas_threads", threads).add("median_s", t.median).add("min_s", t.min);

@@ -5,6 +5,7 @@
 #include "qgml/hamiltonian.hpp"
 #include "qgml/initializers.hpp"
 #include "qgml/observables.hpp"
+
 #include "test_support.hpp"
 
 using namespace qgml;

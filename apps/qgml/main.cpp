@@ -57,7 +57,8 @@ int info() {
   std::printf(" Cuda");
 #endif
   std::printf("\nprecision: double (default), float selectable\n");
-  std::printf("host eigensolver backend: %s\n", QGML_HAVE_LAPACKE ? "qgml (default) and LAPACKE zheevd/cheevd" : "qgml");
+  std::printf("host eigensolver backend: %s\n",
+              QGML_HAVE_LAPACKE ? "qgml (default) and LAPACKE zheevd/cheevd" : "qgml");
   return 0;
 }
 

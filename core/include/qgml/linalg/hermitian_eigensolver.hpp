@@ -42,6 +42,17 @@ KOKKOS_INLINE_FUNCTION constexpr int eigh_scratch_reals(int n) { return 6 * n + 
 
 namespace detail {
 
+// sqrt(a^2 + b^2) without the cost of a correctly rounded hypot; falls back to it only when the
+// direct formula would overflow or underflow (|a|, |b| outside roughly [1e-150, 1e150] in double).
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real fast_hypot(Real a, Real b) {
+  const Real s = a * a + b * b;
+  constexpr Real lo = std::is_same_v<Real, float> ? Real(1e-30) : Real(1e-290);
+  constexpr Real hi = std::is_same_v<Real, float> ? Real(1e30) : Real(1e290);
+  if (s > lo && s < hi) return math::sqrt(s);
+  return math::hypot(a, b);
+}
+
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real sign_of(Real magnitude, Real sign_source) {
   return sign_source >= Real(0) ? math::fabs(magnitude) : -math::fabs(magnitude);
@@ -177,14 +188,14 @@ KOKKOS_FUNCTION int hermitian_eigh(const Loops& loops, const AView& a, const WVi
       loops.barrier();  // every thread has read d, e before single() changes them
       loops.single([&]() {
         Real g = (d[l + 1] - d[l]) / (Real(2) * e[l]);
-        Real r = math::hypot(g, Real(1));
+        Real r = detail::fast_hypot(g, Real(1));
         g = d[m] - d[l] + e[l] / (g + detail::sign_of(r, g));
         Real s = 1, c = 1, pp = 0;
         int i = m - 1;
         for (; i >= l; --i) {
           const Real f = s * e[i];
           const Real bb = c * e[i];
-          r = math::hypot(f, g);
+          r = detail::fast_hypot(f, g);
           e[i + 1] = r;
           if (r == Real(0)) {  // underflow: deflate and restart this eigenvalue
             d[i + 1] -= pp;
