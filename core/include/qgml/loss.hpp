@@ -1,0 +1,33 @@
+// Settings of the training loss (spec 1.3, 1.4, 2.6) shared by the gradient engine and the trainer.
+#pragma once
+
+#include <string>
+
+namespace qgml {
+
+// Optional commutator penalty lambda * sum_{i<j} ||[A_i, A_j]||_F (P1) or ||.||_F^2 (P2), spec 1.4.
+enum class PenaltyKind { none, frobenius, frobenius_squared };
+
+// What the gradient does at points whose ground state is (nearly) degenerate (spec 2.6):
+//  regularize: every 1/(E_n - E_0) in the reduced resolvent becomes g / (g^2 + eta^2) with
+//              eta = degeneracy_eta * max(E_{N-1} - E_0, 1) (only near-zero gaps are affected);
+//  skip:       points with E_1 - E_0 <= degeneracy_tolerance * scale contribute no gradient.
+// Either way, points under the tolerance are counted per epoch. Excited-state degeneracy is harmless
+// for both and never produces NaN.
+enum class DegeneracyPolicy { regularize, skip };
+
+struct LossSettings {
+  double w = 0.0;  // weight of the quantum fluctuation sigma^2
+  PenaltyKind penalty = PenaltyKind::none;
+  double penalty_weight = 0.0;  // lambda
+  DegeneracyPolicy degeneracy = DegeneracyPolicy::regularize;
+  double degeneracy_eta = -1;        // relative regulariser; < 0: 1e-8 (double) or 1e-4 (float)
+  double degeneracy_tolerance = -1;  // relative gap counted as degenerate; < 0: same default as eta
+};
+
+PenaltyKind parse_penalty_kind(const std::string& s);
+std::string to_string(PenaltyKind k);
+DegeneracyPolicy parse_degeneracy_policy(const std::string& s);
+std::string to_string(DegeneracyPolicy p);
+
+}  // namespace qgml

@@ -1,0 +1,276 @@
+// Mini-batch training of a matrix configuration (spec 1.5): per epoch a keyed shuffle of the points,
+// contiguous batches (the last partial batch kept), the exact gradient of each batch's mean loss,
+// and one Adam step per batch. The whole epoch stays on the device: the only device-to-host copy is
+// the epoch's sums, once at its end; a batch whose loss or gradient is not finite is skipped on the
+// device and never reaches the matrices.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "qgml/adam.hpp"
+#include "qgml/checkpoint.hpp"
+#include "qgml/error.hpp"
+#include "qgml/initializers.hpp"
+#include "qgml/kokkos_compat.hpp"
+#include "qgml/loss_gradient.hpp"
+#include "qgml/permutation.hpp"
+#include "qgml/training.hpp"
+
+namespace qgml {
+
+template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
+class Trainer {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+  using points_type = Kokkos::View<Real**, Kokkos::LayoutRight, memory_space>;
+  // Called after every epoch with its record; return false to stop training.
+  using EpochCallback = std::function<bool(const EpochRecord&)>;
+
+  // Trains `config` in place on `data` (T x D, on the device).
+  Trainer(MatrixConfiguration<Real, ExecSpace>& config, const points_type& data, const TrainingSettings& settings,
+          const ExecSpace& exec = ExecSpace())
+      : config_(config),
+        data_(data),
+        settings_(settings),
+        exec_(exec),
+        count_(static_cast<int>(data.extent(0))),
+        batch_(settings.batch_size <= 0 || settings.batch_size > count_ ? count_ : settings.batch_size),
+        engine_(config.dimension(), config.size(), batch_ > 0 ? batch_ : 1),
+        adam_(config.dimension(), config.size(), settings.adam),
+        batch_points_(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::batch_points"), batch_ > 0 ? batch_ : 1,
+                      config.dimension()),
+        epoch_sums_("qgml::Trainer::epoch_sums", int(epoch_sum_count)),
+        epoch_sums_host_(Kokkos::create_mirror(epoch_sums_)),
+        skip_("qgml::Trainer::skip"),
+        bad_gradient_("qgml::Trainer::bad_gradient") {
+    QGML_REQUIRE(count_ >= 1, "qgml::Trainer: the data set is empty");
+    QGML_REQUIRE(int(data.extent(1)) == config.dimension(),
+                 "qgml::Trainer: the data have D = " + std::to_string(data.extent(1)) +
+                     " coordinates but the configuration has D = " + std::to_string(config.dimension()));
+    QGML_REQUIRE(settings.epochs >= 0, "qgml::Trainer: epochs must be >= 0");
+    QGML_REQUIRE(settings.learning_rate > 0, "qgml::Trainer: the learning rate must be > 0");
+  }
+
+  // Runs the remaining epochs (settings.epochs minus those already done, e.g. after a resume).
+  const std::vector<EpochRecord>& train(const EpochCallback& callback = {}) {
+    while (epoch_ < settings_.epochs && !stop_.load()) {
+      const EpochRecord r = train_epoch();
+      const bool go_on = callback ? callback(r) : true;
+      const bool early = converged();
+      const bool last = epoch_ == settings_.epochs || !go_on || early || stop_.load();
+      if (!settings_.checkpoint_dir.empty() &&
+          (last || (settings_.checkpoint_every > 0 && epoch_ % settings_.checkpoint_every == 0)))
+        save_checkpoint(settings_.checkpoint_dir);
+      if (!go_on || early) break;
+    }
+    return history_;
+  }
+
+  // One epoch; returns (and appends to the history) its record.
+  EpochRecord train_epoch() {
+    ScopedRegion region("qgml::Trainer::epoch");
+    Kokkos::Timer timer;
+    const int epoch = epoch_;
+    const double lr = settings_.schedule.at(settings_.learning_rate, epoch, settings_.epochs);
+    const int d = config_.dimension();
+    const auto sums = epoch_sums_;
+    Kokkos::parallel_for(
+        "qgml::Trainer::zero_epoch_sums", Kokkos::RangePolicy<ExecSpace>(exec_, 0, int(epoch_sum_count)),
+        KOKKOS_LAMBDA(const int i) { sums(i) = 0; });
+    const KeyedPermutation perm(std::uint64_t(count_), settings_.seed, std::uint64_t(epoch));
+    for (int start = 0; start < count_; start += batch_) {
+      const int n_batch = std::min(batch_, count_ - start);
+      const auto pts = Kokkos::subview(batch_points_, Kokkos::make_pair(0, n_batch), Kokkos::ALL);
+      {
+        ScopedRegion gather("qgml::Trainer::gather_batch");
+        const auto data = data_;
+        Kokkos::parallel_for(
+            "qgml::Trainer::gather_batch", Kokkos::RangePolicy<ExecSpace>(exec_, 0, n_batch * d),
+            KOKKOS_LAMBDA(const int ik) {
+              const int i = ik / d, k = ik % d;
+              pts(i, k) = data(int(perm(std::uint64_t(start + i))), k);
+            });
+      }
+      engine_.compute(exec_, config_, pts, settings_.loss, Real(1) / Real(n_batch), false);
+      engine_.add_penalty(exec_, config_, settings_.loss);
+      finish_batch(n_batch);
+      ScopedRegion step("qgml::Trainer::optimizer_step");
+      adam_.step(exec_, config_, engine_.gradient(), lr, skip_);
+    }
+    {
+      ScopedRegion copy("qgml::Trainer::epoch_sums_to_host");
+      Kokkos::deep_copy(exec_, epoch_sums_host_, epoch_sums_);
+      qgml::fence(exec_, "qgml::Trainer: epoch sums on the host");
+    }
+    const auto& h = epoch_sums_host_;
+    EpochRecord r;
+    r.epoch = epoch + 1;
+    r.batches = int(h(sum_batches));
+    const double nb = r.batches > 0 ? double(r.batches) : 1.0;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    r.total = r.batches > 0 ? h(sum_total) / nb : nan;
+    r.reconstruction = r.batches > 0 ? h(sum_reconstruction) / nb : nan;
+    r.fluctuation = r.batches > 0 ? h(sum_fluctuation) / nb : nan;
+    r.penalty = r.batches > 0 ? h(sum_penalty) / nb : nan;
+    r.learning_rate = lr;
+    r.degenerate_points = long(h(sum_degenerate));
+    r.skipped_batches = int(h(sum_skipped));
+    r.eigh_failures = int(h(sum_eigh_failures));
+    r.seconds = timer.seconds();
+    r.points_per_second = count_ / r.seconds;
+    history_.push_back(r);
+    ++epoch_;
+    return r;
+  }
+
+  // Writes the configuration, optimizer state, epoch and history (see checkpoint.hpp).
+  void save_checkpoint(const std::string& dir) {
+    ScopedRegion region("qgml::Trainer::checkpoint");
+    CheckpointState s;
+    s.matrices = to_host(config_, exec_);
+    s.precision = std::is_same_v<Real, float> ? Precision::single_precision : Precision::double_precision;
+    s.adam_m = moments_to_host(adam_.first_moment());
+    s.adam_v = moments_to_host(adam_.second_moment());
+    auto step = Kokkos::create_mirror(adam_.step_count());
+    Kokkos::deep_copy(exec_, step, adam_.step_count());
+    qgml::fence(exec_, "qgml::Trainer::save_checkpoint");
+    s.adam_step = step();
+    s.epoch = epoch_;
+    s.seed = settings_.seed;
+    s.points = count_;
+    s.history = history_;
+    write_checkpoint(dir, s);
+  }
+
+  // Restores the configuration, optimizer state, epoch and history from a checkpoint written for the
+  // same data size and shape; training then continues exactly where the checkpoint was taken.
+  void load_checkpoint(const std::string& dir) {
+    const CheckpointState s = read_checkpoint(dir);
+    QGML_REQUIRE(s.matrices.D == config_.dimension() && s.matrices.N == config_.size(),
+                 "checkpoint '" + dir + "': D = " + std::to_string(s.matrices.D) +
+                     ", N = " + std::to_string(s.matrices.N) + " do not match the configuration being trained");
+    QGML_REQUIRE(s.points == count_, "checkpoint '" + dir + "' was written for T = " + std::to_string(s.points) +
+                                         " points, the data have " + std::to_string(count_));
+    auto a = Kokkos::create_mirror(config_.matrices());
+    auto m = Kokkos::create_mirror(adam_.first_moment());
+    auto v = Kokkos::create_mirror(adam_.second_moment());
+    auto step = Kokkos::create_mirror(adam_.step_count());
+    const int n = config_.size();
+    for (int k = 0; k < config_.dimension(); ++k)
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          const auto z = s.matrices(k, i, j);
+          a(k, i, j) = complex_t<Real>(Real(z.real()), Real(z.imag()));
+          const std::size_t idx = (std::size_t(k) * n + i) * n + j;
+          m(k, i, j) = Real(s.adam_m[idx]);
+          v(k, i, j) = Real(s.adam_v[idx]);
+        }
+    step() = s.adam_step;
+    Kokkos::deep_copy(exec_, config_.matrices(), a);
+    Kokkos::deep_copy(exec_, adam_.first_moment(), m);
+    Kokkos::deep_copy(exec_, adam_.second_moment(), v);
+    Kokkos::deep_copy(exec_, adam_.step_count(), step);
+    config_.update_square_sum(exec_);
+    qgml::fence(exec_, "qgml::Trainer::load_checkpoint");
+    epoch_ = s.epoch;
+    history_ = s.history;
+  }
+
+  // Asks train() to stop after the current epoch (safe from a signal handler).
+  void request_stop() { stop_.store(true); }
+  bool stop_requested() const { return stop_.load(); }
+
+  int epoch() const { return epoch_; }
+  int batch_size() const { return batch_; }
+  const std::vector<EpochRecord>& history() const { return history_; }
+  const TrainingSettings& settings() const { return settings_; }
+  const LossGradient<Real, ExecSpace>& engine() const { return engine_; }
+  // Device memory held by the trainer's buffers (not the data or the configuration).
+  std::size_t bytes() const {
+    return engine_.bytes() + batch_points_.span() * sizeof(Real) + 3 * adam_.first_moment().span() * sizeof(Real);
+  }
+
+ private:
+  enum EpochSum : int {
+    sum_total = 0,
+    sum_reconstruction,
+    sum_fluctuation,
+    sum_penalty,
+    sum_degenerate,
+    sum_skipped,
+    sum_eigh_failures,
+    sum_batches,
+    epoch_sum_count
+  };
+
+  // Decides on the device whether the batch is usable and adds it to the epoch sums.
+  void finish_batch(int n_batch) {
+    const auto g = engine_.gradient();
+    const auto bad = bad_gradient_;
+    const int n = config_.size();
+    Kokkos::parallel_reduce(
+        "qgml::Trainer::check_gradient", Kokkos::RangePolicy<ExecSpace>(exec_, 0, config_.dimension() * n * n),
+        KOKKOS_LAMBDA(const int lij, int& nonfinite) {
+          const auto z = g(lij / (n * n), (lij / n) % n, lij % n);
+          if (!math::isfinite(z.real()) || !math::isfinite(z.imag())) ++nonfinite;
+        },
+        Kokkos::Sum<int, memory_space>(bad));
+    const auto batch = engine_.sums();
+    const auto sums = epoch_sums_;
+    const auto skip = skip_;
+    const double inv = 1.0 / n_batch;
+    Kokkos::parallel_for(
+        "qgml::Trainer::finish_batch", Kokkos::RangePolicy<ExecSpace>(exec_, 0, 1), KOKKOS_LAMBDA(const int) {
+          const bool finite = bad() == 0 && batch(int(loss_nonfinite_points)) == 0 &&
+                              batch(int(loss_eigh_failures)) == 0 && math::isfinite(batch(int(loss_penalty)));
+          skip() = finite ? 0 : 1;
+          sums(int(sum_degenerate)) += batch(int(loss_degenerate_points));
+          sums(int(sum_eigh_failures)) += batch(int(loss_eigh_failures));
+          if (finite) {
+            sums(int(sum_total)) += batch(int(loss_total)) * inv + batch(int(loss_penalty));
+            sums(int(sum_reconstruction)) += batch(int(loss_reconstruction)) * inv;
+            sums(int(sum_fluctuation)) += batch(int(loss_fluctuation)) * inv;
+            sums(int(sum_penalty)) += batch(int(loss_penalty));
+            sums(int(sum_batches)) += 1;
+          } else {
+            sums(int(sum_skipped)) += 1;
+          }
+        });
+  }
+
+  bool converged() const {
+    const double tol = settings_.early_stop_tolerance;
+    if (tol <= 0 || history_.size() < 2) return false;
+    const double a = history_[history_.size() - 2].total, b = history_.back().total;
+    return std::abs(b - a) <= tol * std::abs(a);
+  }
+
+  template <class View>
+  std::vector<double> moments_to_host(const View& m) const {
+    auto h = Kokkos::create_mirror(m);
+    Kokkos::deep_copy(exec_, h, m);
+    qgml::fence(exec_, "qgml::Trainer::moments_to_host");
+    return std::vector<double>(h.data(), h.data() + h.span());
+  }
+
+  MatrixConfiguration<Real, ExecSpace>& config_;
+  points_type data_;
+  TrainingSettings settings_;
+  ExecSpace exec_;
+  int count_ = 0, batch_ = 0, epoch_ = 0;
+  LossGradient<Real, ExecSpace> engine_;
+  HermitianAdam<Real, ExecSpace> adam_;
+  points_type batch_points_;
+  Kokkos::View<double*, memory_space> epoch_sums_;
+  typename Kokkos::View<double*, memory_space>::HostMirror epoch_sums_host_;
+  Kokkos::View<int, memory_space> skip_, bad_gradient_;
+  std::vector<EpochRecord> history_;
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace qgml
