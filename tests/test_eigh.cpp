@@ -148,6 +148,26 @@ TEMPLATE_TEST_CASE("batched_eigh team variant: residual, orthogonality, eigenval
       "team (team size " + std::to_string(ts) + ")");
 }
 
+TEMPLATE_TEST_CASE("batched_eigh team variant with team sizes 2, 3, 5, 8 (as many as the space has threads)",
+                   "[eigh][team-sizes]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  int expected = 0, ran = 0;
+  for (int ts : {2, 3, 5, 8}) {
+    if (is_host_space_v<Space> && ts > int(exec.concurrency())) continue;
+    ++expected;
+    check_solver<Real>(
+        exec,
+        [ts, &ran](const Space& e, auto h, auto w, auto v, auto info) {
+          batched_eigh(e, h, w, v, info, EighOptions{EighVariant::team, ts});
+          ++ran;
+        },
+        "team (team size " + std::to_string(ts) + ")");
+  }
+  CHECK(ran == expected * int(sizeof(sizes) / sizeof(sizes[0])));
+}
+
 #ifdef QGML_TEST_WITH_LAPACKE
 TEMPLATE_TEST_CASE("LAPACKE backend: residual, orthogonality, eigenvalues", "[eigh][lapacke]", QGML_TEST_HOST_CONFIGS) {
   using Real = typename TestType::real_type;

@@ -74,6 +74,11 @@ fi
 #    (nothing under /etc is changed and no host name is written anywhere).
 src="$cache/src"
 mkdir -p "$src"
+# One bootstrap at a time per cache (two presets configured at once would race on the same files).
+if command -v flock >/dev/null; then
+  exec 9>"$cache/.lock"
+  flock 9
+fi
 fetch_sources() {
   local tmp uris signed
   tmp=$(mktemp -d)

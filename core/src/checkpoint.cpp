@@ -1,6 +1,8 @@
 #include "qgml/checkpoint.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -68,7 +70,8 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
   fs::create_directories(root, ec);
   if (ec) throw Error("checkpoint directory '" + dir + "': cannot create: " + ec.message());
   const std::string name = epoch_name(s.epoch);
-  const fs::path sub = root / name;
+  const fs::path final_dir = root / name;
+  const fs::path sub = root / (name + ".tmp");
   try {
     fs::remove_all(sub);
     fs::create_directories(sub);
@@ -82,6 +85,13 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
        << ",\n  \"D\": " << s.matrices.D << ",\n  \"N\": " << s.matrices.N << ",\n  \"precision\": \""
        << (s.precision == Precision::double_precision ? "double" : "float") << "\"\n}\n";
     write_file_atomically((sub / "state.json").string(), js.str());
+    // The complete checkpoint takes its final name; a previous one of the same epoch is replaced.
+    if (fs::exists(final_dir)) fs::rename(final_dir, root / (name + ".old"));
+    fs::rename(sub, final_dir);
+    fs::remove_all(root / (name + ".old"));
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(sub, ec);
+    throw Error("checkpoint directory '" + dir + "': " + e.what());
   } catch (...) {
     fs::remove_all(sub, ec);
     throw;
@@ -91,7 +101,7 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
   std::vector<std::string> old;
   for (const auto& e : fs::directory_iterator(root, ec)) {
     const std::string n = e.path().filename().string();
-    if (e.is_directory() && n.rfind("epoch-", 0) == 0 && n < name) old.push_back(n);
+    if (e.is_directory() && n.rfind("epoch-", 0) == 0 && n.find('.') == std::string::npos && n < name) old.push_back(n);
   }
   std::sort(old.begin(), old.end());
   for (std::size_t i = 0; i + 1 < old.size(); ++i) fs::remove_all(root / old[i], ec);
@@ -114,14 +124,17 @@ CheckpointState read_checkpoint(const std::string& dir) {
   const std::string file = state_path.string();
   if (json_field(text, "format", file) != "qgml-checkpoint")
     throw Error("checkpoint '" + file + "': field \"format\" is not \"qgml-checkpoint\"");
+  if (json_field(text, "version", file) != "1")
+    throw Error("checkpoint '" + file + "': unsupported version " + json_field(text, "version", file) +
+                " (this qgml reads version 1)");
   CheckpointState s;
   try {
     s.epoch = std::stoi(json_field(text, "epoch", file));
     s.adam_step = std::stoi(json_field(text, "adam_step", file));
     s.seed = std::stoull(json_field(text, "seed", file));
     s.points = std::stol(json_field(text, "points", file));
-  } catch (const std::invalid_argument&) {
-    throw Error("checkpoint '" + file + "': a numeric field is not a number");
+  } catch (const std::exception&) {
+    throw Error("checkpoint '" + file + "': a numeric field (epoch, adam_step, seed, points) is not a valid number");
   }
   s.matrices = load_matrices((sub / "matrices.npy").string(), &s.precision);
   s.adam_m = read_moments((sub / "adam_m.npy").string(), s.matrices);

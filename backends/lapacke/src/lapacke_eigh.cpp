@@ -6,13 +6,24 @@
 
 #ifdef QGML_HAVE_OPENBLAS
 extern "C" void openblas_set_num_threads(int);
+extern "C" int openblas_get_num_threads(void);
 #endif
 
 namespace qgml::backends {
 
-void lapacke_use_single_threaded_blas() {
+int lapacke_use_single_threaded_blas() {
 #ifdef QGML_HAVE_OPENBLAS
+  const int previous = openblas_get_num_threads();
   openblas_set_num_threads(1);
+  return previous;
+#else
+  return 1;
+#endif
+}
+
+void lapacke_restore_blas_threads([[maybe_unused]] int threads) {
+#ifdef QGML_HAVE_OPENBLAS
+  openblas_set_num_threads(threads);
 #endif
 }
 

@@ -1,5 +1,6 @@
-// Batched Hermitian eigendecomposition: for every t, H(t) = V(t)^H diag(w(t)) V(t), eigenvalues
-// ascending, row j of V(t) the eigenvector of w(t, j). See linalg/hermitian_eigensolver.hpp.
+// Batched Hermitian eigendecomposition: for every t, H(t) v_j = w(t, j) v_j with v_j = row j of V(t)
+// (v_j(i) = V(t, j, i)), eigenvalues ascending, eigenvectors orthonormal.
+// See linalg/hermitian_eigensolver.hpp.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -24,8 +25,8 @@ struct EighOptions {
   int team_size = 0;  // threads per matrix for the team variant; 0 chooses from N and the space
 };
 
-// Largest N the routines accept. The solver itself has no limit; this guards against sizes whose
-// scratch would not fit (clear error instead of a launch failure).
+// Largest N the routines accept (the per-matrix scratch is O(N) and is checked against what the
+// execution space offers; the matrices themselves live in the batch Views).
 inline constexpr int eigh_max_size = 4096;
 
 template <class ExecSpace>
@@ -36,6 +37,16 @@ EighVariant resolve_eigh_variant(EighVariant requested, int n) {
   if (requested != EighVariant::automatic) return requested;
   if (is_host_space_v<ExecSpace>) return EighVariant::serial;
   return n < 8 ? EighVariant::serial : EighVariant::team;
+}
+
+// Scratch level for `bytes` per team: 0 if it fits, else 1; a clear error if neither does.
+template <class Policy>
+int scratch_level(const Policy& policy, std::size_t bytes, int n, const char* variant) {
+  if (bytes <= std::size_t(policy.scratch_size_max(0))) return 0;
+  QGML_REQUIRE(bytes <= std::size_t(policy.scratch_size_max(1)),
+               std::string("qgml::batched_eigh: the ") + variant + " variant needs " + std::to_string(bytes) +
+                   " bytes of scratch per team for N = " + std::to_string(n) + ", more than this device offers");
+  return 1;
 }
 
 // h: T x N x N Hermitian matrices (overwritten), w: T x N, v: T x N x N, info: T (EighInfo codes).
@@ -63,37 +74,45 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
   if (count == 0) return;
   using policy_type = Kokkos::TeamPolicy<ExecSpace>;
   using member_type = typename policy_type::member_type;
-  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  const int scratch_reals = linalg::eigh_scratch_reals(n);
-  const std::size_t scratch_bytes = scratch_view::shmem_size(scratch_reals);
+  // Scratch is carved from complex elements so that the complex arrays in it are aligned for
+  // Kokkos::complex (16 bytes in double); it goes to level 1 (global memory on GPUs) when it does not
+  // fit the fast level 0.
+  using scratch_view =
+      Kokkos::View<complex_t<Real>*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const int scratch_elements = (linalg::eigh_scratch_reals(n) + 1) / 2;
+  const std::size_t scratch_bytes = scratch_view::shmem_size(scratch_elements);
 
   if (resolve_eigh_variant<ExecSpace>(options.variant, n) == EighVariant::serial) {
     const int ts = options.team_size > 0 ? options.team_size : (is_host_space_v<ExecSpace> ? 1 : 32);
     const int league = (count + ts - 1) / ts;
+    const int level = scratch_level(policy_type(exec, league, ts), ts * scratch_bytes, n, "serial");
     Kokkos::parallel_for(
         "qgml::batched_eigh[serial]",
-        policy_type(exec, league, ts).set_scratch_size(0, Kokkos::PerThread(scratch_bytes)),
+        policy_type(exec, league, ts).set_scratch_size(level, Kokkos::PerThread(scratch_bytes)),
         KOKKOS_LAMBDA(const member_type& member) {
           const int t = member.league_rank() * member.team_size() + member.team_rank();
           if (t >= count) return;
-          scratch_view buf(member.thread_scratch(0), scratch_reals);
+          scratch_view buf(member.thread_scratch(level), scratch_elements);
           const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
           const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
           const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
-          info(t) = linalg::hermitian_eigh(linalg::SerialLoops{}, a, wt, vt, buf.data());
+          info(t) = linalg::hermitian_eigh(linalg::SerialLoops{}, a, wt, vt, reinterpret_cast<Real*>(buf.data()));
         });
   } else {
     int ts = options.team_size;
     if (ts <= 0) ts = is_host_space_v<ExecSpace> ? 1 : (n <= 32 ? 32 : 64);
+    const int level = scratch_level(policy_type(exec, count, ts), scratch_bytes, n, "team");
     Kokkos::parallel_for(
-        "qgml::batched_eigh[team]", policy_type(exec, count, ts).set_scratch_size(0, Kokkos::PerTeam(scratch_bytes)),
+        "qgml::batched_eigh[team]",
+        policy_type(exec, count, ts).set_scratch_size(level, Kokkos::PerTeam(scratch_bytes)),
         KOKKOS_LAMBDA(const member_type& member) {
           const int t = member.league_rank();
-          scratch_view buf(member.team_scratch(0), scratch_reals);
+          scratch_view buf(member.team_scratch(level), scratch_elements);
           const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
           const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
           const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
-          const int code = linalg::hermitian_eigh(linalg::TeamLoops<member_type>{member}, a, wt, vt, buf.data());
+          const int code = linalg::hermitian_eigh(linalg::TeamLoops<member_type>{member}, a, wt, vt,
+                                                  reinterpret_cast<Real*>(buf.data()));
           Kokkos::single(Kokkos::PerTeam(member), [&]() { info(t) = code; });
         });
   }

@@ -23,13 +23,13 @@ HostMatrices load_matrices(const std::string& path, Precision* precision = nullp
 
 template <class Real, class ExecSpace>
 void save_configuration(const std::string& path, const MatrixConfiguration<Real, ExecSpace>& config,
-                        const ExecSpace& exec = ExecSpace()) {
+                        const ExecSpace& exec) {
   save_matrices(path, to_host(config, exec),
                 std::is_same_v<Real, float> ? Precision::single_precision : Precision::double_precision);
 }
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
-MatrixConfiguration<Real, ExecSpace> load_configuration(const std::string& path, const ExecSpace& exec = ExecSpace()) {
+MatrixConfiguration<Real, ExecSpace> load_configuration(const std::string& path, const ExecSpace& exec) {
   return to_configuration<Real>(load_matrices(path), exec);
 }
 

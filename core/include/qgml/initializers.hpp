@@ -34,9 +34,10 @@ HostMatrices spin_matrices(int N);
 
 // Copies host matrices (converted to Real) into a new device configuration and computes S.
 template <class Real, class ExecSpace>
-MatrixConfiguration<Real, ExecSpace> to_configuration(const HostMatrices& h, const ExecSpace& exec = ExecSpace()) {
+MatrixConfiguration<Real, ExecSpace> to_configuration(const HostMatrices& h, const ExecSpace& exec) {
   MatrixConfiguration<Real, ExecSpace> config(h.D, h.N, exec);
   auto mirror = Kokkos::create_mirror_view(config.matrices());
+  qgml::fence(exec, "qgml::to_configuration: zero fill done before the host writes (the mirror may alias)");
   for (int k = 0; k < h.D; ++k)
     for (int i = 0; i < h.N; ++i)
       for (int j = 0; j < h.N; ++j) {
@@ -51,7 +52,7 @@ MatrixConfiguration<Real, ExecSpace> to_configuration(const HostMatrices& h, con
 
 // Copies a device configuration to the host, widened to double.
 template <class Real, class ExecSpace>
-HostMatrices to_host(const MatrixConfiguration<Real, ExecSpace>& config, const ExecSpace& exec = ExecSpace()) {
+HostMatrices to_host(const MatrixConfiguration<Real, ExecSpace>& config, const ExecSpace& exec) {
   auto mirror = Kokkos::create_mirror_view(config.matrices());
   Kokkos::deep_copy(exec, mirror, config.matrices());
   qgml::fence(exec, "qgml::to_host: wait for the device-to-host copy");
@@ -64,20 +65,19 @@ HostMatrices to_host(const MatrixConfiguration<Real, ExecSpace>& config, const E
 }
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
-MatrixConfiguration<Real, ExecSpace> qr_configuration(int D, int N, std::uint64_t seed,
-                                                      const ExecSpace& exec = ExecSpace()) {
+MatrixConfiguration<Real, ExecSpace> qr_configuration(int D, int N, std::uint64_t seed, const ExecSpace& exec) {
   return to_configuration<Real>(qr_matrices(D, N, seed), exec);
 }
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
 MatrixConfiguration<Real, ExecSpace> gaussian_hermitian_configuration(int D, int N, double scale, std::uint64_t seed,
-                                                                      const ExecSpace& exec = ExecSpace()) {
+                                                                      const ExecSpace& exec) {
   return to_configuration<Real>(gaussian_hermitian_matrices(D, N, scale, seed), exec);
 }
 
 // The fuzzy sphere A_k = c J_k (D = 3, spin j = (N - 1) / 2); spec 1.8.
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
-MatrixConfiguration<Real, ExecSpace> fuzzy_sphere_configuration(int N, double c, const ExecSpace& exec = ExecSpace()) {
+MatrixConfiguration<Real, ExecSpace> fuzzy_sphere_configuration(int N, double c, const ExecSpace& exec) {
   HostMatrices h = spin_matrices(N);
   for (auto& v : h.values) v *= c;
   return to_configuration<Real>(h, exec);

@@ -11,7 +11,8 @@ enum class PenaltyKind { none, frobenius, frobenius_squared };
 // What the gradient does at points whose ground state is (nearly) degenerate (spec 2.6):
 //  regularize: every 1/(E_n - E_0) in the reduced resolvent becomes g / (g^2 + eta^2) with
 //              eta = degeneracy_eta * max(E_{N-1} - E_0, 1) (only near-zero gaps are affected);
-//  skip:       points with E_1 - E_0 <= degeneracy_tolerance * scale contribute no gradient.
+//  skip:       points with E_1 - E_0 <= degeneracy_tolerance * max(E_{N-1} - E_0, 1) contribute no
+//              gradient.
 // Either way, points under the tolerance are counted per epoch. Excited-state degeneracy is harmless
 // for both and never produces NaN.
 enum class DegeneracyPolicy { regularize, skip };

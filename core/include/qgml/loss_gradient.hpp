@@ -16,6 +16,7 @@
 
 #include "qgml/batched_eigh.hpp"
 #include "qgml/commutator_penalty.hpp"
+#include "qgml/degeneracy.hpp"
 #include "qgml/hamiltonian.hpp"
 #include "qgml/loss.hpp"
 #include "qgml/matrix_configuration.hpp"
@@ -34,11 +35,6 @@ enum LossSum : int {
   loss_penalty,            // lambda * P (set by add_penalty; not part of loss_total)
   loss_sum_count
 };
-
-template <class Real>
-constexpr double default_degeneracy_eta() {
-  return std::is_same_v<Real, float> ? 1e-4 : 1e-8;
-}
 
 template <class Real, class ExecSpace>
 class LossGradient {
@@ -128,7 +124,9 @@ class LossGradient {
            terms_.span() * sizeof(Real) + 2 * g_.span() * sizeof(complex_type);
   }
 
- private:
+ public:
+  // Implementation steps of compute(); public only because nvcc rejects device lambdas in private
+  // member functions.
   template <class PointsView>
   void per_point(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
                  const LossSettings& settings, Real weight, int count) {
@@ -142,9 +140,10 @@ class LossGradient {
     const auto xbar = xbar_;
     const auto terms = terms_;
     const Real lw = Real(settings.w);
-    const Real eta_rel = Real(settings.degeneracy_eta >= 0 ? settings.degeneracy_eta : default_degeneracy_eta<Real>());
+    const Real eta_rel =
+        Real(settings.degeneracy_eta >= 0 ? settings.degeneracy_eta : default_degeneracy_tolerance<Real>());
     const Real tol =
-        Real(settings.degeneracy_tolerance >= 0 ? settings.degeneracy_tolerance : default_degeneracy_eta<Real>());
+        Real(settings.degeneracy_tolerance >= 0 ? settings.degeneracy_tolerance : default_degeneracy_tolerance<Real>());
     const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
     Kokkos::parallel_for(
         "qgml::LossGradient::per_point", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
@@ -172,13 +171,10 @@ class LossGradient {
             wv(i, half + t) = s;
           }
           // 3. c_n = f(E_n - E_0) <n|s>, n >= 1, kept in U(0, n, half + t).
-          const Real spread = n > 1 ? w(t, n - 1) - e0 : Real(0);
-          const Real scale = spread > Real(1) ? spread : Real(1);
-          const Real eta = eta_rel * scale;
-          const bool degenerate = n > 1 && (w(t, 1) - e0) <= tol * scale;
+          const Real eta = eta_rel * spectral_scale(e0, w(t, n - 1));
+          const bool degenerate = ground_state_degenerate(n, e0, n > 1 ? w(t, 1) : e0, w(t, n - 1), tol);
           for (int m = 1; m < n; ++m) {
-            const Real g = w(t, m) - e0;
-            const Real f = g / (g * g + eta * eta);
+            const Real f = regularized_inverse_gap(w(t, m) - e0, eta);
             complex_type c(0);
             for (int i = 0; i < n; ++i) c += Kokkos::conj(v(t, m, i)) * wv(i, half + t);
             u(0, m, half + t) = f * c;
@@ -253,6 +249,7 @@ class LossGradient {
         });
   }
 
+ private:
   int d_ = 0, n_ = 0, max_batch_ = 0;
   MatrixStack<Real, memory_space> h_, v_;
   RealMatrix<Real, memory_space> w_;

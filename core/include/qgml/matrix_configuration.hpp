@@ -28,12 +28,12 @@ class MatrixConfiguration {
   MatrixConfiguration() = default;
 
   // D zero matrices of size N x N.
-  MatrixConfiguration(int D, int N, const ExecSpace& exec = ExecSpace())
+  MatrixConfiguration(int D, int N, const ExecSpace& exec)
       : a_(Kokkos::view_alloc(exec, std::string("qgml::MatrixConfiguration::A")), check_d(D), check_n(N), N),
         s_(Kokkos::view_alloc(exec, std::string("qgml::MatrixConfiguration::S")), N, N) {}
 
   // Takes ownership of existing matrices (D x N x N, assumed Hermitian) and computes S on exec.
-  explicit MatrixConfiguration(matrices_type a, const ExecSpace& exec = ExecSpace())
+  explicit MatrixConfiguration(matrices_type a, const ExecSpace& exec)
       : a_(a), s_(Kokkos::view_alloc(exec, std::string("qgml::MatrixConfiguration::S")), a.extent(1), a.extent(2)) {
     QGML_REQUIRE(a.extent(1) == a.extent(2), "qgml::MatrixConfiguration: matrices must be square, got " +
                                                  std::to_string(a.extent(1)) + " x " + std::to_string(a.extent(2)));
@@ -51,7 +51,7 @@ class MatrixConfiguration {
   const matrix_type& square_sum() const { return s_; }
 
   // S_ij = 1/2 sum_k sum_l (A_k)_il (A_k)_lj  (spec 1.1).
-  void update_square_sum(const ExecSpace& exec = ExecSpace()) {
+  void update_square_sum(const ExecSpace& exec) {
     const auto a = a_;
     const auto s = s_;
     const int n = size();
@@ -70,7 +70,7 @@ class MatrixConfiguration {
   }
 
   // A_k <- (A_k + A_k^H) / 2, then S is recomputed.
-  void project_hermitian(const ExecSpace& exec = ExecSpace()) {
+  void project_hermitian(const ExecSpace& exec) {
     const auto a = a_;
     const int n = size();
     const int d = dimension();
@@ -107,7 +107,7 @@ class MatrixConfiguration {
 
 // max_k max_ij |A_k - A_k^H|_ij, computed on the device (0 for an exactly Hermitian configuration).
 template <class Real, class ExecSpace>
-Real hermiticity_error(const MatrixConfiguration<Real, ExecSpace>& config, const ExecSpace& exec = ExecSpace()) {
+Real hermiticity_error(const MatrixConfiguration<Real, ExecSpace>& config, const ExecSpace& exec) {
   const auto a = config.matrices();
   const int n = config.size();
   Real err = 0;

@@ -1,7 +1,7 @@
 // Ground-state observables per point (spec 1.1, 1.2), from a batched eigendecomposition of H(x):
 //   E_0 = w_0,  psi_0 = row 0 of V,  xbar_k = <psi_0|A_k|psi_0>,
 //   sigma^2 = sum_k (<psi_0|A_k^2|psi_0> - xbar_k^2) = sum_k (|A_k psi_0|^2 - xbar_k^2),
-//   d^2 = |x - xbar|^2,  gap = E_1 - E_0,  degenerate = (gap <= tol * max(E_{N-1} - E_0, |E_0|, 1)).
+//   d^2 = |x - xbar|^2,  gap = E_1 - E_0,  degenerate as in degeneracy.hpp.
 // Identity: 2 E_0 = d^2 + sigma^2.
 #pragma once
 
@@ -10,16 +10,11 @@
 #include <limits>
 #include <string>
 
+#include "qgml/degeneracy.hpp"
 #include "qgml/error.hpp"
 #include "qgml/matrix_configuration.hpp"
 
 namespace qgml {
-
-// Default relative gap below which a ground state counts as degenerate (spec 2.6).
-template <class Real>
-constexpr Real default_degeneracy_tolerance() {
-  return std::is_same_v<Real, float> ? Real(1e-4) : Real(1e-8);
-}
 
 template <class Real, class MemorySpace>
 struct GroundStateObservables {
@@ -89,11 +84,8 @@ void compute_ground_state_observables(const ExecSpace& exec, const MatrixConfigu
         o.distance2(t) = dist2;
         const Real gap = n > 1 ? w(t, 1) - e0 : big;
         o.gap(t) = gap;
-        Real scale = n > 1 ? w(t, n - 1) - e0 : Real(0);
-        const Real ae0 = e0 < 0 ? -e0 : e0;
-        if (ae0 > scale) scale = ae0;
-        if (scale < Real(1)) scale = Real(1);
-        o.degenerate(t) = (n > 1 && gap <= degeneracy_tolerance * scale) ? 1 : 0;
+        o.degenerate(t) =
+            ground_state_degenerate(n, e0, n > 1 ? w(t, 1) : e0, w(t, n - 1), degeneracy_tolerance) ? 1 : 0;
       });
 }
 

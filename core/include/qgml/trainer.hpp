@@ -33,7 +33,7 @@ class Trainer {
 
   // Trains `config` in place on `data` (T x D, on the device).
   Trainer(MatrixConfiguration<Real, ExecSpace>& config, const points_type& data, const TrainingSettings& settings,
-          const ExecSpace& exec = ExecSpace())
+          const ExecSpace& exec)
       : config_(config),
         data_(data),
         settings_(settings),
@@ -156,6 +156,14 @@ class Trainer {
                      ", N = " + std::to_string(s.matrices.N) + " do not match the configuration being trained");
     QGML_REQUIRE(s.points == count_, "checkpoint '" + dir + "' was written for T = " + std::to_string(s.points) +
                                          " points, the data have " + std::to_string(count_));
+    QGML_REQUIRE(s.seed == settings_.seed, "checkpoint '" + dir + "' was written with seed " + std::to_string(s.seed) +
+                                               ", training uses seed " + std::to_string(settings_.seed) +
+                                               ": resume with the same seed");
+    constexpr bool single = std::is_same_v<Real, float>;
+    QGML_REQUIRE((s.precision == Precision::single_precision) == single,
+                 "checkpoint '" + dir + "' was written in " +
+                     std::string(s.precision == Precision::single_precision ? "float" : "double") +
+                     " precision; resume in the same precision");
     auto a = Kokkos::create_mirror(config_.matrices());
     auto m = Kokkos::create_mirror(adam_.first_moment());
     auto v = Kokkos::create_mirror(adam_.second_moment());
@@ -195,7 +203,7 @@ class Trainer {
     return engine_.bytes() + batch_points_.span() * sizeof(Real) + 3 * adam_.first_moment().span() * sizeof(Real);
   }
 
- private:
+  // Indices of the epoch sums kept on the device.
   enum EpochSum : int {
     sum_total = 0,
     sum_reconstruction,
@@ -208,7 +216,8 @@ class Trainer {
     epoch_sum_count
   };
 
-  // Decides on the device whether the batch is usable and adds it to the epoch sums.
+  // Decides on the device whether the batch is usable and adds it to the epoch sums. Public only
+  // because nvcc rejects device lambdas in private member functions.
   void finish_batch(int n_batch) {
     const auto g = engine_.gradient();
     const auto bad = bad_gradient_;
@@ -243,6 +252,7 @@ class Trainer {
         });
   }
 
+ private:
   bool converged() const {
     const double tol = settings_.early_stop_tolerance;
     if (tol <= 0 || history_.size() < 2) return false;

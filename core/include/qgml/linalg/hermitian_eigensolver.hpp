@@ -1,5 +1,6 @@
 // Eigendecomposition of one complex Hermitian N x N matrix, callable on the device:
-//   A = V^H diag(w) V,  w ascending,  row j of V is the unit eigenvector of w_j.
+//   A v_j = w_j v_j with v_j = row j of V (v_j(i) = V(j, i)), w ascending, the v_j orthonormal;
+//   equivalently A = V^T diag(w) conj(V).
 //
 // Algorithm (Golub & Van Loan, 4th ed., sections 8.3.1 and 8.3.5):
 //  1. Householder reduction to real symmetric tridiagonal form, T = Q^H A Q with

@@ -20,16 +20,6 @@ struct SerialLoops {
     for (int i = begin; i < end; ++i) s += f(i);
     return s;
   }
-  // Maximum of f(i) over the range (T(0) when empty).
-  template <class T, class F>
-  KOKKOS_FORCEINLINE_FUNCTION T max(int begin, int end, const F& f) const {
-    T m = T(0);
-    for (int i = begin; i < end; ++i) {
-      const T v = f(i);
-      if (v > m || v != v) m = v;
-    }
-    return m;
-  }
   KOKKOS_FORCEINLINE_FUNCTION void barrier() const {}
   // Runs f on one thread; results it writes to shared memory are visible after the next barrier().
   template <class F>
@@ -53,18 +43,6 @@ struct TeamLoops {
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(member, begin, end), [&](const int i, T& acc) { acc += f(i); }, s);
     return s;
-  }
-  template <class T, class F>
-  KOKKOS_FORCEINLINE_FUNCTION T max(int begin, int end, const F& f) const {
-    T m = T(0);
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(member, begin, end),
-        [&](const int i, T& acc) {
-          const T v = f(i);
-          if (v > acc || v != v) acc = v;
-        },
-        Kokkos::Max<T>(m));
-    return m < T(0) ? T(0) : m;
   }
   KOKKOS_FORCEINLINE_FUNCTION void barrier() const { member.team_barrier(); }
   template <class F>

@@ -31,8 +31,10 @@ struct LapackeEighWorkspace {
 template <class Real>
 int lapacke_eigh(int n, const std::complex<Real>* a, Real* w, std::complex<Real>* v, LapackeEighWorkspace<Real>& ws);
 
-// Keeps OpenBLAS from starting its own threads inside our parallel loop (oversubscription).
-void lapacke_use_single_threaded_blas();
+// Keeps OpenBLAS from starting its own threads inside our parallel loop (oversubscription); returns
+// the previous thread count, which lapacke_restore_blas_threads puts back.
+int lapacke_use_single_threaded_blas();
+void lapacke_restore_blas_threads(int threads);
 
 template <class ExecSpace, class HView, class WView, class VView, class InfoView>
 void lapacke_batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const VView& v, const InfoView& info) {
@@ -47,7 +49,7 @@ void lapacke_batched_eigh(const ExecSpace& exec, const HView& h, const WView& w,
                    int(w.extent(0)) >= count && int(v.extent(0)) >= count && int(info.extent(0)) >= count,
                "qgml::backends::lapacke_batched_eigh: expected H (T x N x N), w (T x N), V (T x N x N), info (T)");
   if (count == 0) return;
-  lapacke_use_single_threaded_blas();
+  const int blas_threads = lapacke_use_single_threaded_blas();
   const int chunks = std::min(count, std::max(1, int(exec.concurrency())));
   std::vector<LapackeEighWorkspace<Real>> workspaces;
   workspaces.reserve(chunks);
@@ -63,6 +65,7 @@ void lapacke_batched_eigh(const ExecSpace& exec, const HView& h, const WView& w,
         }
       });
   qgml::fence(exec, "qgml::backends::lapacke_batched_eigh: workspaces are released on return");
+  lapacke_restore_blas_threads(blas_threads);
 }
 
 }  // namespace qgml::backends
