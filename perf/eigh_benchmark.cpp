@@ -70,7 +70,12 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
       body = [&, ts]() { qgml::batched_eigh(exec, hc, wc, vc, ic, {qgml::EighVariant::team, ts}); };
 #ifdef QGML_BENCH_WITH_LAPACKE
     } else if (impl == "lapacke") {
-      body = [&]() { qgml::backends::lapacke_batched_eigh(exec, hc, wc, vc, ic); };
+      if constexpr (qgml::is_host_space_v<Exec>) {
+        body = [&]() { qgml::backends::lapacke_batched_eigh(exec, hc, wc, vc, ic); };
+      } else {
+        std::fprintf(stderr, "the lapacke implementation runs on host execution spaces only\n");
+        std::exit(2);
+      }
 #endif
     } else {
       std::fprintf(stderr, "unknown --impl '%s'\n", impl.c_str());

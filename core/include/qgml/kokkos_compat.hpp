@@ -11,6 +11,7 @@ namespace qgml {
 namespace math {
 #if KOKKOS_VERSION >= 40000
 using Kokkos::abs;
+using Kokkos::acos;
 using Kokkos::cos;
 using Kokkos::exp;
 using Kokkos::fabs;
@@ -21,6 +22,7 @@ using Kokkos::sin;
 using Kokkos::sqrt;
 #else
 using Kokkos::abs;
+using Kokkos::Experimental::acos;
 using Kokkos::Experimental::cos;
 using Kokkos::Experimental::exp;
 using Kokkos::Experimental::fabs;
