@@ -48,7 +48,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # ---------------------------------------------------------------------------------------------
 # 1. Debian packages
-packages=(g++ cmake ninja-build ccache pkg-config liblapacke-dev libopenblas-dev ca-certificates)
+packages=(g++ cmake ninja-build ccache pkg-config liblapacke-dev libopenblas-dev libyaml-cpp-dev ca-certificates)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

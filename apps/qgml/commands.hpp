@@ -1,0 +1,15 @@
+// The qgml program's subcommands; each returns the process exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace qgml::app {
+
+int train_command(const std::vector<std::string>& args);
+int estimate_command(const std::vector<std::string>& args);
+int eval_command(const std::vector<std::string>& args);
+int info_command();
+int fuzzy_sphere_command(const std::vector<std::string>& args);
+
+}  // namespace qgml::app

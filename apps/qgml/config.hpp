@@ -1,0 +1,50 @@
+// The qgml program's configuration: every setting, its type, default and meaning in one table
+// (schema()), read from a YAML file and overridden on the command line with --section.key value.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace qgml::app {
+
+enum class SettingType { integer, real, text, boolean };
+
+struct Setting {
+  std::string key;  // "section.name"
+  SettingType type;
+  std::string default_value;
+  std::string help;
+  std::vector<std::string> choices;  // for text settings with a fixed set of values
+  double min = -1e300, max = 1e300;  // for numbers
+};
+
+// All settings, with their defaults: the one place where defaults are defined.
+const std::vector<Setting>& schema();
+// The --help text listing every setting.
+std::string settings_help();
+
+class Config {
+ public:
+  long integer(const std::string& key) const;
+  double real(const std::string& key) const;
+  const std::string& text(const std::string& key) const;
+  bool boolean(const std::string& key) const;
+  // Where the value came from: "default", "<file>:<line>" or "command line".
+  const std::string& origin(const std::string& key) const;
+  // The resolved configuration as YAML (every setting, with its origin as a comment).
+  std::string to_yaml() const;
+
+  void set(const std::string& key, const std::string& value, const std::string& origin);
+
+ private:
+  std::map<std::string, std::string> values_, origins_;
+};
+
+// Defaults, then the YAML file (if path is not empty), then the overrides. Throws qgml::Error naming
+// the file and line or the option, and what was expected: unknown keys (with the closest known key),
+// values of the wrong type, out of range or not among the choices.
+Config load_config(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides);
+
+}  // namespace qgml::app

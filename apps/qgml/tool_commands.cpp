@@ -1,0 +1,248 @@
+// qgml estimate, qgml eval, qgml info and qgml fuzzy-sphere.
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "qgml/batched_eigh.hpp"
+#include "qgml/configuration_io.hpp"
+#include "qgml/data_io.hpp"
+#include "qgml/datasets.hpp"
+#include "qgml/error.hpp"
+#include "qgml/evaluate.hpp"
+#include "qgml/hamiltonian.hpp"
+#include "qgml/npy.hpp"
+#include "qgml/observables.hpp"
+#include "qgml/random.hpp"
+#include "qgml/version.hpp"
+
+#include "analysis.hpp"
+#include "commands.hpp"
+#include "run_directory.hpp"
+
+namespace qgml::app {
+
+namespace fs = std::filesystem;
+using Exec = Kokkos::DefaultExecutionSpace;
+using Mem = Exec::memory_space;
+
+namespace {
+
+// --name value options; every option must be known.
+std::map<std::string, std::string> options(const std::vector<std::string>& args,
+                                           const std::map<std::string, std::string>& defaults, const char* command) {
+  std::map<std::string, std::string> o = defaults;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.rfind("--", 0) != 0) throw Error(std::string("qgml ") + command + ": unexpected argument '" + a + "'");
+    const std::string key = a.substr(2);
+    if (!o.count(key)) {
+      std::string known;
+      for (const auto& [k, v] : defaults) known += " --" + k;
+      throw Error(std::string("qgml ") + command + ": unknown option --" + key + " (options:" + known + ")");
+    }
+    if (i + 1 >= args.size()) throw Error(std::string("qgml ") + command + ": option --" + key + " needs a value");
+    o[key] = args[++i];
+  }
+  for (const auto& [k, v] : o)
+    if (v.empty() && (k == "matrices" || k == "data"))
+      throw Error(std::string("qgml ") + command + ": --" + k + " is required");
+  return o;
+}
+
+double number(const std::map<std::string, std::string>& o, const std::string& key) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(o.at(key), &used);
+  } catch (const std::exception&) {
+  }
+  if (used == 0 || used != o.at(key).size() || !std::isfinite(v))
+    throw Error("--" + key + " = '" + o.at(key) + "': expected a number");
+  return v;
+}
+
+template <class Real>
+struct Loaded {
+  MatrixConfiguration<Real, Exec> config;
+  RealMatrix<Real, Mem> data;
+};
+
+template <class Real>
+Loaded<Real> load_inputs(const Exec& exec, const std::string& matrices, const std::string& data_path) {
+  const HostMatrices m = load_matrices(matrices);
+  const HostData data = read_points(data_path);
+  if (data.cols != m.D)
+    throw Error("the data '" + data_path + "' have D = " + std::to_string(data.cols) +
+                " coordinates but the configuration '" + matrices + "' has D = " + std::to_string(m.D) + " matrices");
+  return {to_configuration<Real>(m, exec), to_device_points<Real>(exec, data)};
+}
+
+void prepare_output(const std::string& out) {
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw Error("output directory '" + out + "': cannot create: " + ec.message());
+  check_writable_directory(out);
+}
+
+template <class Real>
+int estimate(const std::map<std::string, std::string>& o) {
+  const Exec exec;
+  auto in = load_inputs<Real>(exec, o.at("matrices"), o.at("data"));
+  prepare_output(o.at("out"));
+  const GeometrySettings s = geometry_settings(o.at("metric"), number(o, "min-gap-ratio"));
+  const DimensionSummary sum = analyze_points(exec, in.config, in.data, s, 25000, o.at("out"));
+  std::printf("%ld points, D = %d, N = %d, %s metric\n", sum.points, in.config.dimension(), in.config.size(),
+              o.at("metric").c_str());
+  for (std::size_t d = 0; d < sum.histogram.size(); ++d)
+    if (sum.histogram[d] > 0)
+      std::printf("  d = %zu: %ld points (%.2f %%)\n", d, sum.histogram[d], 100.0 * sum.fraction()[d]);
+  std::printf("estimated intrinsic dimension: %d (median %g, mean %.3f)\n", sum.mode, sum.median, sum.mean);
+  std::printf("outputs: %s/per_point.csv, %s/dimension_summary.json\n", o.at("out").c_str(), o.at("out").c_str());
+  return 0;
+}
+
+template <class Real>
+int eval(const std::map<std::string, std::string>& o) {
+  const Exec exec;
+  auto in = load_inputs<Real>(exec, o.at("matrices"), o.at("data"));
+  prepare_output(o.at("out"));
+  LossSettings s;
+  s.w = number(o, "w");
+  s.penalty = parse_penalty_kind(o.at("penalty"));
+  s.penalty_weight = number(o, "penalty-weight");
+  const auto e = evaluate(exec, in.config, in.data, s);
+  const int t = int(in.data.extent(0)), d = in.config.dimension(), n = in.config.size();
+  auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.gradient);
+  auto xbar = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.xbar);
+  auto sigma2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.sigma2);
+  auto energy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.energy);
+  const std::string out = o.at("out");
+  // NPY files in double whatever the precision, for cross-checks.
+  std::vector<std::complex<double>> gd(g.span());
+  for (std::size_t i = 0; i < g.span(); ++i) gd[i] = {g.data()[i].real(), g.data()[i].imag()};
+  write_npy(out + "/gradient.npy", NpyType::complex128, {std::size_t(d), std::size_t(n), std::size_t(n)}, gd.data());
+  std::vector<double> xd(xbar.data(), xbar.data() + xbar.span()), sd(sigma2.data(), sigma2.data() + t),
+      ed(energy.data(), energy.data() + t);
+  write_npy(out + "/xbar.npy", NpyType::float64, {std::size_t(t), std::size_t(d)}, xd.data());
+  write_npy(out + "/sigma2.npy", NpyType::float64, {std::size_t(t)}, sd.data());
+  write_npy(out + "/energy.npy", NpyType::float64, {std::size_t(t)}, ed.data());
+  std::ostringstream csv;
+  csv.precision(17);
+  for (int k = 0; k < d; ++k) csv << "xbar" << k << ",";
+  csv << "sigma2,energy\n";
+  for (int i = 0; i < t; ++i) {
+    for (int k = 0; k < d; ++k) csv << xbar(i, k) << ",";
+    csv << sigma2(i) << "," << energy(i) << "\n";
+  }
+  write_file_atomically(out + "/per_point.csv", csv.str());
+  std::ostringstream js;
+  js.precision(17);
+  js << "{\n  \"loss\": " << e.loss << ",\n  \"reconstruction\": " << e.reconstruction
+     << ",\n  \"fluctuation\": " << e.fluctuation << ",\n  \"penalty\": " << e.penalty << ",\n  \"w\": " << s.w
+     << ",\n  \"points\": " << t << ",\n  \"degenerate_points\": " << e.degenerate_points
+     << ",\n  \"eigh_failures\": " << e.eigh_failures << "\n}\n";
+  write_file_atomically(out + "/loss.json", js.str());
+  std::printf("loss %.12g (reconstruction %.12g, fluctuation %.12g, penalty %.6g) over %d points\n", e.loss,
+              e.reconstruction, e.fluctuation, e.penalty, t);
+  std::printf("outputs: %s/{loss.json, gradient.npy, xbar.npy, sigma2.npy, energy.npy, per_point.csv}\n", out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int estimate_command(const std::vector<std::string>& args) {
+  const auto o = options(args,
+                         {{"matrices", ""},
+                          {"data", ""},
+                          {"metric", "quantum"},
+                          {"min-gap-ratio", "2"},
+                          {"out", "estimate-output"},
+                          {"precision", "double"}},
+                         "estimate");
+  if (o.at("precision") == "float") return estimate<float>(o);
+  if (o.at("precision") != "double") throw Error("--precision must be double or float");
+  return estimate<double>(o);
+}
+
+int eval_command(const std::vector<std::string>& args) {
+  const auto o = options(args,
+                         {{"matrices", ""},
+                          {"data", ""},
+                          {"w", "0"},
+                          {"penalty", "none"},
+                          {"penalty-weight", "0"},
+                          {"out", "eval-output"},
+                          {"precision", "double"}},
+                         "eval");
+  if (o.at("precision") == "float") return eval<float>(o);
+  if (o.at("precision") != "double") throw Error("--precision must be double or float");
+  return eval<double>(o);
+}
+
+int info_command() {
+  std::printf("qgml %s\n", QGML_VERSION_STRING);
+  std::printf("Kokkos %d.%d.%d\n", KOKKOS_VERSION / 10000, KOKKOS_VERSION / 100 % 100, KOKKOS_VERSION % 100);
+  std::printf("enabled backends:");
+#ifdef KOKKOS_ENABLE_SERIAL
+  std::printf(" Serial");
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  std::printf(" OpenMP");
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  std::printf(" Cuda");
+#endif
+  std::printf("\nexecution space: %s, concurrency %d\n", Exec::name(), int(Exec().concurrency()));
+  std::printf("precision: double (default), float (model.precision: float)\n");
+  std::printf("eigensolver: qgml Householder + implicit QL (serial and team variants)%s\n",
+              QGML_HAVE_LAPACKE ? "; host LAPACKE zheevd/cheevd backend (OpenBLAS) available" : "");
+  return 0;
+}
+
+// Evaluates the fuzzy sphere A_k = J_k / j on T points of the unit sphere (spec 1.8) and compares the
+// observables with their closed forms.
+int fuzzy_sphere_command(const std::vector<std::string>& args) {
+  const auto o = options(args, {{"N", "3"}, {"T", "2500"}}, "fuzzy-sphere");
+  const int n = int(number(o, "N")), count = int(number(o, "T"));
+  if (n < 2 || count < 1) throw Error("qgml fuzzy-sphere: need --N >= 2 and --T >= 1");
+  const Exec exec;
+  const double j = 0.5 * (n - 1), c = 1.0 / j;
+  auto config = fuzzy_sphere_configuration<double>(n, c, exec);
+  auto points = sphere_points<double>(exec, count, 3, 0.0, 2024);
+  MatrixStack<double, Mem> h("qgml::app::H", count, n, n), v("qgml::app::V", count, n, n);
+  RealMatrix<double, Mem> w("qgml::app::w", count, n);
+  IntVector<Mem> info("qgml::app::info", count);
+  GroundStateObservables<double, Mem> obs(count, 3);
+  Kokkos::Timer timer;
+  build_hamiltonians(exec, config, points, h);
+  batched_eigh(exec, h, w, v, info);
+  compute_ground_state_observables(exec, config, points, w, v, obs);
+  fence(exec, "qgml::app::fuzzy_sphere");
+  const double seconds = timer.seconds();
+  auto xbar = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), obs.xbar);
+  auto sigma2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), obs.sigma2);
+  auto wh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+  double err_xbar = 0, err_sigma = 0, err_gap = 0;
+  for (int t = 0; t < count; ++t) {
+    double r = 0;
+    for (int k = 0; k < 3; ++k) r += xbar(t, k) * xbar(t, k);
+    err_xbar = std::max(err_xbar, std::abs(std::sqrt(r) - c * j));
+    err_sigma = std::max(err_sigma, std::abs(sigma2(t) - c * c * j));
+    for (int m = 0; m + 1 < n; ++m) err_gap = std::max(err_gap, std::abs(wh(t, m + 1) - wh(t, m) - c));
+  }
+  std::printf("fuzzy sphere N = %d (spin j = %g, c = 1/j), %d points on the unit sphere, %s\n", n, j, count,
+              Exec::name());
+  std::printf("  H, eigendecomposition and observables: %.3f ms (%d solver failures)\n", 1e3 * seconds,
+              count_eigh_failures(exec, info));
+  std::printf("  |xbar|  = c j   = %.6f   max deviation %.2e\n", c * j, err_xbar);
+  std::printf("  sigma^2 = c^2 j = %.6f   max deviation %.2e\n", c * c * j, err_sigma);
+  std::printf("  gaps    = c |x| = %.6f   max deviation %.2e\n", c, err_gap);
+  const bool ok = err_xbar < 1e-10 && err_sigma < 1e-10 && err_gap < 1e-10;
+  std::printf("  %s\n", ok ? "closed forms reproduced" : "MISMATCH with the closed forms");
+  return ok ? 0 : 1;
+}
+
+}  // namespace qgml::app
