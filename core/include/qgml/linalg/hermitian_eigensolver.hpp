@@ -63,10 +63,13 @@ KOKKOS_INLINE_FUNCTION Real sign_of(Real magnitude, Real sign_source) {
 
 // a: N x N Hermitian (both triangles read; overwritten). w: N (out). v: N x N (out, row j = eigenvector j).
 // Returns an EighInfo code (the same on every thread of a team).
-template <class Loops, class AView, class WView, class VView, class Real = typename WView::non_const_value_type>
+// FixedN > 0 promises a.extent(0) == FixedN: the loop bounds become compile-time constants, which
+// lets the compiler unroll and keep small matrices in registers (batched_eigh dispatches small N).
+template <int FixedN = 0, class Loops, class AView, class WView, class VView,
+          class Real = typename WView::non_const_value_type>
 KOKKOS_FUNCTION int hermitian_eigh(const Loops& loops, const AView& a, const WView& w, const VView& v, Real* scratch) {
   using complex_type = complex_t<Real>;
-  const int n = static_cast<int>(a.extent(0));
+  const int n = FixedN > 0 ? FixedN : static_cast<int>(a.extent(0));
   complex_type* tau = reinterpret_cast<complex_type*>(scratch);
   complex_type* p = reinterpret_cast<complex_type*>(scratch + 2 * n);
   Real* d = scratch + 4 * n;
