@@ -6,12 +6,14 @@ For each configuration the qgml benchmark binary and the PyTorch baseline script
 with medians, ratios and GFLOP/s is printed and written next to it (.md).
 
 Suites:
-  eigh   qgml_bench_eigh (impl qgml and lapacke) vs perf/baselines/torch_eigh.py
-  train  qgml_bench_train                        vs perf/baselines/torch_train_epoch.py
+  eigh    qgml_bench_eigh (impl qgml and lapacke) vs perf/baselines/torch_eigh.py
+  train   qgml_bench_train                        vs perf/baselines/torch_train_epoch.py
+  metric  qgml_bench_metric                       vs perf/baselines/torch_metric.py
 
 Examples (after `cmake --workflow --preset openmp`):
   perf/compare.py eigh  --N 3 4 8 16 32 64 --T 2500 --precision double float
   perf/compare.py train --N 3 4 8 16 32 64 --batch 256 2500 --w 0 0.25 --precision double float
+  perf/compare.py metric --N 3 8 16 32 64 --T 2500 100000
 Torch is looked for in /usr/bin/python3 (Debian's python3-torch) unless --python is given; without
 it the qgml side still runs and the table says so.
 """
@@ -30,7 +32,7 @@ ROOT = os.path.dirname(HERE)
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    p.add_argument("suite", choices=["eigh", "train"])
+    p.add_argument("suite", choices=["eigh", "train", "metric"])
     p.add_argument("--build", default=os.path.join(ROOT, "build", "openmp"), help="qgml build tree")
     p.add_argument("--python", default="/usr/bin/python3", help="interpreter with torch")
     p.add_argument("--N", type=int, nargs="+", default=[3, 4, 8, 16, 32, 64])
@@ -86,6 +88,16 @@ def main():
                         lines += run_lines([a.python, os.path.join(HERE, "baselines", "torch_eigh.py"), "--N",
                                             str(N), "--T", str(T), "--precision", prec, "--threads",
                                             str(a.threads)] + common, env)
+    elif a.suite == "metric":
+        binary = os.path.join(a.build, "perf", "qgml_bench_metric")
+        for prec in a.precision:
+            for T in a.T:
+                for N in a.N:
+                    args = ["--N", str(N), "--T", str(T), "--precision", prec] + common
+                    lines += run_lines([binary, "--kokkos-disable-warnings"] + args, env)
+                    if have_torch:
+                        lines += run_lines([a.python, os.path.join(HERE, "baselines", "torch_metric.py"),
+                                            "--threads", str(a.threads)] + args, env)
     else:
         binary = os.path.join(a.build, "perf", "qgml_bench_train")
         for prec in a.precision:
@@ -113,11 +125,11 @@ def main():
 
 def summarize(suite, lines, have_torch):
     peak = next((l["gflops"] for l in lines if l.get("suite") == "gemm_peak"), None)
-    key = (lambda l: (l["precision"], l["T"], l["N"])) if suite == "eigh" else \
+    key = (lambda l: (l["precision"], l["T"], l["N"])) if suite in ("eigh", "metric") else \
         (lambda l: (l["precision"], l["N"], l["batch"], float(l["w"])))
     rows = {}
     for l in lines:
-        if l.get("suite") not in ("eigh", "train_epoch"):
+        if l.get("suite") not in ("eigh", "train_epoch", "metric"):
             continue
         rows.setdefault(key(l), {})[l["impl"]] = l
     out = []
@@ -134,6 +146,14 @@ def summarize(suite, lines, have_torch):
             pct = f"{100 * q['gflops'] / peak:.1f}" if q and peak else "-"
             out.append(f"| {k[0]} | {k[1]} | {k[2]} | {ms(q)} | {ms(lp)} | {ms(t) if have_torch else 'n/a'} |"
                        f" {ratio(t)} | {ratio(lp)} | {q['gflops']:.2f} | {pct} |")
+    elif suite == "metric":
+        out.append("| precision | T | N | qgml ms | torch ms | torch / qgml | qgml points/s |")
+        out.append("|---|---|---|---|---|---|---|")
+        for k in sorted(rows):
+            q, t = rows[k].get("qgml"), rows[k].get("torch")
+            out.append(f"| {k[0]} | {k[1]} | {k[2]} | {1e3 * q['median_s']:.3f} | "
+                       f"{(1e3 * t['median_s']) if t else float('nan'):.3f} | "
+                       f"{(t['median_s'] / q['median_s']) if t else float('nan'):.2f} | {q['points_per_s']:.0f} |")
     else:
         out.append("| precision | N | batch | w | qgml ms/epoch | torch ms/epoch | torch / qgml | qgml points/s |"
                    " qgml final loss | torch final loss |")

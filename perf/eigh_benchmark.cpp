@@ -4,7 +4,8 @@
 // GFLOP/s are counted as 36 N^3 real flops per matrix (the nominal cost of an eigendecomposition with
 // vectors), whatever the algorithm does.
 //
-//   qgml_bench_eigh [--N 3 4 8 16 32 64] [--T 2500] [--precision double float] [--impl qgml lapacke]
+//   qgml_bench_eigh [--N 3 4 8 16 32 64] [--T 2500] [--precision double float]
+//                   [--impl qgml lapacke qgml-warm qgml-team]
 //                   [--repeats 5] [--warmup 1] [--chunk 25000] [--gemm 1] [--out FILE]
 #include <Kokkos_Core.hpp>
 
@@ -51,6 +52,9 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
   qgml::RealMatrix<Real, Mem> w("qgml::bench::w", chunk, n);
   qgml::IntVector<Mem> info("qgml::bench::info", chunk);
   const int chunks = (count + chunk - 1) / chunk;
+  qgml::MatrixStack<Real, Mem> v0;
+  qgml::IntVector<Mem> sweeps("qgml::bench::sweeps", chunk);
+  double sweep_sum = 0;
   // One timed unit = all T matrices; with chunking, H of a chunk is rebuilt (untimed) before its solve.
   double total_median = 0, total_min = 0;
   int failures = 0;
@@ -61,9 +65,26 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
     const auto wc = Kokkos::subview(w, Kokkos::make_pair(0, end - begin), Kokkos::ALL);
     const auto vc = Kokkos::subview(v, Kokkos::make_pair(0, end - begin), Kokkos::ALL, Kokkos::ALL);
     const auto ic = Kokkos::subview(info, Kokkos::make_pair(0, end - begin));
-    const auto setup = [&]() { qgml::build_hamiltonians(exec, config, pts, hc); };
+    std::function<void()> setup = [&]() { qgml::build_hamiltonians(exec, config, pts, hc); };
     std::function<void()> body;
-    if (impl == "qgml") {
+    if (impl == "qgml-warm") {
+      // The training situation: the basis is the eigenvectors of a nearby H (points moved by 1e-3).
+      Kokkos::View<Real**, Kokkos::LayoutRight, Mem> moved("qgml::bench::moved", end - begin, d);
+      Kokkos::deep_copy(exec, moved, pts);
+      Kokkos::parallel_for(
+          "qgml::bench::move_points", Kokkos::RangePolicy<Exec>(exec, 0, (end - begin) * d),
+          KOKKOS_LAMBDA(const int i) { moved(i / d, i % d) += Real(1e-3); });
+      qgml::build_hamiltonians(exec, config, moved, hc);
+      qgml::batched_eigh(exec, hc, wc, vc, ic);
+      if (!v0.extent(0)) v0 = decltype(v0)("qgml::bench::V0", chunk, n, n);
+      const auto v0c = Kokkos::subview(v0, Kokkos::make_pair(0, end - begin), Kokkos::ALL, Kokkos::ALL);
+      Kokkos::deep_copy(exec, v0c, vc);
+      setup = [&, v0c]() {
+        qgml::build_hamiltonians(exec, config, pts, hc);
+        Kokkos::deep_copy(exec, vc, v0c);
+      };
+      body = [&]() { qgml::batched_eigh(exec, hc, wc, vc, ic, {qgml::EighVariant::serial, 0, true}, sweeps); };
+    } else if (impl == "qgml") {
       body = [&]() { qgml::batched_eigh(exec, hc, wc, vc, ic); };
     } else if (impl == "qgml-team") {
       const int ts = args.integer("team-size", 1);
@@ -85,6 +106,14 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
     total_median += t.median;
     total_min += t.min;
     failures += qgml::count_eigh_failures(exec, ic);
+    if (impl == "qgml-warm") {
+      int total = 0;
+      const auto sw = sweeps;
+      Kokkos::parallel_reduce(
+          "qgml::bench::sweeps", Kokkos::RangePolicy<Exec>(exec, 0, end - begin),
+          KOKKOS_LAMBDA(const int t, int& s) { s += sw(t); }, total);
+      sweep_sum += total;
+    }
   }
   const double flops = 36.0 * double(n) * n * n * count;
   auto line = qgml::bench::context<Exec>("eigh", impl);
@@ -92,6 +121,7 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
   line.add("chunk", chunk).add("median_s", total_median).add("min_s", total_min);
   line.add("gflops", flops / total_median * 1e-9).add("points_per_s", count / total_median);
   line.add("failures", failures);
+  if (impl == "qgml-warm") line.add("mean_sweeps", sweep_sum / count);
   emit(line, args.string("out", ""));
 }
 

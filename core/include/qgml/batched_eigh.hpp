@@ -10,6 +10,7 @@
 
 #include "qgml/error.hpp"
 #include "qgml/linalg/hermitian_eigensolver.hpp"
+#include "qgml/linalg/hermitian_jacobi.hpp"
 #include "qgml/linalg/loops.hpp"
 
 namespace qgml {
@@ -23,6 +24,10 @@ enum class EighVariant {
 struct EighOptions {
   EighVariant variant = EighVariant::automatic;
   int team_size = 0;  // threads per matrix for the team variant; 0 chooses from N and the space
+  // Warm start: V holds on input an orthonormal basis close to the eigenvectors (e.g. those of the
+  // previous training step), and the serial variant refines it by Jacobi sweeps
+  // (linalg/hermitian_jacobi.hpp). The team variant solves cold and ignores the input V.
+  bool warm_start = false;
 };
 
 // Largest N the routines accept (the per-matrix scratch is O(N) and is checked against what the
@@ -51,9 +56,11 @@ int scratch_level(const Policy& policy, std::size_t bytes, int n, const char* va
 
 // h: T x N x N Hermitian matrices (overwritten), w: T x N, v: T x N x N, info: T (EighInfo codes).
 // Launches on exec and does not fence.
-template <class ExecSpace, class HView, class WView, class VView, class InfoView>
+// sweeps (optional, T ints): Jacobi sweeps per point of a warm start (0 for cold solves).
+template <class ExecSpace, class HView, class WView, class VView, class InfoView,
+          class SweepsView = Kokkos::View<int*, typename ExecSpace::memory_space>>
 void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const VView& v, const InfoView& info,
-                  const EighOptions& options = {}) {
+                  const EighOptions& options = {}, const SweepsView& sweeps = SweepsView()) {
   using Real = typename WView::non_const_value_type;
   static_assert(std::is_same_v<typename HView::non_const_value_type, complex_t<Real>>,
                 "batched_eigh: H must hold Kokkos::complex<Real> with Real the eigenvalue type");
@@ -79,7 +86,9 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
   // fit the fast level 0.
   using scratch_view =
       Kokkos::View<complex_t<Real>*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  const int scratch_elements = (linalg::eigh_scratch_reals(n) + 1) / 2;
+  const bool warm = options.warm_start;
+  const bool record_sweeps = sweeps.extent(0) >= std::size_t(count);
+  const int scratch_elements = (linalg::eigh_scratch_reals(n) + (warm ? linalg::jacobi_scratch_reals(n) : 0) + 1) / 2;
   const std::size_t scratch_bytes = scratch_view::shmem_size(scratch_elements);
 
   if (resolve_eigh_variant<ExecSpace>(options.variant, n) == EighVariant::serial) {
@@ -98,11 +107,25 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
           const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
           Real* s = reinterpret_cast<Real*>(buf.data());
           const linalg::SerialLoops loops;
+          if (warm) {
+            int used = 0;
+            info(t) = linalg::hermitian_eigh_warm(a, wt, vt, s, used);
+            if (record_sweeps) sweeps(t) = used;
+            return;
+          }
+          if (record_sweeps) sweeps(t) = 0;
           switch (n) {  // compile-time sizes where unrolling pays (measured: 1.35x at N = 4, none at N >= 8)
-            case 2: info(t) = linalg::hermitian_eigh<2>(loops, a, wt, vt, s); break;
-            case 3: info(t) = linalg::hermitian_eigh<3>(loops, a, wt, vt, s); break;
-            case 4: info(t) = linalg::hermitian_eigh<4>(loops, a, wt, vt, s); break;
-            default: info(t) = linalg::hermitian_eigh(loops, a, wt, vt, s);
+            case 2:
+              info(t) = linalg::hermitian_eigh<2>(loops, a, wt, vt, s);
+              break;
+            case 3:
+              info(t) = linalg::hermitian_eigh<3>(loops, a, wt, vt, s);
+              break;
+            case 4:
+              info(t) = linalg::hermitian_eigh<4>(loops, a, wt, vt, s);
+              break;
+            default:
+              info(t) = linalg::hermitian_eigh(loops, a, wt, vt, s);
           }
         });
   } else {
@@ -120,7 +143,10 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
           const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
           const int code = linalg::hermitian_eigh(linalg::TeamLoops<member_type>{member}, a, wt, vt,
                                                   reinterpret_cast<Real*>(buf.data()));
-          Kokkos::single(Kokkos::PerTeam(member), [&]() { info(t) = code; });
+          Kokkos::single(Kokkos::PerTeam(member), [&]() {
+            info(t) = code;
+            if (record_sweeps) sweeps(t) = 0;
+          });
         });
   }
 }
