@@ -85,21 +85,26 @@ def fraction_text(d, D):
     return ", ".join(parts)
 
 
-def spectrum_panel(ax, e, d, title, log=False, ylabel="metric eigenvalue"):
-    """Per-point eigenvalues e0 >= e1 >= ..., points sorted by e0 (the paper's eigenvalue panels)."""
+def spectrum_panel(ax, e, d, title, log=False, ylabel="metric eigenvalue", ylim=None, loc="best", theory=None):
+    """Per-point eigenvalues e0 >= e1 >= ..., points sorted by e0 (the paper's eigenvalue panels).
+    theory: optional (values per point, label) drawn as a thin black line in the same order."""
     order = np.argsort(e[:, 0])
     idx = np.arange(len(order))
     for i in range(e.shape[1]):
-        ax.scatter(idx, e[order, i], s=2.5, color=EIG[i % len(EIG)], lw=0, rasterized=True,
-                   label=f"$e_{i}$ (mean {e[:, i].mean():.3g})")
+        ax.scatter(idx, e[order, i], s=2.5 if i else 4.0, color=EIG[i % len(EIG)], lw=0, rasterized=True,
+                   label=f"$e_{i}$ (mean {e[:, i].mean():.3g})", zorder=3 - i)
+    if theory is not None:
+        ax.scatter(idx, theory[0][order], s=0.6, color="k", lw=0, zorder=4, rasterized=True, label=theory[1])
     if log:
         ax.set_yscale("log")
-    else:
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    elif not log:
         ax.set_ylim(bottom=min(0.0, e.min()) - 0.02 * e.max())
     ax.set_xlabel("point index (sorted by $e_0$)")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    leg = ax.legend(loc="best", markerscale=4, frameon=True, title=fraction_text(d, e.shape[1]),
+    leg = ax.legend(loc=loc, markerscale=4, frameon=True, title=fraction_text(d, e.shape[1]),
                     title_fontsize=8.5)
     leg.get_frame().set_alpha(0.9)
 
@@ -156,7 +161,11 @@ def figure1(in_dir, out_dir):
         ax.view_init(elev=20, azim=35)
         ax.legend(loc="upper left", markerscale=5, fontsize=8)
         ax2 = fig.add_subplot(2, 2, 2 * row + 2)
-        spectrum_panel(ax2, r["e"], r["d"], f"({next(letters)}) Eq. 7 metric eigenvalues, {label}")
+        # For a fuzzy sphere A_k = c J_k: e0 = e1 = c j / |x| = |xbar| / |x|, e2 = 0 (spec 1.8).
+        ratio = np.linalg.norm(r["xbar"], axis=1) / np.linalg.norm(r["x"], axis=1)
+        spectrum_panel(ax2, r["e"], r["d"], f"({next(letters)}) Eq. 7 metric eigenvalues, {label}",
+                       loc="upper left" if row else "center right",
+                       theory=(ratio, r"fuzzy-sphere value $|\bar x| / |x|$"))
     fig.suptitle("Figure 1: fuzzy sphere (N = 3, D = 3, T = 2500) - the metric has two large eigenvalues "
                  "and one ~0, so d = 2", fontsize=11.5)
     fig.tight_layout()
@@ -180,9 +189,13 @@ def supp_figure1(in_dir, out_dir):
         info = s[name]
         ax = axes[i + 1]
         ax.scatter(r["x"][:, 0], r["x"][:, 1], s=1.0, color=INPUT, alpha=0.25, lw=0, rasterized=True)
-        ax.scatter(r["xbar"][:, 0], r["xbar"][:, 1], s=1.5, color=RECON, lw=0, rasterized=True)
+        collapsed = info["w"] >= 1  # tight clusters: enlarge the markers so they stay visible
+        ax.scatter(r["xbar"][:, 0], r["xbar"][:, 1], s=14 if collapsed else 1.5, color=RECON, lw=0,
+                   rasterized=True)
         ax.set_title(f"w = {info['w']:g}: loss {info['final_epoch_loss']:.3g}, "
                      f"mean $|\\bar x|$ {info['mean_xbar_norm']:.3f}", fontsize=9.5)
+        if collapsed:
+            ax.text(0, 0, "N = 4 clusters\n(markers enlarged)", ha="center", va="center", fontsize=8, color=RECON)
         means.append((info["w"], r["e"]))
     for ax in axes[:7]:
         ax.plot(np.cos(theta), np.sin(theta), color="k", lw=0.6, ls="--", alpha=0.6)
@@ -218,29 +231,47 @@ def supp_figure1(in_dir, out_dir):
 
 def supp_figure2(in_dir, out_dir):
     s = summary(in_dir)
-    fig = plt.figure(figsize=(15, 9.0))
+    fig = plt.figure(figsize=(19, 8.6))
     lim = [(-12, 15), (-1, 22), (-12, 15)]
-    for row, name in enumerate(["N3", "N4"]):
-        r = run(in_dir, name, covariance=True)
+    view = dict(elev=12, azim=-70)
+    runs = {name: run(in_dir, name, covariance=True) for name in ["N3", "N4"]}
+    x = runs["N3"]["x"]
+    t = np.hypot(x[:, 0], x[:, 2])  # the roll parameter (distance from the roll's axis x2)
+    ax = fig.add_subplot(2, 4, 1, projection="3d")
+    sc = scatter3d(ax, x, t, size=2.0, cmap="viridis")
+    style3d(ax, lim, "(a) input: Swiss roll, T = 2500, noise 0\n(colour = roll parameter)")
+    ax.view_init(**view)
+    cb = fig.colorbar(sc, ax=ax, shrink=0.55, pad=0.1)
+    cb.set_label("roll parameter $t = |(x_1, x_3)|$", fontsize=8)
+    ax = fig.add_subplot(2, 4, 5)
+    for name, color in zip(runs, [RECON, EIG[0]]):
+        h = runs[name]["history"]
+        ax.plot(h["epoch"], h["total"], color=color, label=f"N = {name[1:]}")
+    ax.set_yscale("log")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("loss (mean $|x - \\bar x|^2$, w = 0)")
+    ax.set_title("(e) training loss")
+    ax.legend()
+    ax.grid(alpha=0.3, which="both")
+    letters = {"N3": "bcd", "N4": "fgh"}
+    for row, name in enumerate(runs):
+        r = runs[name]
         info = s[name]
-        t = np.hypot(r["x"][:, 0], r["x"][:, 2])  # the roll parameter (distance from the axis)
-        ax = fig.add_subplot(2, 3, 3 * row + 1, projection="3d")
-        scatter3d(ax, r["x"], INPUT, size=1.0, alpha=0.15)
-        sc = scatter3d(ax, r["xbar"], t, size=2.0, cmap="viridis")
-        style3d(ax, lim, f"({'ad'[row]}) N = {int(info['N'])}: reconstruction (colour = roll parameter)\n"
-                         f"loss {info['final_epoch_loss']:.3g}, mean $|x - \\bar x|$ = "
-                         f"{info['mean_displacement']:.2f}; input in grey")
-        ax.view_init(elev=12, azim=-70)
-        if row == 0:
-            cb = fig.colorbar(sc, ax=ax, shrink=0.55, pad=0.08)
-            cb.set_label("roll parameter $t = |(x_1, x_3)|$", fontsize=8)
-        spectrum_panel(fig.add_subplot(2, 3, 3 * row + 2), r["e"], r["d"],
-                       f"({'be'[row]}) N = {int(info['N'])}: Eq. 7 metric eigenvalues", log=True)
-        spectrum_panel(fig.add_subplot(2, 3, 3 * row + 3), r["ce"], r["cd"],
-                       f"({'cf'[row]}) N = {int(info['N'])}: covariance metric eigenvalues", log=True,
-                       ylabel="covariance metric eigenvalue")
-    fig.suptitle("Supplementary Figure 2: Swiss roll (D = 3, T = 2500, noise 0, w = 0, lr 0.005, 400 epochs), "
-                 "N = 3 versus N = 4", fontsize=11.5)
+        L = letters[name]
+        ax = fig.add_subplot(2, 4, 4 * row + 2, projection="3d")
+        scatter3d(ax, r["x"], INPUT, size=1.5, alpha=0.3)
+        scatter3d(ax, r["xbar"], t, size=2.0, cmap="viridis")
+        style3d(ax, lim, f"({L[0]}) N = {int(info['N'])}: reconstruction $\\bar x$ (input in grey)\n"
+                         f"loss {info['final_epoch_loss']:.3g}, mean $|x - \\bar x|$ = {info['mean_displacement']:.2f}")
+        ax.view_init(**view)
+        spectrum_panel(fig.add_subplot(2, 4, 4 * row + 3), r["e"], r["d"],
+                       f"({L[1]}) N = {int(info['N'])}: Eq. 7 metric eigenvalues", log=True,
+                       ylim=(1e-6, 30), loc="lower right")
+        spectrum_panel(fig.add_subplot(2, 4, 4 * row + 4), r["ce"], r["cd"],
+                       f"({L[2]}) N = {int(info['N'])}: covariance metric eigenvalues", log=True,
+                       ylabel="covariance metric eigenvalue", ylim=(1e-4, 3e3), loc="lower right")
+    fig.suptitle("Supplementary Figure 2: Swiss roll (D = 3, T = 2500, noise 0, w = 0, lr 0.005, batch 500, "
+                 "400 epochs), N = 3 (top) versus N = 4 (bottom)", fontsize=11.5)
     fig.tight_layout()
     save(fig, out_dir, "supp_figure2.png")
 
@@ -250,28 +281,38 @@ def manifold_dimensions(in_dir, out_dir):
     names = t["name"]
     n = len(names)
     x = np.arange(n)
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(12, 8.2), gridspec_kw={"height_ratios": [2.2, 1]}, sharex=True)
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(12, 8.4), gridspec_kw={"height_ratios": [2.2, 1]}, sharex=True)
     width = 0.2
     ax.bar(x - 1.5 * width, t["true_dimension"], width, color=TRUE, label="true dimension")
     ax.bar(x - 0.5 * width, t["mode"], width, color=EST[0], label="estimate: mode")
     ax.bar(x + 0.5 * width, t["median"], width, color=EST[1], label="estimate: median")
     ax.bar(x + 1.5 * width, t["mean"], width, color=EST[2], label="estimate: mean")
     for i in range(n):
-        ax.text(x[i], max(t["true_dimension"][i], t["mode"][i], t["mean"][i]) + 0.3,
-                f"D={int(t['ambient_dimension'][i])}\nN={int(t['N'][i])}", ha="center", va="bottom", fontsize=7.5)
+        top = max(t["true_dimension"][i], t["mode"][i], t["mean"][i])
+        miss = t["mode"][i] != t["true_dimension"][i]
+        ax.text(x[i], top + 0.3, f"D={int(t['ambient_dimension'][i])}\nN={int(t['N'][i])}" + ("\nMISS" if miss else ""),
+                ha="center", va="bottom", fontsize=7.5, color=EIG[0] if miss else "k",
+                fontweight="bold" if miss else "normal")
     ax.set_ylabel("intrinsic dimension")
-    ax.set_ylim(0, max(t["ambient_dimension"].max(), t["true_dimension"].max()) + 3.5)
+    top = max(t["ambient_dimension"].max(), t["true_dimension"].max())
+    ax.set_ylim(0, top + 4.5)
+    ax.set_yticks(np.arange(0, top + 1, 2 if top > 10 else 1))
     ax.legend(loc="upper right", ncol=4)
     ax.set_title(f"(a) true versus estimated intrinsic dimension (ratio rule on the Eq. 7 metric; "
-                 f"T = 2000, w = {t['w'][0]:g}, {int(t['epochs'][0])} epochs, noise 0)")
+                 f"T = 2000, w = {t['w'][0]:g}, {int(t['epochs'][0])} epochs, noise {t['noise'][0]:g})")
     ax.grid(axis="y", alpha=0.3)
-    ax2.bar(x, 100 * t["fraction_true"], 0.55, color=[EST[2] if f >= 0.5 else EIG[0] for f in t["fraction_true"]])
+    w2 = 0.36
+    f0, f1 = 100 * t["fraction_true"], 100 * t["floor_fraction_true"]
+    ax2.bar(x - w2 / 2, f0, w2, color=EST[0], label="ratio rule (default floor 100 eps)")
+    ax2.bar(x + w2 / 2, f1, w2, color="#8c9fca", hatch="//", edgecolor="white", lw=0,
+            label="ratio rule with a floor of 1 % of $e_0$")
     for i in range(n):
-        ax2.text(x[i], 100 * t["fraction_true"][i] + 2, f"{100 * t['fraction_true'][i]:.0f}%", ha="center",
-                 fontsize=8)
-    ax2.set_ylim(0, 115)
+        ax2.text(x[i] - w2 / 2, f0[i] + 2, f"{f0[i]:.0f}", ha="center", fontsize=7.5)
+        ax2.text(x[i] + w2 / 2, f1[i] + 2, f"{f1[i]:.0f}", ha="center", fontsize=7.5, color="0.3")
+    ax2.set_ylim(0, 128)
     ax2.set_ylabel("points at the true d (%)")
-    ax2.set_title("(b) fraction of points whose estimate equals the true dimension (red: below 50 %)")
+    ax2.set_title("(b) fraction of points whose estimate equals the true dimension")
+    ax2.legend(loc="upper center", ncol=2, fontsize=8)
     ax2.set_xticks(x)
     labels = [f"{nm}{' *' if st == 'yes' else ''}" for nm, st in zip(names, t["standardised"])]
     ax2.set_xticklabels(labels, rotation=25, ha="right")
