@@ -281,6 +281,25 @@ std::string Config::to_yaml() const {
   return out.str();
 }
 
+static void read_sections(Config& c, const YAML::Node& root, const std::string& path) {
+  for (const auto& section : root) {
+    const std::string name = section.first.as<std::string>();
+    const std::string where = path + ":" + std::to_string(section.first.Mark().line + 1);
+    if (!section.second.IsMap()) {
+      if (section.second.IsNull()) continue;
+      throw Error(where + ": section '" + name + "' must be a mapping of settings");
+    }
+    for (const auto& item : section.second) {
+      const std::string key = name + "." + item.first.as<std::string>();
+      const std::string at = path + ":" + std::to_string(item.first.Mark().line + 1);
+      if (!item.second.IsScalar() && !item.second.IsNull())
+        throw Error(at + ": " + key + ": expected a single value, got a " +
+                    (item.second.IsSequence() ? "list" : "mapping"));
+      apply(c, key, item.second.IsNull() ? "" : item.second.as<std::string>(), at);
+    }
+  }
+}
+
 Config load_config(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides) {
   Config c;
   for (const auto& s : schema()) c.set(s.key, s.default_value, "default");
@@ -296,21 +315,11 @@ Config load_config(const std::string& path, const std::vector<std::pair<std::str
     }
     if (!root.IsNull() && !root.IsMap())
       throw Error("config '" + path + "': expected sections (data, model, training, analysis, output, profiling)");
-    for (const auto& section : root) {
-      const std::string name = section.first.as<std::string>();
-      const std::string where = path + ":" + std::to_string(section.first.Mark().line + 1);
-      if (!section.second.IsMap()) {
-        if (section.second.IsNull()) continue;
-        throw Error(where + ": section '" + name + "' must be a mapping of settings");
-      }
-      for (const auto& item : section.second) {
-        const std::string key = name + "." + item.first.as<std::string>();
-        const std::string at = path + ":" + std::to_string(item.first.Mark().line + 1);
-        if (!item.second.IsScalar() && !item.second.IsNull())
-          throw Error(at + ": " + key + ": expected a single value, got a " +
-                      (item.second.IsSequence() ? "list" : "mapping"));
-        apply(c, key, item.second.IsNull() ? "" : item.second.as<std::string>(), at);
-      }
+    try {
+      read_sections(c, root, path);
+    } catch (const YAML::Exception& e) {  // e.g. a key that is itself a list
+      throw Error("config '" + path + "': line " + std::to_string(e.mark.line + 1) + ": unexpected structure (" +
+                  e.msg + ")");
     }
   }
   for (const auto& [key, value] : overrides) apply(c, key, value, "command line --" + key);

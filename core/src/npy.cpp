@@ -59,6 +59,7 @@ std::string header_value(const std::string& header, const std::string& key, cons
   if (p == std::string::npos) fail(path, "malformed header: " + header);
   ++p;
   while (p < header.size() && header[p] == ' ') ++p;
+  if (p >= header.size()) fail(path, "malformed header: " + header);
   std::size_t end = p;
   if (header[p] == '(') {
     end = header.find(')', p);
@@ -121,6 +122,7 @@ NpyArray read_npy(const std::string& path) {
   if (header_value(header, "fortran_order", path) != "False")
     fail(path, "Fortran-ordered arrays are not supported (save with C order)");
   const std::string shape = header_value(header, "shape", path);
+  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') fail(path, "malformed shape '" + shape + "'");
   std::stringstream ss(shape.substr(1, shape.size() - 2));
   std::string item;
   while (std::getline(ss, item, ',')) {
@@ -134,6 +136,9 @@ NpyArray read_npy(const std::string& path) {
       fail(path, "malformed shape " + shape);
     }
     a.shape.push_back(static_cast<std::size_t>(v));
+    if (v > file_size)
+      fail(path,
+           "truncated: shape " + shape + " needs more data than the file's " + std::to_string(file_size) + " bytes");
   }
   const std::size_t expected = a.count() * npy_item_size(a.type);
   const std::size_t available = file_size - prefix - header_len;
