@@ -103,5 +103,6 @@ TEMPLATE_TEST_CASE("steady-state epochs allocate nothing and copy to the host on
     CHECK(has_prefix(label));
   }
   CHECK(recorder.region_labels.count("qgml::eigensolve") == 1);
+  CHECK(recorder.region_labels.count("qgml::reduction") == 1);
   CHECK(recorder.region_labels.count("qgml::Trainer::optimizer_step") == 1);
 }

@@ -91,6 +91,7 @@ std::vector<Setting> make_schema() {
       {"profiling.active", T::integer, "3", "epochs recorded", {}, 1, 1e9},
       {"profiling.repeat", T::integer, "1", "cycles of wait/warmup/active (0: until the end)", {}, 0, 1e9},
       {"profiling.kernels", T::boolean, "false", "also record every kernel, not only qgml's regions", {}},
+      {"profiling.record_memory", T::boolean, "true", "track the high-water mark of allocated bytes", {}},
       {"profiling.max_events",
        T::integer,
        "200000",

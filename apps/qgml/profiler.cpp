@@ -112,8 +112,10 @@ bool Profiler::install(const ProfilerOptions& options) {
   s.events.reserve(std::size_t(std::min<long>(options.max_events, 1 << 20)));
   T::set_push_region_callback(push_region);
   T::set_pop_region_callback(pop_region);
-  T::set_allocate_data_callback(allocate);
-  T::set_deallocate_data_callback(deallocate);
+  if (options.record_memory) {
+    T::set_allocate_data_callback(allocate);
+    T::set_deallocate_data_callback(deallocate);
+  }
   if (options.kernels) {
     T::set_begin_parallel_for_callback(begin_kernel);
     T::set_end_parallel_for_callback(end_kernel);

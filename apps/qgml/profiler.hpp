@@ -16,6 +16,7 @@ namespace qgml::app {
 struct ProfilerOptions {
   bool trace = false;
   bool kernels = false;
+  bool record_memory = true;
   long max_events = 200000;
   int wait = 0, warmup = 1, active = 3, repeat = 1;
 };

@@ -144,6 +144,7 @@ int train(const Config& c, const std::string& config_path, const std::string& re
   ProfilerOptions popts;
   popts.trace = c.boolean("profiling.enabled");
   popts.kernels = c.boolean("profiling.kernels");
+  popts.record_memory = c.boolean("profiling.record_memory");
   popts.max_events = c.integer("profiling.max_events");
   popts.wait = int(c.integer("profiling.wait"));
   popts.warmup = int(c.integer("profiling.warmup"));

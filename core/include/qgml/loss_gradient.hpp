@@ -91,8 +91,11 @@ class LossGradient {
       ScopedRegion region("qgml::eigensolve");
       batched_eigh(exec, h, w, v, info, eigh);
     }
-    ScopedRegion region("qgml::gradient");
-    per_point(exec, config, points, settings, weight, count);
+    {
+      ScopedRegion region("qgml::gradient");
+      per_point(exec, config, points, settings, weight, count);
+    }
+    ScopedRegion region("qgml::reduction");
     reduce(exec, count, accumulate);
   }
 
