@@ -9,6 +9,7 @@
 #include "qgml/trainer.hpp"
 
 #include "test_support.hpp"
+#include "training_fixtures.hpp"
 
 using namespace qgml;
 using namespace qgml::test;
@@ -179,16 +180,9 @@ TEMPLATE_TEST_CASE("the trained N = 3 sphere has dimension 2 at >= 99% of the po
   using Real = typename TestType::real_type;
   using Space = typename TestType::execution_space;
   const Space exec;
-  auto data = sphere_points<Real>(exec, 2500, 3, 0.0, 42);
-  auto config = qr_configuration<Real>(3, 3, 1, exec);
-  TrainingSettings s;
-  s.epochs = 100;
-  s.batch_size = 500;
-  s.learning_rate = 0.01;
-  s.loss.w = 0.25;
-  s.seed = 7;
-  Trainer<Real, Space> trainer(config, data, s, exec);
-  trainer.train();
+  const auto run = train_sphere_run<Real>(exec, 100);
+  const auto& data = run.data;
+  const auto& config = run.config;
   QuantumGeometry<Real, Space> geometry(3, 3, 2500, false);
   geometry.compute(exec, config, data, GeometrySettings{});
   auto dim = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geometry.dimension());

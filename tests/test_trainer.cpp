@@ -11,6 +11,7 @@
 #include "qgml/trainer.hpp"
 
 #include "test_support.hpp"
+#include "training_fixtures.hpp"
 
 using namespace qgml;
 using namespace qgml::test;
@@ -18,25 +19,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-TrainingSettings sphere_settings(int epochs) {
-  TrainingSettings s;
-  s.epochs = epochs;
-  s.batch_size = 500;
-  s.learning_rate = 0.01;
-  s.loss.w = 0.25;
-  s.seed = 7;
-  return s;
-}
-
 template <class Real, class Space>
 std::vector<EpochRecord> train_sphere(int epochs, HostMatrices* final_matrices = nullptr) {
   const Space exec;
-  auto data = sphere_points<Real>(exec, 2500, 3, 0.0, 42);
-  auto config = qr_configuration<Real>(3, 3, 1, exec);
-  Trainer<Real, Space> trainer(config, data, sphere_settings(epochs), exec);
-  auto h = trainer.train();
-  if (final_matrices) *final_matrices = to_host(config, exec);
-  return h;
+  const auto run = train_sphere_run<Real>(exec, epochs);
+  if (final_matrices) *final_matrices = to_host(run.config, exec);
+  return run.history;
 }
 
 struct TempDir {
@@ -55,10 +43,8 @@ TEMPLATE_TEST_CASE("end to end: the unit sphere trains to the spin-1 fuzzy spher
   using Real = typename TestType::real_type;
   using Space = typename TestType::execution_space;
   const Space exec;
-  auto data = sphere_points<Real>(exec, 2500, 3, 0.0, 42);
-  auto config = qr_configuration<Real>(3, 3, 1, exec);
-  Trainer<Real, Space> trainer(config, data, sphere_settings(100), exec);
-  const auto history = trainer.train();
+  const auto run = train_sphere_run<Real>(exec, 100);
+  const auto& [data, config, history] = run;
   REQUIRE(history.size() == 100);
   CHECK(history.front().batches == 5);
   const EpochRecord& last = history.back();
