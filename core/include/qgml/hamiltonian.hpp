@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "qgml/error.hpp"
 #include "qgml/matrix_configuration.hpp"
@@ -26,22 +27,39 @@ void build_hamiltonians(const ExecSpace& exec, const MatrixConfiguration<Real, E
   const auto a = config.matrices();
   const auto s = config.square_sum();
   using complex_type = complex_t<Real>;
-  Kokkos::parallel_for(
-      "qgml::build_hamiltonians", Kokkos::RangePolicy<ExecSpace>(exec, 0, std::size_t(t_count) * n * n),
-      KOKKOS_LAMBDA(const std::size_t tij) {
-        const int t = static_cast<int>(tij / (std::size_t(n) * n));
-        const int i = static_cast<int>((tij / n) % n);
-        const int j = static_cast<int>(tij % n);
-        complex_type v = s(i, j);
-        Real x2 = 0;
-        for (int k = 0; k < d; ++k) {
-          const Real xk = points(t, k);
-          v -= xk * a(k, i, j);
-          x2 += xk * xk;
-        }
-        if (i == j) v += Real(0.5) * x2;
-        h(t, i, j) = v;
-      });
+  if constexpr (std::is_same_v<typename ExecSpace::memory_space, Kokkos::HostSpace>) {
+    // CPUs: one point per iteration, the N x N loop contiguous and free of index arithmetic.
+    Kokkos::parallel_for(
+        "qgml::build_hamiltonians", Kokkos::RangePolicy<ExecSpace>(exec, 0, t_count), KOKKOS_LAMBDA(const int t) {
+          Real x2 = 0;
+          for (int k = 0; k < d; ++k) x2 += points(t, k) * points(t, k);
+          for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) {
+              complex_type v = s(i, j);
+              for (int k = 0; k < d; ++k) v -= points(t, k) * a(k, i, j);
+              h(t, i, j) = v;
+            }
+          for (int i = 0; i < n; ++i) h(t, i, i) += Real(0.5) * x2;
+        });
+  } else {
+    // GPUs: one entry per thread, coalesced over (i, j).
+    Kokkos::parallel_for(
+        "qgml::build_hamiltonians", Kokkos::RangePolicy<ExecSpace>(exec, 0, std::size_t(t_count) * n * n),
+        KOKKOS_LAMBDA(const std::size_t tij) {
+          const int t = static_cast<int>(tij / (std::size_t(n) * n));
+          const int i = static_cast<int>((tij / n) % n);
+          const int j = static_cast<int>(tij % n);
+          complex_type v = s(i, j);
+          Real x2 = 0;
+          for (int k = 0; k < d; ++k) {
+            const Real xk = points(t, k);
+            v -= xk * a(k, i, j);
+            x2 += xk * xk;
+          }
+          if (i == j) v += Real(0.5) * x2;
+          h(t, i, j) = v;
+        });
+  }
 }
 
 }  // namespace qgml
