@@ -8,6 +8,7 @@
 
 set(QGML_BACKEND "openmp" CACHE STRING "Backend the dependency bootstrap builds Kokkos for: serial, openmp or cuda")
 set_property(CACHE QGML_BACKEND PROPERTY STRINGS serial openmp cuda)
+option(QGML_ENABLE_MPI "Build the MPI data-parallel layer (qgml::mpi) and the program with MPI" OFF)
 option(QGML_BOOTSTRAP_DEPS "Build Kokkos, KokkosKernels and Catch2 into QGML_DEPS_CACHE when Kokkos_ROOT is not given" ON)
 if(DEFINED ENV{QGML_DEPS_CACHE})
   set(_qgml_cache_default "$ENV{QGML_DEPS_CACHE}")
@@ -30,8 +31,12 @@ endif()
 set(_qgml_deps_script "${CMAKE_CURRENT_LIST_DIR}/bootstrap/qgml-deps.sh")
 if(NOT _qgml_user_kokkos AND QGML_BOOTSTRAP_DEPS)
   message(STATUS "qgml: bootstrapping dependencies for backend '${QGML_BACKEND}' in ${QGML_DEPS_CACHE}")
+  set(_qgml_deps_args --backend "${QGML_BACKEND}" --cache "${QGML_DEPS_CACHE}")
+  if(QGML_ENABLE_MPI)
+    list(APPEND _qgml_deps_args --mpi)
+  endif()
   execute_process(
-    COMMAND bash "${_qgml_deps_script}" --backend "${QGML_BACKEND}" --cache "${QGML_DEPS_CACHE}"
+    COMMAND bash "${_qgml_deps_script}" ${_qgml_deps_args}
     OUTPUT_VARIABLE _qgml_prefix OUTPUT_STRIP_TRAILING_WHITESPACE
     RESULT_VARIABLE _qgml_rc)
   if(NOT _qgml_rc EQUAL 0)

@@ -47,20 +47,160 @@ def parse_args():
     return p.parse_args()
 
 
+# compare.py suite name -> (suite key in the JSON lines, qgml driver in <build>/perf, PyTorch baseline).
+SUITES = {
+    "eigh": ("eigh", "qgml_bench_eigh", "torch_eigh.py"),
+    "train": ("train_epoch", "qgml_bench_train", "torch_train_epoch.py"),
+    "metric": ("metric", "qgml_bench_metric", "torch_metric.py"),
+}
+
+
+def bench_binary(build, suite):
+    """Path of the qgml benchmark driver of `suite` (eigh, train, metric) in the build tree."""
+    return os.path.join(build, "perf", SUITES[suite][1])
+
+
+def baseline_script(suite):
+    """Path of the PyTorch baseline script of `suite` (eigh, train, metric)."""
+    return os.path.join(HERE, "baselines", SUITES[suite][2])
+
+
+def torch_available(python):
+    """True if the interpreter `python` can import torch."""
+    try:
+        return subprocess.run([python, "-c", "import torch"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL).returncode == 0
+    except OSError:
+        return False
+
+
+def parse_json_lines(text):
+    """The JSON objects in a benchmark's stdout: lines that start with '{', also behind srun's --label
+    prefix ('3: {...}', whose number becomes the key "rank")."""
+    found = []
+    for raw in text.splitlines():
+        head, sep, rest = raw.partition(": ")
+        rank = None
+        if sep and head.strip().isdigit() and rest.startswith("{"):
+            rank, raw = int(head.strip()), rest
+        if raw.startswith("{"):
+            obj = json.loads(raw)
+            if rank is not None:
+                obj["rank"] = rank
+            found.append(obj)
+    return found
+
+
+def run_json_lines(cmd, env, timeout=None):
+    """Runs cmd and returns (JSON lines, None), or (the JSON lines printed so far, error text) if it fails,
+    cannot start or runs longer than `timeout` seconds. Never raises for a failing benchmark."""
+    try:
+        r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return parse_json_lines(out), f"timeout after {timeout:.0f} s"
+    except OSError as e:
+        return [], f"cannot run {cmd[0]}: {e}"
+    if r.stderr.strip() and "not available" in r.stderr:
+        sys.stderr.write(r.stderr)
+    if r.returncode != 0:
+        tail = " | ".join(r.stderr.strip().splitlines()[-3:])
+        return parse_json_lines(r.stdout), f"exit code {r.returncode}" + (f": {tail}" if tail else "")
+    return parse_json_lines(r.stdout), None
+
+
 def run_lines(cmd, env):
+    """Runs cmd and returns its JSON lines; exits with its stderr if it fails."""
     r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.stderr.write(r.stderr)
         raise SystemExit(f"command failed ({r.returncode}): {' '.join(cmd)}")
     if r.stderr.strip() and "not available" in r.stderr:
         sys.stderr.write(r.stderr)
-    return [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+    return parse_json_lines(r.stdout)
+
+
+# What identifies a measured case across result files: a line of one run matches a line of another when
+# these agree (batch and w only exist for train_epoch; a missing key compares as "-"). "threads" is the
+# requested thread count where run_perf.py recorded it ("requested_threads"), else the reported one.
+KEY_FIELDS = ("suite", "impl", "N", "T", "precision", "threads", "batch", "w")
+
+
+def case_key(line):
+    """The matching key of a JSON line (see KEY_FIELDS); numbers are normalised so 0 == 0.0."""
+    key = []
+    for k in KEY_FIELDS:
+        v = line.get("requested_threads", line.get(k, "-")) if k == "threads" else line.get(k, "-")
+        if isinstance(v, bool) or v is None:
+            v = "-" if v is None else str(v)
+        elif isinstance(v, (int, float)):
+            v = float(v)
+            v = int(v) if v.is_integer() else v
+        key.append(v)
+    return tuple(key)
+
+
+def is_measurement(line):
+    """True for a line with a timing; false for the records run_perf.py writes for skipped or failed cases."""
+    return line.get("status", "ok") == "ok" and "median_s" in line
+
+
+class ResultsError(Exception):
+    """A results file that cannot be used; the message names the file (and line)."""
+
+
+def _check_line(raw, where):
+    try:
+        obj = json.loads(raw)
+    except ValueError as e:
+        raise ResultsError(f"{where}: not valid JSON ({e.msg}, column {e.colno})")
+    if not isinstance(obj, dict):
+        raise ResultsError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+    for k in ("suite", "impl"):
+        if k not in obj:
+            raise ResultsError(f"{where}: missing key '{k}'")
+    if obj.get("status", "ok") == "ok":
+        m = obj.get("median_s")
+        if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0 or m == float("inf"):
+            raise ResultsError(f"{where}: median_s must be a positive number, got {m!r}")
+    obj["_source"] = where
+    return obj
+
+
+def read_jsonl(path, errors=None):
+    """All JSON objects of a JSON-lines file, each with "_source" = "path:line"; blank lines are skipped.
+    A line that is not a JSON object, or a measurement without suite, impl or a positive median_s, raises
+    ResultsError naming the file and line, or, if `errors` is a list, is appended to it and skipped.
+    A file that cannot be opened always raises."""
+    try:
+        f = open(path, encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise ResultsError(f"{path}: cannot open: {e.strerror}")
+    found = []
+    with f:
+        for number, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            try:
+                found.append(_check_line(raw, f"{path}:{number}"))
+            except ResultsError as e:
+                if errors is None:
+                    raise
+                errors.append(str(e))
+    return found
+
+
+def gemm_peak_command(build, repeats):
+    """qgml_bench_eigh invocation whose first JSON line is the double GEMM rate (suite gemm_peak)."""
+    return [bench_binary(build, "eigh"), "--kokkos-disable-warnings", "--gemm", "1", "--N", "1", "--impl", "qgml",
+            "--T", "1", "--repeats", str(repeats)]
 
 
 def git_revision():
     try:
         return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"], stdout=subprocess.PIPE,
-                              text=True, check=True).stdout.strip()
+                              stderr=subprocess.DEVNULL, text=True, check=True).stdout.strip()
     except Exception:
         return "unknown"
 
@@ -72,34 +212,32 @@ def main():
     out = a.out or os.path.join(HERE, "results", f"{a.suite}-{stamp}.jsonl")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     common = ["--repeats", str(a.repeats)]
-    have_torch = not a.no_torch and subprocess.run([a.python, "-c", "import torch"],
-                                                   stderr=subprocess.DEVNULL).returncode == 0
+    have_torch = not a.no_torch and torch_available(a.python)
     lines = []
     if a.suite == "eigh":
-        binary = os.path.join(a.build, "perf", "qgml_bench_eigh")
-        lines += run_lines([binary, "--kokkos-disable-warnings", "--gemm", "1", "--N", "1", "--impl"] +
-                           ["qgml"] + ["--T", "1"] + common, env)[:1]  # GEMM peak line only
+        binary = bench_binary(a.build, "eigh")
+        lines += run_lines(gemm_peak_command(a.build, a.repeats), env)[:1]  # GEMM peak line only
         for prec in a.precision:
             for T in a.T:
                 for N in a.N:
                     lines += run_lines([binary, "--kokkos-disable-warnings", "--gemm", "0", "--N", str(N), "--T",
                                         str(T), "--precision", prec, "--impl", "qgml", "lapacke"] + common, env)
                     if have_torch:
-                        lines += run_lines([a.python, os.path.join(HERE, "baselines", "torch_eigh.py"), "--N",
+                        lines += run_lines([a.python, baseline_script("eigh"), "--N",
                                             str(N), "--T", str(T), "--precision", prec, "--threads",
                                             str(a.threads)] + common, env)
     elif a.suite == "metric":
-        binary = os.path.join(a.build, "perf", "qgml_bench_metric")
+        binary = bench_binary(a.build, "metric")
         for prec in a.precision:
             for T in a.T:
                 for N in a.N:
                     args = ["--N", str(N), "--T", str(T), "--precision", prec] + common
                     lines += run_lines([binary, "--kokkos-disable-warnings"] + args, env)
                     if have_torch:
-                        lines += run_lines([a.python, os.path.join(HERE, "baselines", "torch_metric.py"),
+                        lines += run_lines([a.python, baseline_script("metric"),
                                             "--threads", str(a.threads)] + args, env)
     else:
-        binary = os.path.join(a.build, "perf", "qgml_bench_train")
+        binary = bench_binary(a.build, "train")
         for prec in a.precision:
             for N in a.N:
                 for batch in a.batch:
@@ -108,7 +246,7 @@ def main():
                                 "--T", str(a.T[0])] + common
                         lines += run_lines([binary, "--kokkos-disable-warnings"] + args, env)
                         if have_torch:
-                            lines += run_lines([a.python, os.path.join(HERE, "baselines", "torch_train_epoch.py"),
+                            lines += run_lines([a.python, baseline_script("train"),
                                                 "--threads", str(a.threads)] + args, env)
     rev = git_revision()
     with open(out, "a") as f:

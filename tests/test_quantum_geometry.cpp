@@ -1,10 +1,13 @@
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 
+#include <cmath>
+
 #include "qgml/chern_number.hpp"
 #include "qgml/datasets.hpp"
 #include "qgml/evaluate.hpp"
 #include "qgml/initializers.hpp"
+#include "qgml/linalg/symmetric_eigenvalues.hpp"
 #include "qgml/quantum_geometry.hpp"
 #include "qgml/trainer.hpp"
 
@@ -13,6 +16,28 @@
 
 using namespace qgml;
 using namespace qgml::test;
+
+TEMPLATE_TEST_CASE("the D x D Jacobi eigenvalues converge in a few sweeps in float and double", "[geometry]", float,
+                   double) {
+  using Real = TestType;
+  for (int d : {2, 3, 5, 11}) {
+    Kokkos::View<Real**, Kokkos::HostSpace> a("a", d, d), b("b", d, d);
+    Kokkos::View<Real*, Kokkos::HostSpace> e("e", d);
+    for (int i = 0; i < d; ++i)
+      for (int j = 0; j <= i; ++j) a(i, j) = a(j, i) = Real(std::sin(1.0 + 3.0 * i + 7.0 * j) + (i == j ? d : 0));
+    Kokkos::deep_copy(b, a);
+    const int sweeps = linalg::symmetric_eigenvalues_descending(a, e);
+    INFO("D = " << d << ", " << sweeps << " sweeps");
+    CHECK(sweeps <= 10);  // a rounding-level stopping rule: never the 50-sweep cap
+    double trace = 0, sum = 0;
+    for (int i = 0; i < d; ++i) {
+      trace += b(i, i);
+      sum += e(i);
+      if (i > 0) CHECK(e(i - 1) >= e(i));
+    }
+    CHECK(std::abs(trace - sum) <= (sizeof(Real) == 4 ? 1e-4 : 1e-12) * std::abs(trace));
+  }
+}
 
 namespace {
 

@@ -7,6 +7,7 @@
 namespace qgml::app {
 
 int train_command(const std::vector<std::string>& args);
+int tune_command(const std::vector<std::string>& args);
 int estimate_command(const std::vector<std::string>& args);
 int eval_command(const std::vector<std::string>& args);
 int info_command();

@@ -68,6 +68,16 @@ std::vector<Setting> make_schema() {
        {},
        0,
        1},
+      {"training.check_replicas",
+       T::boolean,
+       "false",
+       "with MPI: compare a hash of the matrices on all ranks after every epoch (debugging)",
+       {}},
+      {"mpi.gpu_aware",
+       T::boolean,
+       "false",
+       "with MPI: hand device pointers to MPI_Allreduce (GPU-aware MPI) instead of copying through the host",
+       {}},
       {"analysis.enabled", T::boolean, "true", "estimate the intrinsic dimension after training", {}},
       {"analysis.metric",
        T::text,
@@ -315,7 +325,7 @@ Config load_config(const std::string& path, const std::vector<std::pair<std::str
                   std::to_string(e.mark.column + 1) + ": not valid YAML (" + e.msg + ")");
     }
     if (!root.IsNull() && !root.IsMap())
-      throw Error("config '" + path + "': expected sections (data, model, training, analysis, output, profiling)");
+      throw Error("config '" + path + "': expected sections (data, model, training, mpi, analysis, output, profiling)");
     try {
       read_sections(c, root, path);
     } catch (const YAML::Exception& e) {  // e.g. a key that is itself a list

@@ -3,8 +3,11 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 
+#include "qgml/communicator.hpp"
 #include "qgml/data_io.hpp"
 #include "qgml/datasets.hpp"
 #include "qgml/manifolds.hpp"
@@ -13,67 +16,114 @@
 
 namespace qgml::app {
 
+// This process's rows [first, first + points.extent(0)) of the T = total points.
 template <class Real, class ExecSpace>
-RealMatrix<Real, typename ExecSpace::memory_space> load_data(const ExecSpace& exec, const Config& c) {
-  using View = RealMatrix<Real, typename ExecSpace::memory_space>;
-  View x;
-  const std::string file = c.text("data.file");
-  if (!file.empty()) {
-    x = to_device_points<Real>(exec, read_points(file));
-  } else {
-    const int t = int(c.integer("data.points"));
+struct DataShard {
+  RealMatrix<Real, typename ExecSpace::memory_space> points;
+  std::int64_t first = 0;
+  std::int64_t total = 0;
+};
+
+// x <- (x - mean) / std over all ranks' points, with the mean per coordinate and one overall std
+// (keeps the shape).
+template <class Real, class ExecSpace>
+void standardize(const ExecSpace& exec, DataShard<Real, ExecSpace>& shard, Communicator& comm) {
+  using memory_space = typename ExecSpace::memory_space;
+  const auto x = shard.points;
+  const int count = int(x.extent(0)), d = int(x.extent(1));
+  const double total = double(shard.total);
+  Kokkos::View<double*, memory_space> mean("qgml::app::standardize_mean", d);
+  Kokkos::parallel_for(
+      "qgml::app::standardize_sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, d), KOKKOS_LAMBDA(const int k) {
+        double s = 0;
+        for (int t = 0; t < count; ++t) s += x(t, k);
+        mean(k) = s;
+      });
+  auto mean_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mean);
+  comm.allreduce_sum(mean_host.data(), std::size_t(d), false);
+  for (int k = 0; k < d; ++k) mean_host(k) /= total;
+  Kokkos::deep_copy(exec, mean, mean_host);
+  double var = 0;
+  Kokkos::parallel_reduce(
+      "qgml::app::standardize_variance", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(const int t, double& v) {
+        for (int k = 0; k < d; ++k) v += (x(t, k) - mean(k)) * (x(t, k) - mean(k));
+      },
+      var);
+  comm.allreduce_sum(&var, 1, false);
+  const double scale = var > 0 ? 1.0 / std::sqrt(var / (total * d)) : 1.0;
+  Kokkos::parallel_for(
+      "qgml::app::standardize", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+        for (int k = 0; k < d; ++k) x(t, k) = Real((x(t, k) - mean(k)) * scale);
+      });
+  qgml::fence(exec, "qgml::app::standardize");
+}
+
+// A collective: every rank generates, or reads from data.file, only its shard shard_range(T, P, rank)
+// of the points (generated point t depends only on the seed and t, so the union over ranks is the
+// one-process data set); data.standardize uses the mean and spread of all T points. An error on any
+// rank (e.g. a bad row in a file, which only the rank holding it parses) is raised on every rank.
+template <class Real, class ExecSpace>
+DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& c, Communicator& comm) {
+  DataShard<Real, ExecSpace> shard;
+  run_collectively(comm, [&] {
+    const std::string file = c.text("data.file");
+    if (!file.empty()) {
+      HostShard h = read_points_shard(file, comm.rank(), comm.size());
+      if (h.data.rows == 0)
+        throw Error("data file '" + file + "' has " + std::to_string(h.total) + " points, too few for " +
+                    std::to_string(comm.size()) + " ranks (every rank needs at least one point)");
+      shard.points = to_device_points<Real>(exec, h.data);
+      shard.first = h.first;
+      shard.total = h.total;
+      return;
+    }
+    const std::int64_t total = c.integer("data.points");
+    if (total < comm.size())
+      throw Error("data.points = " + std::to_string(total) + " is too few for " + std::to_string(comm.size()) +
+                  " ranks (every rank needs at least one point)");
+    const ShardRange r = shard_range(total, comm.size(), comm.rank());
+    const int t = int(r.size());
     const double noise = c.real("data.noise");
     const auto seed = std::uint64_t(c.integer("data.seed"));
     const std::string g = c.text("data.generator");
+    const std::int64_t f = r.begin;
+    auto& x = shard.points;
     if (g == "sphere")
-      x = sphere_points<Real>(exec, t, int(c.integer("data.dimension")), noise, seed);
+      x = sphere_points<Real>(exec, t, int(c.integer("data.dimension")), noise, seed, f);
     else if (g == "circle")
-      x = circle_points<Real>(exec, t, c.real("data.radius"), noise, seed);
+      x = circle_points<Real>(exec, t, c.real("data.radius"), noise, seed, f);
     else if (g == "spiral")
-      x = spiral_points<Real>(exec, t, noise, seed);
+      x = spiral_points<Real>(exec, t, noise, seed, f);
     else if (g == "line")
-      x = line_points<Real>(exec, t, noise, seed);
+      x = line_points<Real>(exec, t, noise, seed, f);
     else if (g == "swiss_roll")
-      x = swiss_roll_points<Real>(exec, t, noise, seed);
+      x = swiss_roll_points<Real>(exec, t, noise, seed, f);
     else if (g == "hypercube")
       x = hypercube_points<Real>(exec, t, int(c.integer("data.intrinsic_dimension")), int(c.integer("data.dimension")),
-                                 noise, seed);
+                                 noise, seed, f);
     else if (g == "sphere10")
-      x = benchmark_sphere10_points<Real>(exec, t, noise, seed);
+      x = benchmark_sphere10_points<Real>(exec, t, noise, seed, f);
     else if (g == "affine")
-      x = affine_points<Real>(exec, t, noise, seed);
+      x = affine_points<Real>(exec, t, noise, seed, f);
     else if (g == "helix")
-      x = helix_points<Real>(exec, t, noise, seed);
+      x = helix_points<Real>(exec, t, noise, seed, f);
     else if (g == "mobius")
-      x = mobius_points<Real>(exec, t, noise, seed);
+      x = mobius_points<Real>(exec, t, noise, seed, f);
     else
-      x = curve13_points<Real>(exec, t, noise, seed);
-  }
-  if (c.boolean("data.standardize")) {
-    // x <- (x - mean) / std, with the mean per coordinate and one overall std (keeps the shape).
-    const int count = int(x.extent(0)), d = int(x.extent(1));
-    Kokkos::View<double*, typename ExecSpace::memory_space> mean("qgml::app::mean", d);
-    Kokkos::parallel_for(
-        "qgml::app::standardize_mean", Kokkos::RangePolicy<ExecSpace>(exec, 0, d), KOKKOS_LAMBDA(const int k) {
-          double s = 0;
-          for (int t = 0; t < count; ++t) s += x(t, k);
-          mean(k) = s / count;
-        });
-    double var = 0;
-    Kokkos::parallel_reduce(
-        "qgml::app::standardize_variance", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
-        KOKKOS_LAMBDA(const int t, double& v) {
-          for (int k = 0; k < d; ++k) v += (x(t, k) - mean(k)) * (x(t, k) - mean(k));
-        },
-        var);
-    const double scale = var > 0 ? 1.0 / std::sqrt(var / (double(count) * d)) : 1.0;
-    Kokkos::parallel_for(
-        "qgml::app::standardize", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
-          for (int k = 0; k < d; ++k) x(t, k) = Real((x(t, k) - mean(k)) * scale);
-        });
-    qgml::fence(exec, "qgml::app::standardize");
-  }
-  return x;
+      x = curve13_points<Real>(exec, t, noise, seed, f);
+    shard.first = r.begin;
+    shard.total = total;
+  });
+  if (c.boolean("data.standardize")) standardize(exec, shard, comm);
+  return shard;
+}
+
+// All T points in this process (the commands that do not distribute their work).
+template <class Real, class ExecSpace>
+RealMatrix<Real, typename ExecSpace::memory_space> load_data(const ExecSpace& exec, const Config& c) {
+  SelfCommunicator self;
+  return load_data_shard<Real>(exec, c, self).points;
 }
 
 }  // namespace qgml::app

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "config.hpp"
+#include "parallel.hpp"
 
 namespace {
 
@@ -16,6 +17,8 @@ void usage(std::FILE* out) {
                "usage:\n"
                "  qgml train CONFIG.yaml [--section.key value ...] [--quiet]\n"
                "  qgml train --resume RUN_DIR [--section.key value ...]\n"
+               "  qgml tune CONFIG.yaml [--section.key value ...] [--batches 64,128,...] [--epochs-per-trial 3]\n"
+               "            [--memory-budget BYTES|auto] [--json FILE]\n"
                "  qgml estimate --matrices M.npy --data X.csv|X.npy [--metric quantum|covariance|fubini_study]\n"
                "                [--min-gap-ratio 2] [--out DIR] [--precision double|float]\n"
                "  qgml eval --matrices M.npy --data X.csv|X.npy [--w 0] [--penalty none|frobenius|frobenius_squared]\n"
@@ -36,13 +39,22 @@ int main(int argc, char* argv[]) {
     return argc < 2 ? 2 : 0;
   }
   int code = 0;
+  // With MPI every rank runs this; errors raised collectively (qgml::CollectiveError) reach every rank
+  // with the same message and end the job normally, any other error on one rank aborts the job.
+  qgml::app::ParallelEnvironment parallel(argc, argv);
   {
     Kokkos::ScopeGuard guard(argc, argv);  // removes the --kokkos-* arguments
     const std::string command = argv[1];
     const std::vector<std::string> args(argv + 2, argv + argc);
     try {
+      const int ranks = qgml::app::communicator().size();
+      if (ranks > 1 && command != "train" && command != "estimate")
+        throw qgml::CollectiveError("qgml " + command + " runs in one process; under MPI (" + std::to_string(ranks) +
+                                    " ranks) only train and estimate are distributed");
       if (command == "train")
         code = qgml::app::train_command(args);
+      else if (command == "tune")
+        code = qgml::app::tune_command(args);
       else if (command == "estimate")
         code = qgml::app::estimate_command(args);
       else if (command == "eval")
@@ -56,9 +68,18 @@ int main(int argc, char* argv[]) {
         usage(stderr);
         code = 2;
       }
+    } catch (const qgml::CollectiveError& e) {
+      std::fprintf(stderr, "qgml: error: %s\n", e.what());
+      code = 1;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "qgml: error: %s\n", e.what());
       code = 1;
+      auto& comm = qgml::app::communicator();
+      if (comm.size() > 1) {
+        std::fprintf(stderr, "qgml: rank %d of %d failed alone; ending the job\n", comm.rank(), comm.size());
+        std::fflush(stderr);
+        comm.abort(code);
+      }
     }
   }
   return code;

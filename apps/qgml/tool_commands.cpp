@@ -20,6 +20,7 @@
 
 #include "analysis.hpp"
 #include "commands.hpp"
+#include "parallel.hpp"
 #include "run_directory.hpp"
 
 namespace qgml::app {
@@ -87,13 +88,29 @@ void prepare_output(const std::string& out) {
   check_writable_directory(out);
 }
 
+// With MPI, each rank reads its shard of the points and analyses it; rank 0 writes and prints.
 template <class Real>
 int estimate(const std::map<std::string, std::string>& o) {
   const Exec exec;
-  auto in = load_inputs<Real>(exec, o.at("matrices"), o.at("data"));
-  prepare_output(o.at("out"));
-  const GeometrySettings s = geometry_settings(o.at("metric"), number(o, "min-gap-ratio"));
-  const DimensionSummary sum = analyze_points(exec, in.config, in.data, s, 25000, o.at("out"));
+  Communicator& comm = communicator();
+  Loaded<Real> in;
+  GeometrySettings s;
+  run_collectively(comm, [&] {
+    const HostMatrices m = load_matrices(o.at("matrices"));
+    const HostShard shard = read_points_shard(o.at("data"), comm.rank(), comm.size());
+    if (shard.data.cols != m.D)
+      throw Error("the data '" + o.at("data") + "' have D = " + std::to_string(shard.data.cols) +
+                  " coordinates but the configuration '" + o.at("matrices") + "' has D = " + std::to_string(m.D) +
+                  " matrices");
+    if (shard.data.rows == 0)
+      throw Error("the data '" + o.at("data") + "' have " + std::to_string(shard.total) + " points, too few for " +
+                  std::to_string(comm.size()) + " ranks");
+    in = {to_configuration<Real>(m, exec), to_device_points<Real>(exec, shard.data)};
+    s = geometry_settings(o.at("metric"), number(o, "min-gap-ratio"));
+    if (comm.rank() == 0) prepare_output(o.at("out"));
+  });
+  const DimensionSummary sum = analyze_points(exec, in.config, in.data, s, 25000, o.at("out"), comm);
+  if (comm.rank() != 0) return 0;
   std::printf("%ld points, D = %d, N = %d, %s metric\n", sum.points, in.config.dimension(), in.config.size(),
               o.at("metric").c_str());
   for (std::size_t d = 0; d < sum.histogram.size(); ++d)

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -20,8 +21,10 @@
 #include "commands.hpp"
 #include "config.hpp"
 #include "data_source.hpp"
+#include "parallel.hpp"
 #include "profiler.hpp"
 #include "run_directory.hpp"
+#include "run_setup.hpp"
 
 namespace qgml::app {
 
@@ -48,6 +51,7 @@ class Log {
  public:
   Log(bool quiet) : quiet_(quiet) {}
   void open(const std::string& path) { file_.open(path, std::ios::app); }
+  void silence() { quiet_ = true; }
   void line(const std::string& s) {
     if (!quiet_) std::printf("%s\n", s.c_str());
     if (file_) file_ << s << "\n" << std::flush;
@@ -69,26 +73,6 @@ std::string format(const char* fmt, ...) {
   return buf;
 }
 
-TrainingSettings training_settings(const Config& c, const std::string& run_dir) {
-  TrainingSettings s;
-  s.epochs = int(c.integer("training.epochs"));
-  s.batch_size = int(c.integer("training.batch_size"));
-  s.learning_rate = c.real("training.lr");
-  s.schedule.kind = parse_schedule_kind(c.text("training.schedule"));
-  s.schedule.gamma = c.real("training.gamma");
-  s.schedule.step_size = int(c.integer("training.step_size"));
-  s.schedule.min_lr = c.real("training.min_lr");
-  s.loss.w = c.real("training.w");
-  s.loss.penalty = parse_penalty_kind(c.text("training.penalty"));
-  s.loss.penalty_weight = c.real("training.penalty_weight");
-  s.loss.degeneracy = parse_degeneracy_policy(c.text("training.degeneracy"));
-  s.seed = std::uint64_t(c.integer("training.seed"));
-  s.checkpoint_every = int(c.integer("training.checkpoint_every"));
-  s.checkpoint_dir = (fs::path(run_dir) / "checkpoints").string();
-  s.early_stop_tolerance = c.real("training.early_stop");
-  return s;
-}
-
 // Bytes the run needs on the execution space (data, configuration, trainer buffers), for the
 // "too large for memory" check before anything is allocated.
 double bytes_needed(long points, int d, int n, int batch, std::size_t real_size) {
@@ -108,26 +92,6 @@ void check_memory(double needed, const std::string& what) {
                what.c_str(), needed / (1 << 30), available / (1 << 30)));
 }
 
-template <class Real>
-MatrixConfiguration<Real, Kokkos::DefaultExecutionSpace> initial_configuration(
-    const Kokkos::DefaultExecutionSpace& exec, const Config& c, int d) {
-  const int n = int(c.integer("model.N"));
-  const std::string load = c.text("model.load");
-  if (!load.empty()) {
-    const HostMatrices m = load_matrices(load);
-    if (m.D != d)
-      throw Error("model.load: the configuration '" + load + "' has D = " + std::to_string(m.D) +
-                  " matrices but the data have D = " + std::to_string(d) + " coordinates");
-    return to_configuration<Real>(m, exec);
-  }
-  const std::string init = c.text("model.init");
-  const auto seed = std::uint64_t(c.integer("model.seed"));
-  if (init == "qr") return qr_configuration<Real>(d, n, seed, exec);
-  if (init == "gaussian") return gaussian_hermitian_configuration<Real>(d, n, c.real("model.init_scale"), seed, exec);
-  if (d != 3) throw Error("model.init = fuzzy_sphere needs D = 3 data, the data have D = " + std::to_string(d));
-  return fuzzy_sphere_configuration<Real>(n, 2.0 / std::max(1, n - 1), exec);
-}
-
 std::string progress_line(const EpochRecord& r, int epochs, double elapsed) {
   const double eta = r.epoch > 0 ? elapsed / r.epoch * (epochs - r.epoch) : 0;
   return format("epoch %d/%d  loss %.6g  (d^2 %.4g, sigma^2 %.4g)  %.0f points/s  ETA %.0f s%s", r.epoch, epochs,
@@ -139,7 +103,11 @@ template <class Real>
 int train(const Config& c, const std::string& config_path, const std::string& resume_dir, bool quiet) {
   using Exec = Kokkos::DefaultExecutionSpace;
   const Exec exec;
-  Log log(quiet);
+  // With MPI, every rank trains on its shard of the points; rank 0 alone prints and writes files.
+  Communicator& comm = communicator();
+  use_gpu_aware_mpi(c.boolean("mpi.gpu_aware"));
+  const bool root = comm.rank() == 0;
+  Log log(quiet || !root);
   // The monitor is installed first so that its memory high-water mark sees every allocation.
   ProfilerOptions popts;
   popts.trace = c.boolean("profiling.enabled");
@@ -153,26 +121,37 @@ int train(const Config& c, const std::string& config_path, const std::string& re
   const ProfilerGuard profiler(popts);
   const bool monitored = profiler.active;
   // Everything that can fail on bad input happens before the run directory exists.
-  auto data = load_data<Real>(exec, c);
-  const long points = long(data.extent(0));
+  const auto shard = load_data_shard<Real>(exec, c, comm);
+  const auto& data = shard.points;
+  const long points = long(shard.total);
+  const long local_points = long(data.extent(0));
   const int d = int(data.extent(1));
   const int n = int(c.integer("model.N"));
   const int batch = c.integer("training.batch_size") <= 0
                         ? int(points)
                         : int(std::min<long>(points, c.integer("training.batch_size")));
-  check_memory(bytes_needed(points, d, n, batch, sizeof(Real)),
-               format("training N = %d, D = %d, batch %d on %ld points", n, d, batch, points));
-  auto config = initial_configuration<Real>(exec, c, d);
+  MatrixConfiguration<Real, Exec> config;
+  run_collectively(comm, [&] {
+    check_memory(bytes_needed(local_points, d, n, int(std::min<long>(batch, local_points)), sizeof(Real)),
+                 format("training N = %d, D = %d, batch %d on %ld points", n, d, batch, local_points));
+    config = initial_configuration<Real>(exec, c, d);
+  });
   std::string run_dir = resume_dir;
   if (run_dir.empty()) {
-    std::string name = c.text("output.name");
-    if (name.empty()) name = config_path.empty() ? "qgml" : fs::path(config_path).stem().string();
-    run_dir = create_run_directory(c.text("output.directory"), name);
-    write_file_atomically((fs::path(run_dir) / "config.yaml").string(), c.to_yaml());
+    run_collectively(comm, [&] {
+      if (!root) return;
+      std::string name = c.text("output.name");
+      if (name.empty()) name = config_path.empty() ? "qgml" : fs::path(config_path).stem().string();
+      run_dir = create_run_directory(c.text("output.directory"), name);
+      write_file_atomically((fs::path(run_dir) / "config.yaml").string(), c.to_yaml());
+    });
+    run_dir = comm.broadcast(run_dir, 0);
   }
-  log.open((fs::path(run_dir) / "log.txt").string());
+  if (root) log.open((fs::path(run_dir) / "log.txt").string());
   TrainingSettings settings = training_settings(c, run_dir);
-  Trainer<Real, Exec> trainer(config, data, settings, exec);
+  std::optional<Trainer<Real, Exec>> trainer_storage;
+  run_collectively(comm, [&] { trainer_storage.emplace(config, data, settings, exec, comm, shard.total); });
+  Trainer<Real, Exec>& trainer = *trainer_storage;
   if (!resume_dir.empty()) {
     trainer.load_checkpoint(settings.checkpoint_dir);
     log.line(format("resuming %s at epoch %d of %d", run_dir.c_str(), trainer.epoch(), settings.epochs));
@@ -181,12 +160,17 @@ int train(const Config& c, const std::string& config_path, const std::string& re
                   trainer.batch_size(), settings.epochs, settings.loss.w,
                   std::is_same_v<Real, float> ? "float" : "double", Exec::name()));
   log.line("run directory: " + run_dir);
+  if (comm.size() > 1)
+    log.line(format("data parallel: %d ranks, %ld to %ld points each, %zu bytes per gradient all-reduce (%s)",
+                    comm.size(), points / comm.size(), (points + comm.size() - 1) / comm.size(),
+                    trainer.bytes_per_allreduce(),
+                    c.boolean("mpi.gpu_aware") ? "device buffers" : "through host memory"));
   if (!monitored) log.line("an external Kokkos tool is loaded: qgml's own profiler and monitor are off");
 
   stop_requested.store(false);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  const bool tty = !quiet && ::isatty(::fileno(stdout));
+  const bool tty = !quiet && root && ::isatty(::fileno(stdout));
   const int every = std::max(1, settings.epochs / 20);
   std::ostringstream monitor;
   monitor.precision(8);
@@ -223,14 +207,25 @@ int train(const Config& c, const std::string& config_path, const std::string& re
     return !stop_requested.load();
   });
   if (tty) std::printf("\n");
-  const bool interrupted = stop_requested.load();
+  std::int64_t stop_flag = stop_requested.load() ? 1 : 0;
+  comm.allreduce_max(&stop_flag, 1);  // every rank takes the same exit
+  const bool interrupted = stop_flag != 0;
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   const auto& history = trainer.history();
-  write_history_csv((fs::path(run_dir) / "history.csv").string(), history);
-  write_history_json((fs::path(run_dir) / "history.json").string(), history);
-  save_configuration((fs::path(run_dir) / "final_matrices.npy").string(), config, exec);
-  if (monitored) {
+  const HostMatrices final_matrices = to_host(config, exec);
+  run_collectively(comm, [&] {
+    if (!root) return;
+    write_history_csv((fs::path(run_dir) / "history.csv").string(), history);
+    write_history_json((fs::path(run_dir) / "history.json").string(), history);
+    save_matrices((fs::path(run_dir) / "final_matrices.npy").string(), final_matrices,
+                  std::is_same_v<Real, float> ? Precision::single_precision : Precision::double_precision);
+  });
+  if (comm.size() > 1)
+    log.line(format("communication: %.3f s in gradient all-reduces (%.1f %% of training)",
+                    trainer.communication_seconds(),
+                    train_seconds > 0 ? 100 * trainer.communication_seconds() / train_seconds : 0.0));
+  if (monitored && root) {
     monitor << "\n  ],\n  \"peak_bytes\": " << Profiler::peak_bytes() << ",\n  \"train_seconds\": " << train_seconds
             << ",\n  \"region_seconds\": {";
     bool first = true;
@@ -265,12 +260,12 @@ int train(const Config& c, const std::string& config_path, const std::string& re
   log.line(format("final loss %.6g (reconstruction %.6g, fluctuation %.6g) after %d epochs, %.1f s", last.total,
                   last.reconstruction, last.fluctuation, trainer.epoch(), train_seconds));
   if (c.boolean("analysis.enabled")) {
-    const DimensionSummary s = analyze<Real>(exec, config, data, c, run_dir);
+    const DimensionSummary s = analyze<Real>(exec, config, data, c, run_dir, comm);
     log.line(format("intrinsic dimension: mode %d, median %g, mean %.3f (fraction at the mode %.4f; D = %d)", s.mode,
                     s.median, s.mean, s.fraction()[s.mode], d));
     log.line(format("estimated intrinsic dimension: %d", s.mode));
   }
-  if (c.boolean("output.plots")) plot_run(run_dir, log.quiet());
+  if (c.boolean("output.plots") && root) plot_run(run_dir, log.quiet());
   log.line("outputs: " + run_dir);
   return 0;
 }

@@ -5,7 +5,9 @@
 # trilinos 13.2 source package and Catch2 3.7.1 from Debian's catch2 source package, and builds them
 # into a cache prefix outside the repository. Idempotent: a finished step leaves a stamp and is skipped.
 #
-#   qgml-deps.sh [--backend serial|openmp|cuda] [--cache DIR] [--no-apt] [--print-prefix]
+#   qgml-deps.sh [--backend serial|openmp|cuda] [--mpi] [--cache DIR] [--no-apt] [--print-prefix]
+#
+# --mpi also installs Debian's Open MPI (libopenmpi-dev, openmpi-bin) for QGML_ENABLE_MPI builds.
 #
 # Cache layout (DIR defaults to $QGML_DEPS_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/qgml):
 #   DIR/src/                 downloaded source packages and extracted trees
@@ -18,6 +20,7 @@ backend=openmp
 cache="${QGML_DEPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qgml}"
 use_apt=1
 print_prefix=0
+use_mpi=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --backend) backend="$2"; shift 2 ;;
@@ -25,8 +28,9 @@ while [ $# -gt 0 ]; do
     --cache) cache="$2"; shift 2 ;;
     --cache=*) cache="${1#*=}"; shift ;;
     --no-apt) use_apt=0; shift ;;
+    --mpi) use_mpi=1; shift ;;
     --print-prefix) print_prefix=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "qgml-deps: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -49,6 +53,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # ---------------------------------------------------------------------------------------------
 # 1. Debian packages
 packages=(g++ cmake ninja-build ccache pkg-config liblapacke-dev libopenblas-dev libyaml-cpp-dev ca-certificates)
+[ "$use_mpi" = 1 ] && packages+=(libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

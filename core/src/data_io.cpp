@@ -132,7 +132,38 @@ void check_writable(const std::string& path, const HostData& data) {
 
 }  // namespace
 
-HostData read_points_csv(const std::string& path) {
+namespace {
+
+// Data rows of a CSV file (non-blank lines after an optional header), without parsing the values.
+std::int64_t count_csv_rows(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) csv_fail(path, std::string("cannot open: ") + std::strerror(errno));
+  std::string line;
+  std::vector<std::string_view> cells;
+  std::int64_t rows = 0;
+  bool first = true;
+  double value = 0;
+  long long line_number = 0;
+  while (std::getline(in, line)) {
+    std::string_view view(line);
+    if (++line_number == 1 && view.substr(0, 3) == "\xEF\xBB\xBF") view.remove_prefix(3);
+    if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
+    if (trim(view).empty()) continue;
+    if (first) {
+      first = false;
+      split_cells(view, cells);
+      bool header = false;
+      for (const auto cell : cells) header = header || !parse_number(cell, value);
+      if (header) continue;
+    }
+    ++rows;
+  }
+  if (in.bad()) csv_fail(path, "read error after line " + std::to_string(line_number));
+  return rows;
+}
+
+// The CSV reader; only data rows [first, end) are parsed and stored (every row's column count is checked).
+HostData read_csv_rows(const std::string& path, std::int64_t first, std::int64_t end) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) csv_fail(path, "is a directory");
   std::ifstream in(path, std::ios::binary);
@@ -180,6 +211,11 @@ HostData read_points_csv(const std::string& path) {
                          " columns, expected " + std::to_string(data.cols) + " (as on line " +
                          std::to_string(columns_line) + ")");
     }
+    const std::int64_t row = std::int64_t(rows);
+    if (row < first || row >= end) {
+      ++rows;
+      continue;
+    }
     for (std::size_t c = 0; c < cells.size(); ++c) {
       if (!parse_number(cells[c], value))
         csv_fail(path, at_cell(line_number, c) + quoted(cells[c]) + " is not a number");
@@ -192,18 +228,27 @@ HostData read_points_csv(const std::string& path) {
   }
   if (in.bad()) csv_fail(path, "read error after line " + std::to_string(line_number));
   if (rows == 0) csv_fail(path, header_line != 0 ? "no data rows (only a header line)" : "no data rows");
-  data.rows = static_cast<int>(rows);
+  data.rows = static_cast<int>(data.cols > 0 ? data.values.size() / std::size_t(data.cols) : 0);
   return data;
 }
 
-HostData read_points_npy(const std::string& path) {
-  const NpyArray a = read_npy(path);
+}  // namespace
+
+HostData read_points_csv(const std::string& path) {
+  return read_csv_rows(path, 0, std::numeric_limits<std::int64_t>::max());
+}
+
+namespace {
+
+HostData read_npy_points(const std::string& path, const NpyRowSelector& select, std::int64_t* total) {
+  const NpyArray a = read_npy_rows(path, select);
+  if (total) *total = std::int64_t(a.total_rows);
   if (a.type != NpyType::float32 && a.type != NpyType::float64)
     npy_fail(path, std::string("dtype ") + npy_type_name(a.type) + " ('" + npy_descr(a.type) +
                        "') is not supported for points (expected float32 or float64)");
   if (a.shape.size() != 2)
     npy_fail(path, "expected a 2-D array of points (rows x coordinates), got shape " + shape_string(a.shape));
-  if (a.shape[0] == 0) npy_fail(path, "no data rows (shape " + shape_string(a.shape) + ")");
+  if (a.total_rows == 0) npy_fail(path, "no data rows (shape " + shape_string(a.shape) + ")");
   if (a.shape[1] == 0) npy_fail(path, "no columns (shape " + shape_string(a.shape) + ")");
   if (a.shape[0] > std::size_t(INT_MAX) || a.shape[1] > std::size_t(INT_MAX))
     npy_fail(path, "shape " + shape_string(a.shape) + " is too large");
@@ -220,11 +265,15 @@ HostData read_points_npy(const std::string& path) {
     }
     if (!std::isfinite(data.values[i]))
       npy_fail(path, "non-finite value " + std::to_string(data.values[i]) + " at (row " +
-                         std::to_string(i / a.shape[1]) + ", column " + std::to_string(i % a.shape[1]) +
+                         std::to_string(a.first_row + i / a.shape[1]) + ", column " + std::to_string(i % a.shape[1]) +
                          "), counting from 0");
   }
   return data;
 }
+
+}  // namespace
+
+HostData read_points_npy(const std::string& path) { return read_npy_points(path, {}, nullptr); }
 
 HostData read_points(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
@@ -232,6 +281,38 @@ HostData read_points(const std::string& path) {
   if (ext == ".csv") return read_points_csv(path);
   if (ext == ".npy") return read_points_npy(path);
   throw Error("cannot read points from '" + path + "': unknown extension '" + ext + "' (expected .csv or .npy)");
+}
+
+HostShard read_points_shard(const std::string& path, int rank, int ranks) {
+  const ShardRange check = shard_range(1, ranks, rank);  // validates rank and ranks
+  (void)check;
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (auto& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  HostShard shard;
+  if (ext == ".csv") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) csv_fail(path, "is a directory");
+    shard.total = ranks == 1 ? -1 : count_csv_rows(path);
+    const ShardRange r =
+        ranks == 1 ? ShardRange{0, std::numeric_limits<std::int64_t>::max()} : shard_range(shard.total, ranks, rank);
+    shard.data = read_csv_rows(path, r.begin, r.end);
+    if (ranks == 1) shard.total = shard.data.rows;
+    shard.first = ranks == 1 ? 0 : r.begin;
+  } else if (ext == ".npy") {
+    std::int64_t first = 0;
+    shard.data = read_npy_points(
+        path,
+        [&](std::size_t rows) {
+          const ShardRange r = shard_range(std::int64_t(rows), ranks, rank);
+          first = r.begin;
+          return std::pair<std::size_t, std::size_t>(std::size_t(r.begin), std::size_t(r.end));
+        },
+        &shard.total);
+    shard.first = first;
+  } else {
+    throw Error("cannot read points from '" + path + "': unknown extension '" + ext + "' (expected .csv or .npy)");
+  }
+  return shard;
 }
 
 void write_points_csv(const std::string& path, const HostData& data) {

@@ -77,7 +77,9 @@ std::string header_value(const std::string& header, const std::string& key, cons
 
 }  // namespace
 
-NpyArray read_npy(const std::string& path) {
+NpyArray read_npy(const std::string& path) { return read_npy_rows(path, {}); }
+
+NpyArray read_npy_rows(const std::string& path, const NpyRowSelector& select) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
   in.seekg(0, std::ios::end);
@@ -147,6 +149,23 @@ NpyArray read_npy(const std::string& path) {
                    " bytes of data) but only " + std::to_string(available) + " bytes follow");
   if (available > expected)
     fail(path, "has " + std::to_string(available - expected) + " bytes after the data announced by shape " + shape);
+  if (select) {
+    if (a.shape.empty()) fail(path, "expected an array with rows, got a 0-d array");
+    const std::size_t rows = a.shape[0], row_bytes = rows ? expected / rows : 0;
+    const auto [first, end] = select(rows);
+    if (first > end || end > rows)
+      fail(path,
+           "rows [" + std::to_string(first) + ", " + std::to_string(end) + ") requested of " + std::to_string(rows));
+    a.first_row = first;
+    a.total_rows = rows;
+    a.shape[0] = end - first;
+    a.bytes.resize((end - first) * row_bytes);
+    in.seekg(static_cast<std::streamoff>(prefix + header_len + first * row_bytes));
+    in.read(reinterpret_cast<char*>(a.bytes.data()), static_cast<std::streamsize>(a.bytes.size()));
+    if (!in) fail(path, "read error");
+    return a;
+  }
+  a.total_rows = a.shape.empty() ? 0 : a.shape[0];
   a.bytes.resize(expected);
   in.read(reinterpret_cast<char*>(a.bytes.data()), static_cast<std::streamsize>(expected));
   if (!in) fail(path, "read error");

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "qgml/communicator.hpp"
 #include "qgml/error.hpp"
 #include "qgml/kokkos_compat.hpp"
 #include "qgml/types.hpp"
@@ -41,6 +42,17 @@ HostData read_points_npy(const std::string& path);
 
 // By extension (case-insensitive): .csv or .npy; anything else is an error.
 HostData read_points(const std::string& path);
+
+// One rank's share of a points file: the rows [first, first + data.rows) of the file's `total` rows,
+// with first = shard_range(total, ranks, rank).begin. Only those rows are parsed and checked (in a CSV
+// file every row's column count is checked too), so a bad value is reported by the rank that holds it;
+// an NPY file is read from the shard's offset. An empty shard (more ranks than rows) has data.rows = 0.
+struct HostShard {
+  HostData data;
+  std::int64_t first = 0;
+  std::int64_t total = 0;
+};
+HostShard read_points_shard(const std::string& path, int rank, int ranks);
 
 // Writes atomically (temporary file + rename). CSV: no header, shortest round-trip representation of
 // every value (reading it back gives the same doubles). NPY: float64, shape (rows, cols), C order.

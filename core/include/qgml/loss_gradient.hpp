@@ -99,6 +99,19 @@ class LossGradient {
     reduce(exec, count, accumulate);
   }
 
+  // Sets the gradient and the sums to zero (a rank with no points in a distributed batch).
+  void zero(const ExecSpace& exec) {
+    const auto g = g_;
+    const int n = n_;
+    Kokkos::parallel_for(
+        "qgml::LossGradient::zero_gradient", Kokkos::RangePolicy<ExecSpace>(exec, 0, d_ * n * n),
+        KOKKOS_LAMBDA(const int lij) { g(lij / (n * n), (lij / n) % n, lij % n) = complex_type(0); });
+    const auto sums = sums_;
+    Kokkos::parallel_for(
+        "qgml::LossGradient::zero_sums", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(loss_sum_count)),
+        KOKKOS_LAMBDA(const int q) { sums(q) = 0; });
+  }
+
   // gradient += lambda dP/dA and sums(loss_penalty) += lambda P.
   void add_penalty(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
                    const LossSettings& settings) {

@@ -41,18 +41,19 @@ namespace qgml {
 // Spec 4.1 SpiralManifold, but with t drawn at random rather than on the grid linspace(0, 4 pi, T).
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> spiral_points(const ExecSpace& exec, int count, double noise,
-                                                                 std::uint64_t seed) {
+                                                                 std::uint64_t seed, std::int64_t first = 0) {
   QGML_REQUIRE(count >= 1 && noise >= 0, "qgml::spiral_points: need T >= 1 and noise >= 0");
   RealMatrix<Real, typename ExecSpace::memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::spiral_points"),
                                                        count, 3);
   const CounterRng param(seed, 0x5350495254ULL), jitter(seed, 0x535049524eULL);  // "SPIRT", "SPIRN"
   Kokkos::parallel_for(
-      "qgml::spiral_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+      "qgml::spiral_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
+        const std::int64_t t = first + i;
         const std::uint64_t n = 3 * std::uint64_t(t);
         const double s = 12.566370614359172 * param.uniform(std::uint64_t(t));  // 4 pi u
-        x(t, 0) = Real(s * math::cos(s) + noise * jitter.normal(n));
-        x(t, 1) = Real(s * math::sin(s) + noise * jitter.normal(n + 1));
-        x(t, 2) = Real(noise * jitter.normal(n + 2));
+        x(i, 0) = Real(s * math::cos(s) + noise * jitter.normal(n));
+        x(i, 1) = Real(s * math::sin(s) + noise * jitter.normal(n + 1));
+        x(i, 2) = Real(noise * jitter.normal(n + 2));
       });
   return x;
 }
@@ -63,21 +64,22 @@ RealMatrix<Real, typename ExecSpace::memory_space> spiral_points(const ExecSpace
 // (x_0 + x_1 + x_2) / 3 = t exactly.
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> line_points(const ExecSpace& exec, int count, double noise,
-                                                               std::uint64_t seed) {
+                                                               std::uint64_t seed, std::int64_t first = 0) {
   QGML_REQUIRE(count >= 1 && noise >= 0, "qgml::line_points: need T >= 1 and noise >= 0");
   RealMatrix<Real, typename ExecSpace::memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::line_points"),
                                                        count, 3);
   const CounterRng param(seed, 0x4c494e4554ULL), jitter(seed, 0x4c494e454eULL);  // "LINET", "LINEN"
   Kokkos::parallel_for(
-      "qgml::line_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+      "qgml::line_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
+        const std::int64_t t = first + i;
         const std::uint64_t n = 3 * std::uint64_t(t);
         const double s = 10.0 * param.uniform(std::uint64_t(t));
         const double g0 = noise * jitter.normal(n), g1 = noise * jitter.normal(n + 1),
                      g2 = noise * jitter.normal(n + 2);
         const double mean = (g0 + g1 + g2) / 3.0;
-        x(t, 0) = Real(s + (g0 - mean));
-        x(t, 1) = Real(s + (g1 - mean));
-        x(t, 2) = Real(s + (g2 - mean));
+        x(i, 0) = Real(s + (g0 - mean));
+        x(i, 1) = Real(s + (g1 - mean));
+        x(i, 2) = Real(s + (g2 - mean));
       });
   return x;
 }
@@ -86,19 +88,20 @@ RealMatrix<Real, typename ExecSpace::memory_space> line_points(const ExecSpace& 
 // t = 1.5 pi (1 + 2 u) in [1.5 pi, 4.5 pi], height = 21 v, x = (t cos t, height, t sin t). Raw, unscaled.
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> swiss_roll_points(const ExecSpace& exec, int count, double noise,
-                                                                     std::uint64_t seed) {
+                                                                     std::uint64_t seed, std::int64_t first = 0) {
   QGML_REQUIRE(count >= 1 && noise >= 0, "qgml::swiss_roll_points: need T >= 1 and noise >= 0");
   RealMatrix<Real, typename ExecSpace::memory_space> x(
       Kokkos::ViewAllocateWithoutInitializing("qgml::swiss_roll_points"), count, 3);
   const CounterRng param(seed, 0x5357535254ULL), jitter(seed, 0x535753524eULL);  // "SWSRT", "SWSRN"
   Kokkos::parallel_for(
-      "qgml::swiss_roll_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+      "qgml::swiss_roll_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
+        const std::int64_t t = first + i;
         const std::uint64_t n = 3 * std::uint64_t(t);
         const double s = 4.71238898038469 * (1.0 + 2.0 * param.uniform(2 * std::uint64_t(t)));  // 1.5 pi (1 + 2u)
         const double height = 21.0 * param.uniform(2 * std::uint64_t(t) + 1);
-        x(t, 0) = Real(s * math::cos(s) + noise * jitter.normal(n));
-        x(t, 1) = Real(height + noise * jitter.normal(n + 1));
-        x(t, 2) = Real(s * math::sin(s) + noise * jitter.normal(n + 2));
+        x(i, 0) = Real(s * math::cos(s) + noise * jitter.normal(n));
+        x(i, 1) = Real(height + noise * jitter.normal(n + 1));
+        x(i, 2) = Real(s * math::sin(s) + noise * jitter.normal(n + 2));
       });
   return x;
 }
@@ -137,7 +140,8 @@ inline std::vector<double> hypercube_rotation(int ambient_dim, std::uint64_t see
 // benchmark's Cubic manifolds are cube *surfaces*; this is the solid cube of the reference.
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> hypercube_points(const ExecSpace& exec, int count, int intrinsic_dim,
-                                                                    int ambient_dim, double noise, std::uint64_t seed) {
+                                                                    int ambient_dim, double noise, std::uint64_t seed,
+                                                                    std::int64_t first = 0) {
   QGML_REQUIRE(count >= 1 && noise >= 0, "qgml::hypercube_points: need T >= 1 and noise >= 0");
   QGML_REQUIRE(intrinsic_dim >= 1 && intrinsic_dim <= ambient_dim,
                "qgml::hypercube_points: need 1 <= intrinsic dimension d <= ambient dimension D");
@@ -155,13 +159,14 @@ RealMatrix<Real, typename ExecSpace::memory_space> hypercube_points(const ExecSp
   RealMatrix<Real, memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::hypercube_points"), count, D);
   const CounterRng param(seed, 0x4355424555ULL), jitter(seed, 0x435542454eULL);  // "CUBEU", "CUBEN"
   Kokkos::parallel_for(
-      "qgml::hypercube_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+      "qgml::hypercube_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
+        const std::int64_t t = first + i;
         const std::uint64_t base = std::uint64_t(t) * std::uint64_t(d);
         const std::uint64_t n = std::uint64_t(t) * std::uint64_t(D);
         for (int k = 0; k < D; ++k) {
           double v = 0;
           for (int i = 0; i < d; ++i) v += q(k, i) * (2.0 * param.uniform(base + i) - 1.0);
-          x(t, k) = Real(v + noise * jitter.normal(n + k));
+          x(i, k) = Real(v + noise * jitter.normal(n + k));
         }
       });
   // The host mirror and the rotation are released on return: they must outlive the copy and the kernel.
@@ -174,16 +179,17 @@ RealMatrix<Real, typename ExecSpace::memory_space> hypercube_points(const ExecSp
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> hypersphere_points(const ExecSpace& exec, int count,
                                                                       int intrinsic_dim, double noise,
-                                                                      std::uint64_t seed) {
+                                                                      std::uint64_t seed, std::int64_t first = 0) {
   QGML_REQUIRE(intrinsic_dim >= 1, "qgml::hypersphere_points: need intrinsic dimension d >= 1");
-  return sphere_points<Real>(exec, count, intrinsic_dim + 1, noise, seed);
+  return sphere_points<Real>(exec, count, intrinsic_dim + 1, noise, seed, first);
 }
 
 // Benchmark M1: the unit 10-sphere in R^11, intrinsic dimension 10 (= sphere_points(exec, T, 11, ..)).
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> benchmark_sphere10_points(const ExecSpace& exec, int count,
-                                                                             double noise, std::uint64_t seed) {
-  return hypersphere_points<Real>(exec, count, 10, noise, seed);
+                                                                             double noise, std::uint64_t seed,
+                                                                             std::int64_t first = 0) {
+  return hypersphere_points<Real>(exec, count, 10, noise, seed, first);
 }
 
 // The fixed map of affine_points: A (5 x 3, row-major, a[3 i + j] = A_ij) and b (5), all entries
@@ -206,18 +212,19 @@ inline AffineMap affine_points_map(std::uint64_t seed) {
 // uses u ~ U[0, 4]^3 and one fixed hand-written A, b; only the (random) affine frame differs.
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> affine_points(const ExecSpace& exec, int count, double noise,
-                                                                 std::uint64_t seed) {
+                                                                 std::uint64_t seed, std::int64_t first = 0) {
   QGML_REQUIRE(count >= 1 && noise >= 0, "qgml::affine_points: need T >= 1 and noise >= 0");
   RealMatrix<Real, typename ExecSpace::memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::affine_points"),
                                                        count, 5);
   const AffineMap map = affine_points_map(seed);                             // captured by value: no device allocation
   const CounterRng param(seed, 0x41464655ULL), jitter(seed, 0x4146464eULL);  // "AFFU", "AFFN"
   Kokkos::parallel_for(
-      "qgml::affine_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+      "qgml::affine_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
+        const std::int64_t t = first + i;
         const std::uint64_t base = 3 * std::uint64_t(t), n = 5 * std::uint64_t(t);
         const double u0 = param.uniform(base), u1 = param.uniform(base + 1), u2 = param.uniform(base + 2);
         for (int k = 0; k < 5; ++k)
-          x(t, k) = Real(map.a[3 * k] * u0 + map.a[3 * k + 1] * u1 + map.a[3 * k + 2] * u2 + map.b[k] +
+          x(i, k) = Real(map.a[3 * k] * u0 + map.a[3 * k + 1] * u1 + map.a[3 * k + 2] * u2 + map.b[k] +
                          noise * jitter.normal(n + k));
       });
   return x;
@@ -227,19 +234,20 @@ RealMatrix<Real, typename ExecSpace::memory_space> affine_points(const ExecSpace
 // x = ((2 + cos 8t) cos t, (2 + cos 8t) sin t, sin 8t). Since 2 + cos 8t >= 1, t = atan2(x_1, x_0).
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> helix_points(const ExecSpace& exec, int count, double noise,
-                                                                std::uint64_t seed) {
+                                                                std::uint64_t seed, std::int64_t first = 0) {
   QGML_REQUIRE(count >= 1 && noise >= 0, "qgml::helix_points: need T >= 1 and noise >= 0");
   RealMatrix<Real, typename ExecSpace::memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::helix_points"),
                                                        count, 3);
   const CounterRng param(seed, 0x48454c5854ULL), jitter(seed, 0x48454c584eULL);  // "HELXT", "HELXN"
   Kokkos::parallel_for(
-      "qgml::helix_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+      "qgml::helix_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
+        const std::int64_t t = first + i;
         const std::uint64_t n = 3 * std::uint64_t(t);
         const double s = 6.283185307179586 * param.uniform(std::uint64_t(t));
         const double r = 2.0 + math::cos(8.0 * s);
-        x(t, 0) = Real(r * math::cos(s) + noise * jitter.normal(n));
-        x(t, 1) = Real(r * math::sin(s) + noise * jitter.normal(n + 1));
-        x(t, 2) = Real(math::sin(8.0 * s) + noise * jitter.normal(n + 2));
+        x(i, 0) = Real(r * math::cos(s) + noise * jitter.normal(n));
+        x(i, 1) = Real(r * math::sin(s) + noise * jitter.normal(n + 1));
+        x(i, 2) = Real(math::sin(8.0 * s) + noise * jitter.normal(n + 2));
       });
   return x;
 }
@@ -251,20 +259,21 @@ RealMatrix<Real, typename ExecSpace::memory_space> helix_points(const ExecSpace&
 // u = atan2(x_1, x_0) mod 2 pi.
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> mobius_points(const ExecSpace& exec, int count, double noise,
-                                                                 std::uint64_t seed) {
+                                                                 std::uint64_t seed, std::int64_t first = 0) {
   QGML_REQUIRE(count >= 1 && noise >= 0, "qgml::mobius_points: need T >= 1 and noise >= 0");
   RealMatrix<Real, typename ExecSpace::memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::mobius_points"),
                                                        count, 3);
   const CounterRng param(seed, 0x4d4f425556ULL), jitter(seed, 0x4d4f42554eULL);  // "MOBUV", "MOBUN"
   Kokkos::parallel_for(
-      "qgml::mobius_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+      "qgml::mobius_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
+        const std::int64_t t = first + i;
         const std::uint64_t n = 3 * std::uint64_t(t);
         const double u = 6.283185307179586 * param.uniform(2 * std::uint64_t(t));
         const double v = 2.0 * param.uniform(2 * std::uint64_t(t) + 1) - 1.0;
         const double r = 1.0 + 0.5 * v * math::cos(0.5 * u);
-        x(t, 0) = Real(r * math::cos(u) + noise * jitter.normal(n));
-        x(t, 1) = Real(r * math::sin(u) + noise * jitter.normal(n + 1));
-        x(t, 2) = Real(0.5 * v * math::sin(0.5 * u) + noise * jitter.normal(n + 2));
+        x(i, 0) = Real(r * math::cos(u) + noise * jitter.normal(n));
+        x(i, 1) = Real(r * math::sin(u) + noise * jitter.normal(n + 1));
+        x(i, 2) = Real(0.5 * v * math::sin(0.5 * u) + noise * jitter.normal(n + 2));
       });
   return x;
 }
@@ -277,20 +286,21 @@ RealMatrix<Real, typename ExecSpace::memory_space> mobius_points(const ExecSpace
 // independent Fourier modes. (A cosine-only curve cos(2 pi (k+1) t) would fold onto itself: x(t) = x(1 - t).)
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> curve13_points(const ExecSpace& exec, int count, double noise,
-                                                                  std::uint64_t seed) {
+                                                                  std::uint64_t seed, std::int64_t first = 0) {
   QGML_REQUIRE(count >= 1 && noise >= 0, "qgml::curve13_points: need T >= 1 and noise >= 0");
   RealMatrix<Real, typename ExecSpace::memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::curve13_points"),
                                                        count, 13);
   const CounterRng param(seed, 0x4352563133ULL), jitter(seed, 0x435256314eULL);  // "CRV13", "CRV1N"
   Kokkos::parallel_for(
-      "qgml::curve13_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+      "qgml::curve13_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
+        const std::int64_t t = first + i;
         const std::uint64_t n = 13 * std::uint64_t(t);
         const double s = param.uniform(std::uint64_t(t));
         for (int k = 0; k < 13; ++k) {
           const double f = double(k / 2 + 1);
           const double phase = 6.283185307179586 * f * s;
           const double v = (k % 2 == 0 ? math::cos(phase) : math::sin(phase)) / f;
-          x(t, k) = Real(v + noise * jitter.normal(n + k));
+          x(i, k) = Real(v + noise * jitter.normal(n + k));
         }
       });
   return x;

@@ -3,17 +3,27 @@
 // and one Adam step per batch. The whole epoch stays on the device: the only device-to-host copy is
 // the epoch's sums, once at its end; a batch whose loss or gradient is not finite is skipped on the
 // device and never reaches the matrices.
+//
+// Data-parallel training: with a Communicator of P > 1 ranks, each rank holds the contiguous shard
+// shard_range(T, P, rank) of the points and a full copy of the matrices. The batches are those of the
+// one-process run (the same keyed shuffle of all T points); each rank computes the points of a batch
+// that it holds, the partial gradient and loss sums are added over the ranks by one in-place
+// all-reduce, and every rank takes the same Adam step. Histories therefore agree with the
+// one-process run up to the order of the floating-point sums.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "qgml/adam.hpp"
 #include "qgml/checkpoint.hpp"
+#include "qgml/communicator.hpp"
 #include "qgml/error.hpp"
 #include "qgml/initializers.hpp"
 #include "qgml/kokkos_compat.hpp"
@@ -34,21 +44,51 @@ class Trainer {
   // Trains `config` in place on `data` (T x D, on the device).
   Trainer(MatrixConfiguration<Real, ExecSpace>& config, const points_type& data, const TrainingSettings& settings,
           const ExecSpace& exec)
+      : Trainer(config, data, settings, exec, nullptr, std::int64_t(data.extent(0))) {}
+
+  // Data-parallel training on `comm`'s ranks: `shard` (on the device) holds this rank's rows
+  // shard_range(total_points, comm.size(), comm.rank()) of the T = total_points points. A collective:
+  // every rank constructs its Trainer and calls train() / train_epoch() / checkpoint functions alike.
+  Trainer(MatrixConfiguration<Real, ExecSpace>& config, const points_type& shard, const TrainingSettings& settings,
+          const ExecSpace& exec, Communicator& comm, std::int64_t total_points)
+      : Trainer(config, shard, settings, exec, &comm, total_points) {}
+
+ private:
+  Trainer(MatrixConfiguration<Real, ExecSpace>& config, const points_type& data, const TrainingSettings& settings,
+          const ExecSpace& exec, Communicator* comm, std::int64_t total_points)
       : config_(config),
         data_(data),
         settings_(settings),
         exec_(exec),
-        count_(static_cast<int>(data.extent(0))),
+        comm_(comm),
+        distributed_(comm != nullptr && comm->size() > 1),
+        count_(checked_count(total_points)),
+        shard_(comm ? shard_range(total_points, comm->size(), comm->rank()) : ShardRange{0, total_points}),
         batch_(settings.batch_size <= 0 || settings.batch_size > count_ ? count_ : settings.batch_size),
-        engine_(config.dimension(), config.size(), batch_ > 0 ? batch_ : 1),
+        engine_(config.dimension(), config.size(), engine_batch(batch_, shard_, distributed_)),
         adam_(config.dimension(), config.size(), settings.adam),
-        batch_points_(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::batch_points"), batch_ > 0 ? batch_ : 1,
-                      config.dimension()),
+        batch_points_(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::batch_points"),
+                      engine_batch(batch_, shard_, distributed_), config.dimension()),
         epoch_sums_("qgml::Trainer::epoch_sums", int(epoch_sum_count)),
         epoch_sums_host_(Kokkos::create_mirror(epoch_sums_)),
         skip_("qgml::Trainer::skip"),
         bad_gradient_("qgml::Trainer::bad_gradient") {
     QGML_REQUIRE(count_ >= 1, "qgml::Trainer: the data set is empty");
+    QGML_REQUIRE(std::int64_t(data.extent(0)) == shard_.size(),
+                 "qgml::Trainer: rank " + std::to_string(comm ? comm->rank() : 0) + " holds " +
+                     std::to_string(data.extent(0)) + " points, but its shard of T = " + std::to_string(count_) +
+                     " points has " + std::to_string(shard_.size()));
+    if (distributed_) {
+      const int batches = (count_ + batch_ - 1) / batch_;
+      order_ = Kokkos::View<int*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::order"),
+                                                std::max<std::int64_t>(1, shard_.size()));
+      batch_offsets_ = Kokkos::View<int*, memory_space>("qgml::Trainer::batch_offsets", batches + 1);
+      batch_offsets_host_ = Kokkos::create_mirror(batch_offsets_);
+      const int d = config.dimension(), n = config.size();
+      reduce_buffer_ = Kokkos::View<double*, memory_space>("qgml::Trainer::reduce_buffer",
+                                                           2 * std::size_t(d) * n * n + int(loss_sum_count));
+      reduce_buffer_host_ = Kokkos::create_mirror(reduce_buffer_);
+    }
     QGML_REQUIRE(int(data.extent(1)) == config.dimension(),
                  "qgml::Trainer: the data have D = " + std::to_string(data.extent(1)) +
                      " coordinates but the configuration has D = " + std::to_string(config.dimension()));
@@ -56,17 +96,20 @@ class Trainer {
     QGML_REQUIRE(settings.learning_rate > 0, "qgml::Trainer: the learning rate must be > 0");
   }
 
+ public:
   // Runs the remaining epochs (settings.epochs minus those already done, e.g. after a resume).
   const std::vector<EpochRecord>& train(const EpochCallback& callback = {}) {
-    while (epoch_ < settings_.epochs && !stop_.load()) {
+    while (epoch_ < settings_.epochs && !on_any_rank(stop_.load())) {
       const EpochRecord r = train_epoch();
       const bool go_on = callback ? callback(r) : true;
+      const bool halt = on_any_rank(!go_on || stop_.load());
       const bool early = converged();
-      const bool last = epoch_ == settings_.epochs || !go_on || early || stop_.load();
+      const bool last = epoch_ == settings_.epochs || halt || early;
       if (!settings_.checkpoint_dir.empty() &&
           (last || (settings_.checkpoint_every > 0 && epoch_ % settings_.checkpoint_every == 0)))
         save_checkpoint(settings_.checkpoint_dir);
-      if (!go_on || early) break;
+      if (settings_.check_replicas) check_replicas();
+      if (halt || early) break;
     }
     return history_;
   }
@@ -83,24 +126,28 @@ class Trainer {
         "qgml::Trainer::zero_epoch_sums", Kokkos::RangePolicy<ExecSpace>(exec_, 0, int(epoch_sum_count)),
         KOKKOS_LAMBDA(const int i) { sums(i) = 0; });
     const KeyedPermutation perm(std::uint64_t(count_), settings_.seed, std::uint64_t(epoch));
-    for (int start = 0; start < count_; start += batch_) {
-      const int n_batch = std::min(batch_, count_ - start);
-      const auto pts = Kokkos::subview(batch_points_, Kokkos::make_pair(0, n_batch), Kokkos::ALL);
-      {
-        ScopedRegion gather("qgml::Trainer::gather_batch");
-        const auto data = data_;
-        Kokkos::parallel_for(
-            "qgml::Trainer::gather_batch", Kokkos::RangePolicy<ExecSpace>(exec_, 0, n_batch * d),
-            KOKKOS_LAMBDA(const int ik) {
-              const int i = ik / d, k = ik % d;
-              pts(i, k) = data(int(perm(std::uint64_t(start + i))), k);
-            });
+    if (distributed_) {
+      train_distributed_batches(perm, lr);
+    } else {
+      for (int start = 0; start < count_; start += batch_) {
+        const int n_batch = std::min(batch_, count_ - start);
+        const auto pts = Kokkos::subview(batch_points_, Kokkos::make_pair(0, n_batch), Kokkos::ALL);
+        {
+          ScopedRegion gather("qgml::Trainer::gather_batch");
+          const auto data = data_;
+          Kokkos::parallel_for(
+              "qgml::Trainer::gather_batch", Kokkos::RangePolicy<ExecSpace>(exec_, 0, n_batch * d),
+              KOKKOS_LAMBDA(const int ik) {
+                const int i = ik / d, k = ik % d;
+                pts(i, k) = data(int(perm(std::uint64_t(start + i))), k);
+              });
+        }
+        engine_.compute(exec_, config_, pts, settings_.loss, Real(1) / Real(n_batch), false);
+        engine_.add_penalty(exec_, config_, settings_.loss);
+        finish_batch(n_batch);
+        ScopedRegion step("qgml::Trainer::optimizer_step");
+        adam_.step(exec_, config_, engine_.gradient(), lr, skip_);
       }
-      engine_.compute(exec_, config_, pts, settings_.loss, Real(1) / Real(n_batch), false);
-      engine_.add_penalty(exec_, config_, settings_.loss);
-      finish_batch(n_batch);
-      ScopedRegion step("qgml::Trainer::optimizer_step");
-      adam_.step(exec_, config_, engine_.gradient(), lr, skip_);
     }
     {
       ScopedRegion copy("qgml::Trainer::epoch_sums_to_host");
@@ -129,8 +176,18 @@ class Trainer {
   }
 
   // Writes the configuration, optimizer state, epoch and history (see checkpoint.hpp).
+  // Data-parallel: a collective; rank 0 writes, and a failure there is raised on every rank.
   void save_checkpoint(const std::string& dir) {
     ScopedRegion region("qgml::Trainer::checkpoint");
+    if (comm_)
+      run_collectively(*comm_, [&] {
+        if (comm_->rank() == 0) write_checkpoint_files(dir);
+      });
+    else
+      write_checkpoint_files(dir);
+  }
+
+  void write_checkpoint_files(const std::string& dir) {
     CheckpointState s;
     s.matrices = to_host(config_, exec_);
     s.precision = std::is_same_v<Real, float> ? Precision::single_precision : Precision::double_precision;
@@ -149,7 +206,16 @@ class Trainer {
 
   // Restores the configuration, optimizer state, epoch and history from a checkpoint written for the
   // same data size and shape; training then continues exactly where the checkpoint was taken.
+  // Data-parallel: a collective (every rank reads it; a failure on any rank is raised on all), and the
+  // checkpoint may come from a run on any number of ranks.
   void load_checkpoint(const std::string& dir) {
+    if (comm_)
+      run_collectively(*comm_, [&] { read_checkpoint_files(dir); });
+    else
+      read_checkpoint_files(dir);
+  }
+
+  void read_checkpoint_files(const std::string& dir) {
     const CheckpointState s = read_checkpoint(dir);
     QGML_REQUIRE(s.matrices.D == config_.dimension() && s.matrices.N == config_.size(),
                  "checkpoint '" + dir + "': D = " + std::to_string(s.matrices.D) +
@@ -194,6 +260,12 @@ class Trainer {
   bool stop_requested() const { return stop_.load(); }
 
   int epoch() const { return epoch_; }
+  // Seconds spent in the gradient all-reduce (host copies included) since construction; 0 on one rank.
+  double communication_seconds() const { return comm_seconds_; }
+  // Bytes one all-reduce moves per rank: the D N^2 complex gradient plus the loss sums, as doubles.
+  std::size_t bytes_per_allreduce() const { return distributed_ ? reduce_buffer_.span() * sizeof(double) : 0; }
+  std::int64_t total_points() const { return count_; }
+  ShardRange shard() const { return shard_; }
   int batch_size() const { return batch_; }
   const std::vector<EpochRecord>& history() const { return history_; }
   const TrainingSettings& settings() const { return settings_; }
@@ -252,7 +324,139 @@ class Trainer {
         });
   }
 
+  // The epoch's batches when the points are spread over ranks. Public only for nvcc (device lambdas).
+  void train_distributed_batches(const KeyedPermutation& perm, double lr) {
+    const int d = config_.dimension();
+    {
+      // order(c) = local row of the c-th point, in shuffled order, that this rank holds;
+      // batch_offsets(b) = how many of them come before batch b.
+      ScopedRegion region("qgml::Trainer::distribute_epoch");
+      const auto order = order_;
+      const auto offsets = batch_offsets_;
+      const std::int64_t begin = shard_.begin, end = shard_.end;
+      const int count = count_, batch = batch_;
+      Kokkos::parallel_scan(
+          "qgml::Trainer::distribute_epoch", Kokkos::RangePolicy<ExecSpace>(exec_, 0, count),
+          KOKKOS_LAMBDA(const int p, int& before, const bool final) {
+            const std::int64_t g = std::int64_t(perm(std::uint64_t(p)));
+            const int mine = (g >= begin && g < end) ? 1 : 0;
+            if (final) {
+              if (p % batch == 0) offsets(p / batch) = before;
+              if (mine) order(before) = int(g - begin);
+              if (p == count - 1) offsets((count + batch - 1) / batch) = before + mine;
+            }
+            before += mine;
+          });
+      Kokkos::deep_copy(exec_, batch_offsets_host_, batch_offsets_);
+      qgml::fence(exec_, "qgml::Trainer: batch offsets on the host");
+    }
+    const auto data = data_;
+    const auto order = order_;
+    for (int b = 0, start = 0; start < count_; ++b, start += batch_) {
+      const int n_batch = std::min(batch_, count_ - start);
+      const int first = batch_offsets_host_(b), n_local = batch_offsets_host_(b + 1) - first;
+      if (n_local > 0) {
+        const auto pts = Kokkos::subview(batch_points_, Kokkos::make_pair(0, n_local), Kokkos::ALL);
+        {
+          ScopedRegion gather("qgml::Trainer::gather_batch");
+          Kokkos::parallel_for(
+              "qgml::Trainer::gather_batch", Kokkos::RangePolicy<ExecSpace>(exec_, 0, n_local * d),
+              KOKKOS_LAMBDA(const int ik) {
+                const int i = ik / d, k = ik % d;
+                pts(i, k) = data(order(first + i), k);
+              });
+        }
+        engine_.compute(exec_, config_, pts, settings_.loss, Real(1) / Real(n_batch), false);
+      } else {
+        engine_.zero(exec_);
+      }
+      reduce_across_ranks();
+      engine_.add_penalty(exec_, config_, settings_.loss);
+      finish_batch(n_batch);
+      ScopedRegion step("qgml::Trainer::optimizer_step");
+      adam_.step(exec_, config_, engine_.gradient(), lr, skip_);
+    }
+  }
+
+  // gradient and loss sums <- their sums over the ranks (one in-place all-reduce of doubles).
+  void reduce_across_ranks() {
+    ScopedRegion region("qgml::Trainer::allreduce");
+    const auto g = engine_.gradient();
+    const auto sums = engine_.sums();
+    const auto buf = reduce_buffer_;
+    const int n = config_.size(), dnn = config_.dimension() * n * n;
+    Kokkos::parallel_for(
+        "qgml::Trainer::pack_gradient", Kokkos::RangePolicy<ExecSpace>(exec_, 0, dnn + int(loss_sum_count)),
+        KOKKOS_LAMBDA(const int q) {
+          if (q < dnn) {
+            const auto z = g(q / (n * n), (q / n) % n, q % n);
+            buf(2 * q) = double(z.real());
+            buf(2 * q + 1) = double(z.imag());
+          } else {
+            buf(2 * dnn + (q - dnn)) = sums(q - dnn);
+          }
+        });
+    qgml::fence(exec_, "qgml::Trainer: gradient packed for the all-reduce");
+    Kokkos::Timer timer;
+    constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+    if (host_memory || comm_->accepts_device_memory()) {
+      comm_->allreduce_sum(buf.data(), buf.span(), !host_memory);
+    } else {
+      Kokkos::deep_copy(exec_, reduce_buffer_host_, buf);
+      qgml::fence(exec_, "qgml::Trainer: gradient on the host for the all-reduce");
+      comm_->allreduce_sum(reduce_buffer_host_.data(), reduce_buffer_host_.span(), false);
+      Kokkos::deep_copy(exec_, buf, reduce_buffer_host_);
+    }
+    comm_seconds_ += timer.seconds();
+    Kokkos::parallel_for(
+        "qgml::Trainer::unpack_gradient", Kokkos::RangePolicy<ExecSpace>(exec_, 0, dnn + int(loss_sum_count)),
+        KOKKOS_LAMBDA(const int q) {
+          if (q < dnn)
+            g(q / (n * n), (q / n) % n, q % n) = complex_t<Real>(Real(buf(2 * q)), Real(buf(2 * q + 1)));
+          else
+            sums(q - dnn) = buf(2 * dnn + (q - dnn));
+        });
+  }
+
+  // Throws on every rank if the matrices differ between ranks (FNV-1a hash of their bytes compared
+  // through a maximum and a minimum over the ranks).
+  void check_replicas() {
+    if (!comm_ || comm_->size() == 1) return;
+    auto a = Kokkos::create_mirror(config_.matrices());
+    Kokkos::deep_copy(exec_, a, config_.matrices());
+    qgml::fence(exec_, "qgml::Trainer::check_replicas");
+    std::uint64_t h = 1469598103934665603ULL;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(a.data());
+    for (std::size_t i = 0; i < a.span() * sizeof(complex_t<Real>); ++i) h = (h ^ bytes[i]) * 1099511628211ULL;
+    std::int64_t v[2] = {std::int64_t(h >> 1), std::int64_t((~h) >> 1)};
+    comm_->allreduce_max(v, 2);
+    QGML_REQUIRE(std::uint64_t(v[0]) == (h >> 1) && std::uint64_t(v[1]) == ((~h) >> 1),
+                 "qgml::Trainer: the matrices differ between ranks after epoch " + std::to_string(epoch_) +
+                     " (training.check_replicas)");
+    ++replica_checks_;
+  }
+  int replica_checks() const { return replica_checks_; }
+
  private:
+  static int checked_count(std::int64_t total) {
+    QGML_REQUIRE(total >= 0 && total <= std::int64_t(std::numeric_limits<int>::max()),
+                 "qgml::Trainer: " + std::to_string(total) + " points exceed the supported maximum of 2^31 - 1");
+    return int(total);
+  }
+  // Points one compute() may see: a whole batch, or on one rank at most its shard.
+  static int engine_batch(int batch, const ShardRange& shard, bool distributed) {
+    const std::int64_t m = distributed ? std::min<std::int64_t>(batch, shard.size()) : batch;
+    return int(std::max<std::int64_t>(1, m));
+  }
+
+  // Whether `flag` holds on any rank (so that every rank takes the same decision).
+  bool on_any_rank(bool flag) {
+    if (!distributed_) return flag;
+    std::int64_t v = flag ? 1 : 0;
+    comm_->allreduce_max(&v, 1);
+    return v != 0;
+  }
+
   bool converged() const {
     const double tol = settings_.early_stop_tolerance;
     if (tol <= 0 || history_.size() < 2) return false;
@@ -272,13 +476,23 @@ class Trainer {
   points_type data_;
   TrainingSettings settings_;
   ExecSpace exec_;
-  int count_ = 0, batch_ = 0, epoch_ = 0;
+  Communicator* comm_ = nullptr;
+  bool distributed_ = false;
+  int count_ = 0;
+  ShardRange shard_;
+  int batch_ = 0, epoch_ = 0;
   LossGradient<Real, ExecSpace> engine_;
   HermitianAdam<Real, ExecSpace> adam_;
   points_type batch_points_;
   Kokkos::View<double*, memory_space> epoch_sums_;
   typename Kokkos::View<double*, memory_space>::HostMirror epoch_sums_host_;
   Kokkos::View<int, memory_space> skip_, bad_gradient_;
+  Kokkos::View<int*, memory_space> order_, batch_offsets_;
+  typename Kokkos::View<int*, memory_space>::HostMirror batch_offsets_host_;
+  Kokkos::View<double*, memory_space> reduce_buffer_;
+  typename Kokkos::View<double*, memory_space>::HostMirror reduce_buffer_host_;
+  double comm_seconds_ = 0;
+  int replica_checks_ = 0;
   std::vector<EpochRecord> history_;
   std::atomic<bool> stop_{false};
 };

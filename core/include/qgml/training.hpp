@@ -37,6 +37,7 @@ struct TrainingSettings {
   int checkpoint_every = 0;         // epochs between checkpoints (0: only at the end, if a directory is set)
   std::string checkpoint_dir;       // empty: no checkpoints
   double early_stop_tolerance = 0;  // stop when |L_e - L_{e-1}| <= tol |L_{e-1}| (0: never)
+  bool check_replicas = false;      // data-parallel debugging: compare the matrices of all ranks every epoch
 };
 
 // What one epoch did. Loss values are means over the epoch's batches (each batch a mean over its

@@ -25,7 +25,10 @@ KOKKOS_FUNCTION int symmetric_eigenvalues_descending(const AView& a, const EView
         total += x;
         if (i != j) off += x;
       }
-    if (off <= Real(1e-30) * total || off == Real(0)) break;
+    // Converged when the off-diagonal mass is at rounding level: (eps |A|)^2 cannot be undercut, so
+    // float stops at 1e-13 (eps^2 ~ 1.4e-14); a smaller bound would run every sweep to max_sweeps.
+    const Real tolerance = sizeof(Real) == sizeof(float) ? Real(1e-13) : Real(1e-30);
+    if (off <= tolerance * total || off == Real(0)) break;
     for (int p = 0; p < d; ++p)
       for (int q = p + 1; q < d; ++q) {
         const Real apq = a(p, q);

@@ -1,0 +1,66 @@
+// What a training run is built from, shared by qgml train and qgml tune: the training settings and
+// the initial matrix configuration, both from the resolved configuration (the data come from
+// data_source.hpp).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "qgml/configuration_io.hpp"
+#include "qgml/error.hpp"
+#include "qgml/initializers.hpp"
+#include "qgml/matrix_configuration.hpp"
+#include "qgml/training.hpp"
+
+#include "config.hpp"
+
+namespace qgml::app {
+
+// The training.* settings; checkpoints go to run_dir/checkpoints.
+inline TrainingSettings training_settings(const Config& c, const std::string& run_dir) {
+  TrainingSettings s;
+  s.epochs = int(c.integer("training.epochs"));
+  s.batch_size = int(c.integer("training.batch_size"));
+  s.learning_rate = c.real("training.lr");
+  s.schedule.kind = parse_schedule_kind(c.text("training.schedule"));
+  s.schedule.gamma = c.real("training.gamma");
+  s.schedule.step_size = int(c.integer("training.step_size"));
+  s.schedule.min_lr = c.real("training.min_lr");
+  s.loss.w = c.real("training.w");
+  s.loss.penalty = parse_penalty_kind(c.text("training.penalty"));
+  s.loss.penalty_weight = c.real("training.penalty_weight");
+  s.loss.degeneracy = parse_degeneracy_policy(c.text("training.degeneracy"));
+  s.seed = std::uint64_t(c.integer("training.seed"));
+  s.checkpoint_every = int(c.integer("training.checkpoint_every"));
+  s.checkpoint_dir = (std::filesystem::path(run_dir) / "checkpoints").string();
+  s.early_stop_tolerance = c.real("training.early_stop");
+  s.check_replicas = c.boolean("training.check_replicas");
+  return s;
+}
+
+// The model.* initial configuration (model.load, else model.init) for data with D = d coordinates.
+template <class Real>
+MatrixConfiguration<Real, Kokkos::DefaultExecutionSpace> initial_configuration(
+    const Kokkos::DefaultExecutionSpace& exec, const Config& c, int d) {
+  const int n = int(c.integer("model.N"));
+  const std::string load = c.text("model.load");
+  if (!load.empty()) {
+    const HostMatrices m = load_matrices(load);
+    if (m.D != d)
+      throw Error("model.load: the configuration '" + load + "' has D = " + std::to_string(m.D) +
+                  " matrices but the data have D = " + std::to_string(d) + " coordinates");
+    return to_configuration<Real>(m, exec);
+  }
+  const std::string init = c.text("model.init");
+  const auto seed = std::uint64_t(c.integer("model.seed"));
+  if (init == "qr") return qr_configuration<Real>(d, n, seed, exec);
+  if (init == "gaussian") return gaussian_hermitian_configuration<Real>(d, n, c.real("model.init_scale"), seed, exec);
+  if (d != 3) throw Error("model.init = fuzzy_sphere needs D = 3 data, the data have D = " + std::to_string(d));
+  return fuzzy_sphere_configuration<Real>(n, 2.0 / std::max(1, n - 1), exec);
+}
+
+}  // namespace qgml::app

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Checks of the perf tools (perf/regression_check.py, perf/sweep_gather.py, perf/run_perf.py --dry-run)
+on the fixture files next to this script. Standard library only; registered with CTest by CMakeLists.txt.
+
+  check_perf_tools.py CHECK --perf-dir perf/ --work SCRATCH_DIR
+
+Each CHECK runs one tool as a subprocess with the same interpreter and asserts its exit status and output.
+Prints 'ok CHECK' and exits 0, or prints what differed and exits 1.
+"""
+import argparse
+import csv
+import json
+import os
+import stat
+import subprocess
+import sys
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+
+class Failed(Exception):
+    pass
+
+
+def run(tool, *args):
+    r = subprocess.run([sys.executable, os.path.join(PERF, tool)] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    print(f"$ {tool} {' '.join(args)}\n-> exit {r.returncode}\n{r.stdout}{r.stderr}")
+    return r
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failed(what)
+
+
+def fx(name):
+    return os.path.join(FIXTURES, name)
+
+
+def check_regression_equal():
+    r = run("regression_check.py", fx("old.jsonl"), fx("equal.jsonl"), "--tolerance", "0.10")
+    expect(r.returncode == 0, f"equal runs: exit {r.returncode}, expected 0")
+    expect("OK: 8 matched cases" in r.stdout, "equal runs: expected 'OK: 9 matched cases' (skipped lines ignored)")
+    expect("SLOWER" not in r.stdout, "equal runs: no case may be SLOWER")
+
+
+def check_regression_slower():
+    r = run("regression_check.py", fx("old.jsonl"), fx("slower.jsonl"), "--tolerance", "0.10")
+    expect(r.returncode == 1, f"30 % slowdown: exit {r.returncode}, expected 1")
+    rows = [l for l in r.stdout.splitlines() if "SLOWER" in l]
+    expect(len(rows) == 1, f"expected exactly one SLOWER row, got {len(rows)}")
+    expect(rows[0].startswith("| eigh | qgml | 64 | 2500 | double | 2 |") and "| 1.300 |" in rows[0],
+           f"the SLOWER row must be eigh qgml N=64 with ratio 1.300: {rows[0]}")
+    expect("FAIL: 1 of 8" in r.stdout, "expected 'FAIL: 1 of 8'")
+    # The same files pass with a tolerance above the slowdown.
+    r = run("regression_check.py", fx("old.jsonl"), fx("slower.jsonl"), "--tolerance", "0.35")
+    expect(r.returncode == 0, f"30 % slowdown with --tolerance 0.35: exit {r.returncode}, expected 0")
+
+
+def check_regression_bad_input():
+    r = run("regression_check.py", fx("old.jsonl"), fx("bad_line.jsonl"))
+    expect(r.returncode == 2, f"bad line: exit {r.returncode}, expected 2")
+    expect("bad_line.jsonl:3: not valid JSON" in r.stderr, "bad line: the message must name bad_line.jsonl:3")
+    r = run("regression_check.py", fx("absent.jsonl"), fx("old.jsonl"))
+    expect(r.returncode == 2 and "absent.jsonl: cannot open" in r.stderr, "missing file: exit 2 naming the file")
+    r = run("regression_check.py", fx("old.jsonl"), fx("no_common.jsonl"))
+    expect(r.returncode == 2 and "no common cases" in r.stderr, "no common case: exit 2")
+    empty = os.path.join(WORK, "empty.jsonl")
+    open(empty, "w").close()
+    r = run("regression_check.py", empty, fx("old.jsonl"))
+    expect(r.returncode == 2 and "empty.jsonl: no JSON lines" in r.stderr, "empty file: exit 2 naming the file")
+
+
+def check_sweep_gather():
+    out_csv, out_md = os.path.join(WORK, "gathered.csv"), os.path.join(WORK, "gathered.md")
+    r = run("sweep_gather.py", os.path.join(FIXTURES, "sweep"), "--csv", out_csv, "--md", out_md)
+    expect(r.returncode == 0, f"exit {r.returncode}, expected 0")
+    expect("job-102/quick.jsonl:4" in r.stderr and "left out" in r.stderr,
+           "the cut last line of job-102 must be reported with its file and line")
+    rows = list(csv.DictReader(open(out_csv)))
+    by = {(x["suite"], x["impl"], x["N"], x["T"], x["precision"], x["threads"]): x for x in rows}
+    expect(len(rows) == 3, f"expected 3 grouped rows, got {len(rows)}")
+    q = by.get(("eigh", "qgml", "8", "2500", "double", "2"))
+    expect(q is not None, "no row for eigh qgml N=8 T=2500 double 2 threads")
+    got = {k: q[k] for k in ("runs", "median_of_medians_s", "min_s", "spread", "git_revisions", "hosts", "jobs")}
+    want = {"runs": "3", "median_of_medians_s": "0.005", "min_s": "0.0039", "spread": "1.5",
+            "git_revisions": "aaaaaaaaaaaa bbbbbbbbbbbb", "hosts": "node001 node002", "jobs": "2"}
+    expect(got == want, f"grouped row {got} != {want}")
+    expect("mixed revisions" in q["notes"] and "mixed hosts" in q["notes"], f"notes: {q['notes']}")
+    s = by.get(("eigh", "torch", "128", "1000000", "double", "2"))
+    expect(s is not None and s["runs"] == "0" and s["not_measured"] == "1" and "skipped: needs" in s["notes"],
+           "the skipped case must be kept with its reason")
+    expect("(MIXED)" in open(out_md).read(), "the Markdown header must flag the mixed revisions and hosts")
+    r = run("sweep_gather.py", os.path.join(FIXTURES, "sweep"), "--strict")
+    expect(r.returncode == 2 and "job-102/quick.jsonl:4" in r.stderr, "--strict: exit 2 naming the bad line")
+    r = run("sweep_gather.py", os.path.join(WORK, "no-such-dir"))
+    expect(r.returncode == 2, "nothing found: exit 2")
+
+
+def check_run_perf_dry_run():
+    # An "interpreter" for which `import torch` succeeds, so the plan includes the torch baseline whatever
+    # is installed here; --dry-run never runs it.
+    fake = os.path.join(WORK, "python-with-torch")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\nexit 0\n")
+    os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
+    plan = os.path.join(WORK, "plan.jsonl")
+    r = run("run_perf.py", "--dry-run", "--suites", "eigh", "train", "--N", "128", "8", "--T", "1000000", "2500",
+            "--precision", "double", "--threads", "2", "--eigh-impls", "qgml", "--repeats", "5",
+            "--max-seconds-per-case", "1800", "--memory-gb", "18", "--python", fake,
+            "--build", os.path.join(WORK, "no-build"), "--plan-json", plan)
+    expect(r.returncode == 0, f"exit {r.returncode}, expected 0")
+    got = [json.loads(l) for l in open(plan)]
+    got = [(p["suite"], p["impl"], p["N"], p.get("T"), p["decision"], p["rule"]) for p in got]
+    want = [("gemm_peak", "openblas_dgemm", 2048, None, "run", "run")]
+    for suite in ("eigh", "train_epoch"):
+        for T in (2500, 1000000):
+            for N in (8, 128):
+                for impl in ("qgml", "torch"):
+                    if T == 2500 or N == 8:
+                        want.append((suite, impl, N, T, "run", "run"))
+                    elif suite == "eigh" and impl == "torch":     # 6 x 1e6 x 128^2 complex128: ~1.5 TB
+                        want.append((suite, impl, N, T, "skip", "memory"))
+                    else:                                       # hours on this machine
+                        want.append((suite, impl, N, T, "skip", "time"))
+    expect(got == want, "planned cases differ:\n  got  " + "\n       ".join(map(str, got)) +
+           "\n  want " + "\n       ".join(map(str, want)))
+    expect("13 cases to run" in r.stdout and "4 skipped" in r.stdout,
+           "the summary line must count 13 cases to run and 4 skipped")
+    # --quick plans the small grid and skips nothing.
+    r = run("run_perf.py", "--dry-run", "--quick", "--python", fake, "--build", os.path.join(WORK, "no-build"),
+            "--plan-json", plan)
+    quick = [json.loads(l) for l in open(plan)]
+    expect(r.returncode == 0 and all(p["decision"] == "run" for p in quick), "--quick must skip nothing")
+    expect(sorted({p["N"] for p in quick if p["suite"] != "gemm_peak"}) == [3, 8, 16, 32] and
+           {p["T"] for p in quick if p["suite"] != "gemm_peak"} == {2500}, "--quick grid: N 3 8 16 32, T 2500")
+
+
+CHECKS = {
+    "regression-equal": check_regression_equal,
+    "regression-slower": check_regression_slower,
+    "regression-bad-input": check_regression_bad_input,
+    "sweep-gather": check_sweep_gather,
+    "run-perf-dry-run": check_run_perf_dry_run,
+}
+
+
+def main():
+    global PERF, WORK
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("check", choices=sorted(CHECKS))
+    p.add_argument("--perf-dir", required=True)
+    p.add_argument("--work", required=True)
+    a = p.parse_args()
+    PERF, WORK = os.path.abspath(a.perf_dir), os.path.abspath(a.work)
+    os.makedirs(WORK, exist_ok=True)
+    try:
+        CHECKS[a.check]()
+    except Failed as e:
+        print(f"FAILED {a.check}: {e}")
+        return 1
+    print(f"ok {a.check}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
