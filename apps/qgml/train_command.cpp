@@ -51,7 +51,6 @@ class Log {
  public:
   Log(bool quiet) : quiet_(quiet) {}
   void open(const std::string& path) { file_.open(path, std::ios::app); }
-  void silence() { quiet_ = true; }
   void line(const std::string& s) {
     if (!quiet_) std::printf("%s\n", s.c_str());
     if (file_) file_ << s << "\n" << std::flush;

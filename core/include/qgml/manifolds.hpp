@@ -165,7 +165,7 @@ RealMatrix<Real, typename ExecSpace::memory_space> hypercube_points(const ExecSp
         const std::uint64_t n = std::uint64_t(t) * std::uint64_t(D);
         for (int k = 0; k < D; ++k) {
           double v = 0;
-          for (int i = 0; i < d; ++i) v += q(k, i) * (2.0 * param.uniform(base + i) - 1.0);
+          for (int j = 0; j < d; ++j) v += q(k, j) * (2.0 * param.uniform(base + j) - 1.0);
           x(i, k) = Real(v + noise * jitter.normal(n + k));
         }
       });

@@ -33,11 +33,20 @@
 
 namespace qgml {
 
-template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
+// DataSpace: where the points live. By default the execution space's memory; any space the execution
+// space can read works, e.g. Kokkos::CudaHostPinnedSpace for data sets larger than device memory: each
+// batch is then streamed to the device by the gather kernel (B x D values over the host link per batch)
+// and only the batch buffers occupy device memory.
+template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace,
+          class DataSpace = typename ExecSpace::memory_space>
 class Trainer {
  public:
   using memory_space = typename ExecSpace::memory_space;
-  using points_type = Kokkos::View<Real**, Kokkos::LayoutRight, memory_space>;
+  using data_space = DataSpace;
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, DataSpace>::accessible,
+                "qgml::Trainer: the execution space must be able to read the data's memory space");
+  using points_type = Kokkos::View<Real**, Kokkos::LayoutRight, DataSpace>;
+  using batch_type = Kokkos::View<Real**, Kokkos::LayoutRight, memory_space>;
   // Called after every epoch with its record; return false to stop training.
   using EpochCallback = std::function<bool(const EpochRecord&)>;
 
@@ -483,7 +492,7 @@ class Trainer {
   int batch_ = 0, epoch_ = 0;
   LossGradient<Real, ExecSpace> engine_;
   HermitianAdam<Real, ExecSpace> adam_;
-  points_type batch_points_;
+  batch_type batch_points_;
   Kokkos::View<double*, memory_space> epoch_sums_;
   typename Kokkos::View<double*, memory_space>::HostMirror epoch_sums_host_;
   Kokkos::View<int, memory_space> skip_, bad_gradient_;
