@@ -5,7 +5,7 @@
 // vectors), whatever the algorithm does.
 //
 //   qgml_bench_eigh [--N 3 4 8 16 32 64] [--T 2500] [--precision double float]
-//                   [--impl qgml lapacke qgml-warm qgml-team]
+//                   [--impl qgml qgml-serial qgml-packed lapacke qgml-warm qgml-team]
 //                   [--repeats 5] [--warmup 1] [--chunk 25000] [--gemm 1] [--out FILE]
 #include <Kokkos_Core.hpp>
 
@@ -86,6 +86,10 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
       body = [&]() { qgml::batched_eigh(exec, hc, wc, vc, ic, {qgml::EighVariant::serial, 0, true}, sweeps); };
     } else if (impl == "qgml") {
       body = [&]() { qgml::batched_eigh(exec, hc, wc, vc, ic); };
+    } else if (impl == "qgml-serial") {  // one thread per matrix (the automatic variant before packing)
+      body = [&]() { qgml::batched_eigh(exec, hc, wc, vc, ic, {qgml::EighVariant::serial, 0}); };
+    } else if (impl == "qgml-packed") {  // SIMD packs of matrices per thread (serial on devices)
+      body = [&]() { qgml::batched_eigh(exec, hc, wc, vc, ic, {qgml::EighVariant::packed, 0}); };
     } else if (impl == "qgml-team") {
       const int ts = args.integer("team-size", 1);
       body = [&, ts]() { qgml::batched_eigh(exec, hc, wc, vc, ic, {qgml::EighVariant::team, ts}); };

@@ -17,16 +17,18 @@ namespace {
 
 const int sizes[] = {1, 2, 3, 4, 7, 8, 16, 31, 32, 33, 64};
 
-// One batch holding every matrix kind (twice, with different seeds), as rounded to Real.
+// One batch holding every matrix kind (twice, with different seeds), as rounded to Real; with count,
+// the kinds repeat (new seeds) until there are count matrices (matrix t has kind t % kinds).
 template <class Real>
-std::vector<HostMatrix> make_batch(int n) {
+std::vector<HostMatrix> make_batch(int n, int count = 0) {
+  const int kinds = static_cast<int>(all_matrix_kinds().size());
+  if (count <= 0) count = 2 * kinds;
   std::vector<HostMatrix> batch;
-  for (int rep = 0; rep < 2; ++rep)
-    for (MatrixKind kind : all_matrix_kinds()) {
-      HostMatrix h = make_matrix(kind, n, 1000 * n + rep);
-      for (auto& x : h.a) x = cplx(double(Real(x.real())), double(Real(x.imag())));
-      batch.push_back(h);
-    }
+  for (int t = 0; t < count; ++t) {
+    HostMatrix h = make_matrix(all_matrix_kinds()[t % kinds], n, 1000 * n + t / kinds);
+    for (auto& x : h.a) x = cplx(double(Real(x.real())), double(Real(x.imag())));
+    batch.push_back(h);
+  }
   return batch;
 }
 
@@ -82,20 +84,35 @@ std::vector<double> reference_eigenvalues(const HostMatrix& h0) {
   return w;
 }
 
+// batch_count > 0: that many matrices instead of two of every kind; the outputs then get `spare`
+// extra rows holding sentinels, which must come back unchanged (no writes past the batch).
 template <class Real, class Space, class Solve>
-void check_solver(const Space& exec, const Solve& solve, const std::string& label) {
+void check_solver(const Space& exec, const Solve& solve, const std::string& label, int batch_count = 0, int spare = 0) {
   using Mem = typename Space::memory_space;
   for (int n : sizes) {
-    const auto batch = make_batch<Real>(n);
+    const auto batch = make_batch<Real>(n, batch_count);
     const int count = static_cast<int>(batch.size());
     auto h = to_device<Real, Mem>(batch, n);
-    RealMatrix<Real, Mem> w("qgml::test::w", count, n);
-    MatrixStack<Real, Mem> v("qgml::test::V", count, n, n);
-    IntVector<Mem> info("qgml::test::info", count);
+    RealMatrix<Real, Mem> w("qgml::test::w", count + spare, n);
+    MatrixStack<Real, Mem> v("qgml::test::V", count + spare, n, n);
+    IntVector<Mem> info("qgml::test::info", count + spare);
+    const auto spare_rows = Kokkos::make_pair(count, count + spare);
+    Kokkos::deep_copy(Kokkos::subview(w, spare_rows, Kokkos::ALL), Real(42));
+    Kokkos::deep_copy(Kokkos::subview(v, spare_rows, Kokkos::ALL, Kokkos::ALL), complex_t<Real>(Real(42)));
+    Kokkos::deep_copy(Kokkos::subview(info, spare_rows), -7);
     solve(exec, h, w, v, info);
     auto wh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
     auto vh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
     auto ih = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info);
+    for (int t = count; t < count + spare; ++t) {
+      INFO(label << ", N = " << n << ": spare output row " << t << " (batch of " << count << ") was written");
+      int changed = ih(t) == -7 ? 0 : 1;
+      for (int i = 0; i < n; ++i) {
+        changed += wh(t, i) == Real(42) ? 0 : 1;
+        for (int j = 0; j < n; ++j) changed += vh(t, i, j) == complex_t<Real>(Real(42)) ? 0 : 1;
+      }
+      CHECK(changed == 0);
+    }
     for (int t = 0; t < count; ++t) {
       const MatrixKind kind = all_matrix_kinds()[t % all_matrix_kinds().size()];
       INFO(label << ", N = " << n << ", " << to_string(kind) << ", batch index " << t);
@@ -168,6 +185,103 @@ TEMPLATE_TEST_CASE("batched_eigh team variant with team sizes 2, 3, 5, 8 (as man
   CHECK(ran == expected * int(sizeof(sizes) / sizeof(sizes[0])));
 }
 
+// The packed variant (linalg/hermitian_eigensolver_packed.hpp) solves packs of W =
+// linalg::packed_eigh_width<Real> matrices (8 doubles, 16 floats) per thread; batches of 16 (whole
+// packs in double, one padded pack in float), 2 W + 3 and 5 (a padded last pack; no writes past the
+// batch). On device spaces it is the serial variant.
+TEMPLATE_TEST_CASE("batched_eigh packed variant: residual, orthogonality, eigenvalues", "[eigh][packed]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const auto solve = [](const Space& exec, auto h, auto w, auto v, auto info) {
+    batched_eigh(exec, h, w, v, info, EighOptions{EighVariant::packed, 0});
+  };
+  const int width = linalg::packed_eigh_width<Real>;
+  check_solver<Real>(Space(), solve, "packed");
+  check_solver<Real>(Space(), solve, "packed, batch 2 W + 3", 2 * width + 3, width);
+  check_solver<Real>(Space(), solve, "packed, batch 5", 5, width);
+}
+
+// Lanes of a pack are independent: the result of every matrix is the same, bit for bit, whether it is
+// solved alone (a pack with padding) or in a pack with other matrices, NaN / Inf ones included; and
+// the packed results agree with the serial variant.
+TEMPLATE_TEST_CASE("batched_eigh packed variant: lanes do not interact, NaN lanes do not contaminate", "[eigh][packed]",
+                   QGML_TEST_HOST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using Mem = typename TestType::memory_space;
+  const Space exec;
+  const int width = linalg::packed_eigh_width<Real>;
+  for (int n : {3, 4, 8, 16}) {
+    const int count = width + 3;
+    std::vector<HostMatrix> batch = make_batch<Real>(n, count);
+    batch[2](1, 2) = cplx(std::numeric_limits<double>::quiet_NaN(), 0);
+    batch[5](0, 0) = cplx(0, std::numeric_limits<double>::infinity());
+    batch[width + 1](n - 1, 0) = cplx(-std::numeric_limits<double>::infinity(), 1);
+    auto h = to_device<Real, Mem>(batch, n);
+    RealMatrix<Real, Mem> w("qgml::test::w", count, n), ws("qgml::test::w", count, n);
+    MatrixStack<Real, Mem> v("qgml::test::V", count, n, n), vs("qgml::test::V", count, n, n);
+    IntVector<Mem> info("qgml::test::info", count), infos("qgml::test::info", count);
+    batched_eigh(exec, h, w, v, info, EighOptions{EighVariant::packed, 0});
+    batched_eigh(exec, h, ws, vs, infos, EighOptions{EighVariant::serial, 0});
+    for (int t = 0; t < count; ++t) {
+      const bool bad = t == 2 || t == 5 || t == width + 1;
+      INFO("N = " << n << ", batch index " << t << (bad ? " (non-finite)" : ""));
+      CHECK(info(t) == (bad ? linalg::eigh_non_finite_input : linalg::eigh_success));
+      CHECK(info(t) == infos(t));
+      if (bad) {
+        int nans = 0;
+        for (int i = 0; i < n; ++i) {
+          nans += std::isnan(w(t, i)) ? 1 : 0;
+          for (int j = 0; j < n; ++j) nans += (std::isnan(v(t, i, j).real()) && std::isnan(v(t, i, j).imag())) ? 1 : 0;
+        }
+        CHECK(nans == n + n * n);
+        continue;
+      }
+      // Alone: a batch of one matrix, the other lanes padding.
+      auto h1 = to_device<Real, Mem>({batch[t]}, n);
+      RealMatrix<Real, Mem> w1("qgml::test::w", 1, n);
+      MatrixStack<Real, Mem> v1("qgml::test::V", 1, n, n);
+      IntVector<Mem> info1("qgml::test::info", 1);
+      batched_eigh(exec, h1, w1, v1, info1, EighOptions{EighVariant::packed, 0});
+      CHECK(info1(0) == linalg::eigh_success);
+      int differ = 0;
+      double max_dw = 0;
+      for (int i = 0; i < n; ++i) {
+        differ += w1(0, i) == w(t, i) ? 0 : 1;
+        for (int j = 0; j < n; ++j) differ += v1(0, i, j) == v(t, i, j) ? 0 : 1;
+        max_dw = std::max(max_dw, std::abs(double(w(t, i)) - double(ws(t, i))));
+      }
+      CHECK(differ == 0);
+      const EighCheck c =
+          check_eigh(batch[t], Kokkos::subview(w, t, Kokkos::ALL), Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL));
+      CHECK(c.ascending);
+      CHECK(c.residual <= eigh_tolerance<Real>());
+      CHECK(c.orthogonality <= eigh_tolerance<Real>());
+      double hnorm = 0;
+      for (auto x : batch[t].a) hnorm += std::norm(x);
+      CHECK(max_dw <= eigh_tolerance<Real>() * std::max(1.0, std::sqrt(hnorm)));
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("automatic variant: packed on host spaces for 2 <= N <= 64, never on devices or above the limit",
+                   "[eigh][packed]", QGML_TEST_CONFIGS) {
+  using Space = typename TestType::execution_space;
+  const bool host = is_host_space_v<Space>;
+  for (int n : {1, 2, 3, 8, 16, 64, 65}) {
+    INFO("N = " << n);
+    const EighVariant v = resolve_eigh_variant<Space>(EighVariant::automatic, n);
+    if (host)
+      CHECK(v == (n >= 2 && n <= 64 ? EighVariant::packed : EighVariant::serial));
+    else
+      CHECK(v != EighVariant::packed);
+    CHECK(resolve_eigh_variant<Space>(EighVariant::packed, n) == (host ? EighVariant::packed : EighVariant::serial));
+    CHECK(resolve_eigh_variant<Space>(EighVariant::serial, n) == EighVariant::serial);
+  }
+  CHECK(resolve_eigh_variant<Space>(EighVariant::packed, eigh_packed_limit_n + 1) == EighVariant::serial);
+}
+
 #ifdef QGML_TEST_WITH_LAPACKE
 TEMPLATE_TEST_CASE("LAPACKE backend: residual, orthogonality, eigenvalues", "[eigh][lapacke]", QGML_TEST_HOST_CONFIGS) {
   using Real = typename TestType::real_type;
@@ -185,7 +299,7 @@ TEMPLATE_TEST_CASE("batched_eigh reports NaN and Inf input through info, without
   using Space = typename TestType::execution_space;
   using Mem = typename TestType::memory_space;
   const Space exec;
-  for (auto variant : {EighVariant::serial, EighVariant::team}) {
+  for (auto variant : {EighVariant::serial, EighVariant::team, EighVariant::packed}) {
     const int n = 5;
     std::vector<HostMatrix> batch{make_matrix(MatrixKind::random, n, 1), make_matrix(MatrixKind::random, n, 2),
                                   make_matrix(MatrixKind::random, n, 3)};

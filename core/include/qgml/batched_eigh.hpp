@@ -1,6 +1,7 @@
 // Batched Hermitian eigendecomposition: for every t, H(t) v_j = w(t, j) v_j with v_j = row j of V(t)
 // (v_j(i) = V(t, j, i)), eigenvalues ascending, eigenvectors orthonormal.
-// See linalg/hermitian_eigensolver.hpp.
+// See linalg/hermitian_eigensolver.hpp (serial and team variants) and
+// linalg/hermitian_eigensolver_packed.hpp (packed variant, the default on host spaces for 2 <= N <= 64).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -10,20 +11,26 @@
 
 #include "qgml/error.hpp"
 #include "qgml/linalg/hermitian_eigensolver.hpp"
+#include "qgml/linalg/hermitian_eigensolver_packed.hpp"
 #include "qgml/linalg/hermitian_jacobi.hpp"
 #include "qgml/linalg/loops.hpp"
 
 namespace qgml {
 
 enum class EighVariant {
-  automatic,  // serial on host spaces and for N < 8 on devices, team otherwise
+  automatic,  // host spaces: packed for eigh_packed_min_n <= N <= eigh_packed_max_n, serial otherwise;
+              // devices: serial for N < 8, team otherwise
   serial,     // one thread per matrix
   team,       // one team per matrix
+  packed,     // one thread per pack of linalg::packed_eigh_width<Real> matrices in SIMD lockstep
+              // (linalg/hermitian_eigensolver_packed.hpp); host spaces only: serial on devices, for
+              // warm starts and for N > eigh_packed_limit_n
 };
 
 struct EighOptions {
   EighVariant variant = EighVariant::automatic;
-  int team_size = 0;  // threads per matrix for the team variant; 0 chooses from N and the space
+  int team_size = 0;  // threads per matrix for the team variant; 0 chooses from N and the space (the
+                      // packed variant always uses one thread per pack)
   // Warm start: V holds on input an orthonormal basis close to the eigenvectors (e.g. those of the
   // previous training step), and the serial variant refines it by Jacobi sweeps
   // (linalg/hermitian_jacobi.hpp). The team variant solves cold and ignores the input V.
@@ -37,10 +44,23 @@ inline constexpr int eigh_max_size = 4096;
 template <class ExecSpace>
 inline constexpr bool is_host_space_v = std::is_same_v<typename ExecSpace::memory_space, Kokkos::HostSpace>;
 
+// N range where the automatic variant uses the packed solver on host spaces: measured faster than the
+// serial variant for every N in 2..64 (double and float, 1 and 2 threads; perf/NOTES.md "Packed (SIMD
+// across matrices) eigensolver"). Above 64 its scratch (4 N^2 W Reals per thread, 1 MiB at N = 64 in
+// double) leaves the caches and was not measured.
+inline constexpr int eigh_packed_min_n = 2;
+inline constexpr int eigh_packed_max_n = 64;
+// Largest N for which an explicit EighVariant::packed runs packed (scratch 16 MiB per thread in double);
+// above it the serial variant runs.
+inline constexpr int eigh_packed_limit_n = 256;
+
 template <class ExecSpace>
 EighVariant resolve_eigh_variant(EighVariant requested, int n) {
+  if (requested == EighVariant::packed)
+    return (is_host_space_v<ExecSpace> && n <= eigh_packed_limit_n) ? EighVariant::packed : EighVariant::serial;
   if (requested != EighVariant::automatic) return requested;
-  if (is_host_space_v<ExecSpace>) return EighVariant::serial;
+  if (is_host_space_v<ExecSpace>)
+    return (n >= eigh_packed_min_n && n <= eigh_packed_max_n) ? EighVariant::packed : EighVariant::serial;
   return n < 8 ? EighVariant::serial : EighVariant::team;
 }
 
@@ -53,6 +73,37 @@ int scratch_level(const Policy& policy, std::size_t bytes, int n, const char* va
                    " bytes of scratch per team for N = " + std::to_string(n) + ", more than this device offers");
   return 1;
 }
+
+namespace detail {
+
+// The packed variant: one team of one thread per pack of W matrices (host spaces only).
+template <class ExecSpace, class HView, class WView, class VView, class InfoView, class SweepsView>
+void batched_eigh_packed(const ExecSpace& exec, const HView& h, const WView& w, const VView& v, const InfoView& info,
+                         const SweepsView& sweeps, bool record_sweeps) {
+  static_assert(is_host_space_v<ExecSpace>, "qgml::batched_eigh: the packed variant runs on host spaces only");
+  using Real = typename WView::non_const_value_type;
+  constexpr int width = linalg::packed_eigh_width<Real>;
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using member_type = typename policy_type::member_type;
+  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const int count = static_cast<int>(h.extent(0));
+  const int n = static_cast<int>(h.extent(1));
+  const int packs = (count + width - 1) / width;
+  const int reals = linalg::packed_eigh_scratch_reals(n, width);
+  const std::size_t bytes = scratch_view::shmem_size(reals);
+  const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed");
+  Kokkos::parallel_for(
+      "qgml::batched_eigh[packed]", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(const member_type& member) {
+        scratch_view buf(member.team_scratch(level), reals);
+        const int first = member.league_rank() * width;
+        linalg::hermitian_eigh_packed<width>(h, w, v, info, first, count, buf.data());
+        if (record_sweeps)
+          for (int t = first; t < count && t < first + width; ++t) sweeps(t) = 0;
+      });
+}
+
+}  // namespace detail
 
 // h: T x N x N Hermitian matrices (overwritten), w: T x N, v: T x N x N, info: T (EighInfo codes).
 // Launches on exec and does not fence.
@@ -91,7 +142,15 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
   const int scratch_elements = (linalg::eigh_scratch_reals(n) + (warm ? linalg::jacobi_scratch_reals(n) : 0) + 1) / 2;
   const std::size_t scratch_bytes = scratch_view::shmem_size(scratch_elements);
 
-  if (resolve_eigh_variant<ExecSpace>(options.variant, n) == EighVariant::serial) {
+  EighVariant variant = resolve_eigh_variant<ExecSpace>(options.variant, n);
+  if (variant == EighVariant::packed && warm) variant = EighVariant::serial;  // warm start: serial Jacobi
+  if constexpr (is_host_space_v<ExecSpace>) {
+    if (variant == EighVariant::packed) {
+      detail::batched_eigh_packed(exec, h, w, v, info, sweeps, record_sweeps);
+      return;
+    }
+  }
+  if (variant != EighVariant::team) {
     const int ts = options.team_size > 0 ? options.team_size : (is_host_space_v<ExecSpace> ? 1 : 32);
     const int league = (count + ts - 1) / ts;
     const int level = scratch_level(policy_type(exec, league, ts), ts * scratch_bytes, n, "serial");

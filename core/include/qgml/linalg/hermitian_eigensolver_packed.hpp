@@ -1,0 +1,552 @@
+// Eigendecomposition of a PACK of W complex Hermitian N x N matrices by one thread, in lockstep, with the
+// matrix (lane) index innermost in every working array (structure of arrays): element (i, j) of the
+// matrices of a pack is W consecutive Reals, so every inner loop runs over the W lanes and compiles to
+// SIMD instructions (W = 8 doubles or 16 floats: two 256-bit vectors, the width GCC prefers with
+// -march=native on current x86, or one AVX-512 vector), while the serial variant runs one scalar
+// recurrence per matrix.
+//
+// Same algorithm and output contract as hermitian_eigh (hermitian_eigensolver.hpp): Householder
+// tridiagonalisation (here updating only the lower triangle), Q formed explicitly (stored transposed),
+// implicit QL with the rotations applied to rows of Q^T, eigenpairs sorted ascending; row j of V(t) is
+// eigenvector j; info codes eigh_success, eigh_non_finite_input (w, V NaN), eigh_not_converged (w NaN).
+// Rounding differs from the serial variant only in the order of a few operations (s = f * (1 / r),
+// c = g * (1 / r): one division per rotation instead of two); the same tolerances hold.
+//
+// Lockstep with per-lane control flow:
+//  - Householder steps and the Q accumulation are data-independent except for the "nothing to
+//    annihilate" case (tau = 0), which becomes a per-lane blend (tau = 0 and v = 0 leave a lane's
+//    matrix unchanged exactly).
+//  - QL: the lanes work on the same eigenvalue index l; each lane has its own deflation point m and
+//    iteration count. A sweep runs over i = max(m) - 1 .. l; a lane takes part only for i < m (its
+//    own sweep), elsewhere its rotation is the identity (c = 1, s = 0, applied exactly) and d, e are
+//    blended back. Lanes that have converged at l wait; the number of sweeps at l is the maximum over
+//    the lanes (measured cost of this in perf/NOTES.md).
+//  - Non-finite input and padding lanes (the last pack of a batch) run on zero matrices, which
+//    converge without a sweep, so they never slow down or contaminate the other lanes.
+//
+// Host only: batched_eigh instantiates it for host execution spaces (on GPUs a thread per matrix
+// already runs in lockstep with its warp). It is nevertheless plain portable C++ (KOKKOS_INLINE_FUNCTION,
+// qgml::math), compiled by nvcc as well; the only ISA-specific lines are the optional AVX square roots
+// below (the compiler will not vectorise std::sqrt while -fmath-errno is on, the default).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "qgml/kokkos_compat.hpp"
+#include "qgml/linalg/hermitian_eigensolver.hpp"
+#include "qgml/types.hpp"
+
+#if defined(__AVX__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+#include <immintrin.h>
+#define QGML_PACKED_AVX 1
+#endif
+
+// Loop over the lanes of a pack: no dependence between iterations (the arrays of one loop never
+// overlap partially), so the compiler may vectorise without run-time alias checks. Reductions over
+// the lanes are never written inside such a loop (any_lane below).
+#if defined(_OPENMP) && !defined(__CUDACC__)
+#define QGML_LANES(q, W) _Pragma("omp simd") for (int q = 0; q < (W); ++q)
+#elif defined(__clang__)
+#define QGML_LANES(q, W) _Pragma("clang loop vectorize(assume_safety)") for (int q = 0; q < (W); ++q)
+#elif defined(__GNUC__) && !defined(__CUDACC__) && !defined(__INTEL_COMPILER)
+#define QGML_LANES(q, W) _Pragma("GCC ivdep") for (int q = 0; q < (W); ++q)
+#else
+#define QGML_LANES(q, W) for (int q = 0; q < (W); ++q)
+#endif
+
+#if defined(__CUDACC__)
+#define QGML_PACKED_NOINLINE __noinline__
+#elif defined(__GNUC__) || defined(__clang__)
+#define QGML_PACKED_NOINLINE __attribute__((noinline))
+#else
+#define QGML_PACKED_NOINLINE
+#endif
+
+namespace qgml::linalg {
+
+// Lanes per pack: 64 bytes (8 doubles, 16 floats). 4 and 16 doubles per pack measured slower
+// (perf/NOTES.md).
+template <class Real>
+inline constexpr int packed_eigh_width = 64 / int(sizeof(Real));
+
+// Scratch of one pack, in Reals: A and Q^T (n x n complex per lane, real and imaginary parts
+// separate), d, e, tau (complex), p (complex), one spare n (sorting), per lane.
+KOKKOS_INLINE_FUNCTION constexpr int packed_eigh_scratch_reals(int n, int width) { return width * (4 * n * n + 7 * n); }
+
+namespace packed_detail {
+
+// out[q] = sqrt(in[q]) for the W lanes.
+template <int W, class Real>
+KOKKOS_FORCEINLINE_FUNCTION void sqrt_lanes(const Real* in, Real* out) {
+#if defined(QGML_PACKED_AVX)
+  if constexpr (std::is_same_v<Real, double> && W % 4 == 0) {
+    for (int q = 0; q < W; q += 4) _mm256_storeu_pd(out + q, _mm256_sqrt_pd(_mm256_loadu_pd(in + q)));
+    return;
+  } else if constexpr (std::is_same_v<Real, float> && W % 8 == 0) {
+    for (int q = 0; q < W; q += 8) _mm256_storeu_ps(out + q, _mm256_sqrt_ps(_mm256_loadu_ps(in + q)));
+    return;
+  }
+#endif
+  for (int q = 0; q < W; ++q) out[q] = math::sqrt(in[q]);
+}
+
+// 1 if flag[q] != 0 for some lane.
+template <int W>
+KOKKOS_FORCEINLINE_FUNCTION int any_lane(const int* flag) {
+  int any = 0;
+  for (int q = 0; q < W; ++q) any |= flag[q];
+  return any;
+}
+
+// 1 if sqrt(s), s = a^2 + b^2, may not give hypot(a, b) to rounding: s outside the range of
+// detail::fast_hypot (overflow, underflow, or a == b == 0, the only case where hypot is 0).
+template <class Real>
+KOKKOS_FORCEINLINE_FUNCTION int hypot_outside(Real s) {
+  constexpr Real lo = std::is_same_v<Real, float> ? Real(1e-30) : Real(1e-290);
+  constexpr Real hi = std::is_same_v<Real, float> ? Real(1e30) : Real(1e290);
+  return int(!((s > lo) & (s < hi)));
+}
+
+// r[q] = hypot(a[q], b[q]) for the lanes flagged by hypot_outside (rare). Out of line: inlined, the
+// branchy loop keeps GCC 12 from vectorising the loops around the call site.
+template <int W, class Real>
+QGML_PACKED_NOINLINE KOKKOS_INLINE_FUNCTION void fix_hypot(const int* outside, const Real* a, const Real* b, Real* r) {
+  for (int q = 0; q < W; ++q)
+    if (outside[q]) r[q] = math::hypot(a[q], b[q]);
+}
+
+// r[q] = hypot(a[q], b[q]) as detail::fast_hypot: sqrt(a^2 + b^2), and hypot for the lanes outside
+// its range.
+template <int W, class Real>
+KOKKOS_FORCEINLINE_FUNCTION void hypot_lanes(const Real* a, const Real* b, Real* r) {
+  Real s[W];
+  int outside[W];
+  QGML_LANES(q, W) {
+    s[q] = a[q] * a[q] + b[q] * b[q];
+    outside[q] = hypot_outside(s[q]);
+  }
+  sqrt_lanes<W>(s, r);
+  if (any_lane<W>(outside)) fix_hypot<W>(outside, a, b, r);
+}
+
+}  // namespace packed_detail
+
+// Solves the matrices first .. first + W - 1 of the batch (those below count; the others are padding
+// and are not written). h: T x N x N (read only), w: T x N, v: T x N x N, info: T.
+// scratch: packed_eigh_scratch_reals(N, W) Reals.
+template <int W, class HView, class WView, class VView, class InfoView,
+          class Real = typename WView::non_const_value_type>
+KOKKOS_FUNCTION void hermitian_eigh_packed(const HView& h, const WView& w, const VView& v, const InfoView& info,
+                                           const int first, const int count, Real* scratch) {
+  using complex_type = complex_t<Real>;
+  const int n = static_cast<int>(h.extent(1));
+  const int lanes = count - first < W ? count - first : W;
+  const int nn = n * n;
+  Real* const ar = scratch;  // A(i, j), lane q: ar[(i * n + j) * W + q]
+  Real* const ai = ar + nn * W;
+  Real* const zr = ai + nn * W;  // Q^T(i, j), the same layout
+  Real* const zi = zr + nn * W;
+  Real* const d = zi + nn * W;  // d[i * W + q]
+  Real* const e = d + n * W;
+  Real* const tr = e + n * W;  // tau
+  Real* const ti = tr + n * W;
+  Real* const pr = ti + n * W;  // p
+  Real* const pi = pr + n * W;
+  int* const order = reinterpret_cast<int*>(pi + n * W);  // n ints (sorting), fits in n Reals
+  auto A = [&](Real* base, int i, int j) { return base + (i * n + j) * W; };
+
+  // --- 0. Load the pack; NaN / Inf lanes and padding lanes become zero matrices.
+  int code[W];
+  for (int q = 0; q < W; ++q) {
+    code[q] = eigh_success;
+    bool finite = q < lanes;
+    if (finite) {
+      const int t = first + q;
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          const complex_type z = h(t, i, j);
+          A(ar, i, j)[q] = z.real();
+          A(ai, i, j)[q] = z.imag();
+          finite = finite && math::isfinite(z.real()) && math::isfinite(z.imag());
+        }
+      if (!finite) code[q] = eigh_non_finite_input;
+    }
+    if (!finite)
+      for (int ij = 0; ij < nn; ++ij) ar[ij * W + q] = ai[ij * W + q] = Real(0);
+  }
+
+  // --- 1. Householder tridiagonalisation (see hermitian_eigh), all lanes at once.
+  for (int k = 0; k < n - 1; ++k) {
+    const int b = k + 1;
+    Real xn[W], alr[W], ali[W], nrm[W], t_r[W], t_i[W], s_r[W], s_i[W];
+    QGML_LANES(q, W) {
+      xn[q] = Real(0);
+      alr[q] = A(ar, b, k)[q];
+      ali[q] = A(ai, b, k)[q];
+    }
+    for (int i = b + 1; i < n; ++i) {
+      const Real* xr = A(ar, i, k);
+      const Real* xi = A(ai, i, k);
+      QGML_LANES(q, W) xn[q] += xr[q] * xr[q] + xi[q] * xi[q];
+    }
+    QGML_LANES(q, W) nrm[q] = alr[q] * alr[q] + ali[q] * ali[q] + xn[q];
+    packed_detail::sqrt_lanes<W>(nrm, nrm);
+    int act[W];
+    Real* const dk = d + k * W;
+    Real* const ek = e + k * W;
+    Real* const tkr = tr + k * W;
+    Real* const tki = ti + k * W;
+    const Real* const akk = A(ar, k, k);
+    QGML_LANES(q, W) {
+      // H^H (alpha, x) = (beta, 0): beta = -sign(Re alpha) |(alpha, x)|, tau = (beta - alpha) / beta,
+      // v = (1, x / (alpha - beta)); nothing to do (tau = 0, beta = alpha) when x = 0 and alpha is real.
+      const bool active = (xn[q] != Real(0)) | (ali[q] != Real(0));
+      const Real beta = active ? (alr[q] >= Real(0) ? -nrm[q] : nrm[q]) : alr[q];
+      const Real bsafe = active ? beta : Real(1);
+      t_r[q] = active ? (beta - alr[q]) / bsafe : Real(0);
+      t_i[q] = active ? -ali[q] / bsafe : Real(0);
+      const Real dr = alr[q] - beta;
+      const Real den = active ? dr * dr + ali[q] * ali[q] : Real(1);
+      s_r[q] = active ? dr / den : Real(0);  // 1 / (alpha - beta)
+      s_i[q] = active ? -ali[q] / den : Real(0);
+      tkr[q] = t_r[q];
+      tki[q] = t_i[q];
+      ek[q] = beta;
+      dk[q] = akk[q];
+      act[q] = active ? 1 : 0;
+    }
+    {
+      Real* vr = A(ar, b, k);
+      Real* vi = A(ai, b, k);
+      QGML_LANES(q, W) {
+        vr[q] = Real(1);
+        vi[q] = Real(0);
+      }
+    }
+    for (int i = b + 1; i < n; ++i) {
+      Real* vr = A(ar, i, k);
+      Real* vi = A(ai, i, k);
+      QGML_LANES(q, W) {
+        const Real xr = vr[q], xi = vi[q];
+        vr[q] = xr * s_r[q] - xi * s_i[q];
+        vi[q] = xr * s_i[q] + xi * s_r[q];
+      }
+    }
+    if (!packed_detail::any_lane<W>(act)) continue;
+    // p = tau A_bb v. Only the lower triangle of A_bb is kept up to date (A_bb is Hermitian): row r is
+    // A(r, c) for c <= r and conj(A(c, r)) for c > r.
+    for (int r = b; r < n; ++r) {
+      Real rr[W], ii[W], ri[W], ir[W];
+      QGML_LANES(q, W) rr[q] = ii[q] = ri[q] = ir[q] = Real(0);
+      const Real* arow = A(ar, r, 0);
+      const Real* irow = A(ai, r, 0);
+      for (int c = b; c <= r; ++c) {
+        const Real* vr = A(ar, c, k);
+        const Real* vi = A(ai, c, k);
+        const Real* xr = arow + c * W;
+        const Real* xi = irow + c * W;
+        QGML_LANES(q, W) {
+          rr[q] += xr[q] * vr[q];
+          ii[q] += xi[q] * vi[q];
+          ri[q] += xr[q] * vi[q];
+          ir[q] += xi[q] * vr[q];
+        }
+      }
+      for (int c = r + 1; c < n; ++c) {
+        const Real* vr = A(ar, c, k);
+        const Real* vi = A(ai, c, k);
+        const Real* xr = A(ar, c, r);
+        const Real* xi = A(ai, c, r);
+        QGML_LANES(q, W) {
+          rr[q] += xr[q] * vr[q];
+          ii[q] -= xi[q] * vi[q];
+          ri[q] += xr[q] * vi[q];
+          ir[q] -= xi[q] * vr[q];
+        }
+      }
+      Real* p_r = pr + r * W;
+      Real* p_i = pi + r * W;
+      QGML_LANES(q, W) {
+        const Real sr = rr[q] - ii[q], si = ri[q] + ir[q];
+        p_r[q] = t_r[q] * sr - t_i[q] * si;
+        p_i[q] = t_r[q] * si + t_i[q] * sr;
+      }
+    }
+    // p <- p - 1/2 tau (p^H v) v
+    Real gr[W], gi[W];
+    QGML_LANES(q, W) gr[q] = gi[q] = Real(0);
+    for (int i = b; i < n; ++i) {
+      const Real* vr = A(ar, i, k);
+      const Real* vi = A(ai, i, k);
+      const Real* p_r = pr + i * W;
+      const Real* p_i = pi + i * W;
+      QGML_LANES(q, W) {
+        gr[q] += p_r[q] * vr[q] + p_i[q] * vi[q];
+        gi[q] += p_r[q] * vi[q] - p_i[q] * vr[q];
+      }
+    }
+    QGML_LANES(q, W) {
+      const Real pvr = gr[q], pvi = gi[q];
+      gr[q] = Real(-0.5) * (t_r[q] * pvr - t_i[q] * pvi);
+      gi[q] = Real(-0.5) * (t_r[q] * pvi + t_i[q] * pvr);
+    }
+    for (int i = b; i < n; ++i) {
+      const Real* vr = A(ar, i, k);
+      const Real* vi = A(ai, i, k);
+      Real* p_r = pr + i * W;
+      Real* p_i = pi + i * W;
+      QGML_LANES(q, W) {
+        p_r[q] += gr[q] * vr[q] - gi[q] * vi[q];
+        p_i[q] += gr[q] * vi[q] + gi[q] * vr[q];
+      }
+    }
+    // A_bb <- A_bb - v p^H - p v^H (lower triangle)
+    for (int r = b; r < n; ++r) {
+      const Real* vrr = A(ar, r, k);
+      const Real* vri = A(ai, r, k);
+      const Real* prr = pr + r * W;
+      const Real* pri = pi + r * W;
+      Real* arow = A(ar, r, 0);
+      Real* irow = A(ai, r, 0);
+      for (int c = b; c <= r; ++c) {
+        const Real* vcr = A(ar, c, k);
+        const Real* vci = A(ai, c, k);
+        const Real* pcr = pr + c * W;
+        const Real* pci = pi + c * W;
+        Real* xr = arow + c * W;
+        Real* xi = irow + c * W;
+        QGML_LANES(q, W) {
+          xr[q] -= vrr[q] * pcr[q] + vri[q] * pci[q] + prr[q] * vcr[q] + pri[q] * vci[q];
+          xi[q] -= vri[q] * pcr[q] - vrr[q] * pci[q] + pri[q] * vcr[q] - prr[q] * vci[q];
+        }
+      }
+    }
+  }
+  {
+    const Real* ann = A(ar, n - 1, n - 1);
+    QGML_LANES(q, W) {
+      d[(n - 1) * W + q] = ann[q];
+      e[(n - 1) * W + q] = Real(0);
+    }
+  }
+
+  // --- 2. Q^T: row c = H_0 ... H_{n-2} e_c, accumulated backwards.
+  for (int ij = 0; ij < nn; ++ij) {
+    Real* xr = zr + ij * W;
+    Real* xi = zi + ij * W;
+    const Real one = (ij % (n + 1) == 0) ? Real(1) : Real(0);
+    QGML_LANES(q, W) {
+      xr[q] = one;
+      xi[q] = Real(0);
+    }
+  }
+  for (int k = n - 2; k >= 0; --k) {
+    const Real* tkr = tr + k * W;
+    const Real* tki = ti + k * W;
+    int act[W];
+    QGML_LANES(q, W) act[q] = ((tkr[q] != Real(0)) | (tki[q] != Real(0))) ? 1 : 0;
+    if (!packed_detail::any_lane<W>(act)) continue;
+    const int b = k + 1;
+    for (int c = b; c < n; ++c) {
+      Real dr[W], di[W];
+      QGML_LANES(q, W) dr[q] = di[q] = Real(0);
+      for (int i = b; i < n; ++i) {  // dot = v^H q
+        const Real* vr = A(ar, i, k);
+        const Real* vi = A(ai, i, k);
+        const Real* xr = A(zr, c, i);
+        const Real* xi = A(zi, c, i);
+        QGML_LANES(q, W) {
+          dr[q] += vr[q] * xr[q] + vi[q] * xi[q];
+          di[q] += vr[q] * xi[q] - vi[q] * xr[q];
+        }
+      }
+      QGML_LANES(q, W) {  // dot *= tau
+        const Real x = dr[q], y = di[q];
+        dr[q] = tkr[q] * x - tki[q] * y;
+        di[q] = tkr[q] * y + tki[q] * x;
+      }
+      for (int i = b; i < n; ++i) {  // q -= dot v
+        const Real* vr = A(ar, i, k);
+        const Real* vi = A(ai, i, k);
+        Real* xr = A(zr, c, i);
+        Real* xi = A(zi, c, i);
+        QGML_LANES(q, W) {
+          xr[q] -= dr[q] * vr[q] - di[q] * vi[q];
+          xi[q] -= dr[q] * vi[q] + di[q] * vr[q];
+        }
+      }
+    }
+  }
+
+  // --- 3. Implicit QL on (d, e), lanes in lockstep on the eigenvalue index l.
+  int failed[W];
+  for (int q = 0; q < W; ++q) failed[q] = 0;
+  for (int l = 0; l < n; ++l) {
+    int iterations[W];
+    for (int q = 0; q < W; ++q) iterations[q] = 0;
+    for (;;) {
+      // Deflation point of every lane: the first m >= l with a negligible e[m] (e[n - 1] = 0). The scan
+      // always runs to n - 1 (an early exit when all lanes have found m stops GCC vectorising it).
+      int m[W], found[W];
+      QGML_LANES(q, W) {
+        m[q] = n - 1;
+        found[q] = 0;
+      }
+      for (int mm = l; mm < n - 1; ++mm) {
+        const Real* d0 = d + mm * W;
+        const Real* d1 = d0 + W;
+        const Real* em = e + mm * W;
+        QGML_LANES(q, W) {
+          const Real dd = math::fabs(d0[q]) + math::fabs(d1[q]);
+          const int small = (math::fabs(em[q]) + dd == dd) ? 1 : 0;
+          const int take = small & (1 - found[q]);
+          m[q] = take ? mm : m[q];
+          found[q] |= small;
+        }
+      }
+      int top = l;  // largest m of the lanes that sweep
+      for (int q = 0; q < W; ++q) {
+        if (failed[q]) m[q] = l;
+        if (m[q] == l) continue;
+        if (++iterations[q] > eigh_max_iterations_per_eigenvalue) {
+          failed[q] = 1;
+          m[q] = l;
+          continue;
+        }
+        top = m[q] > top ? m[q] : top;
+      }
+      if (top == l) break;
+      // Shift from the leading 2 x 2 block; the sweep state (s, c, p, g) of every lane. run: the lane
+      // sweeps at l and has not deflated by underflow (r == 0) during this sweep.
+      Real g[W], sh[W], s[W], c[W], pp[W], one[W];
+      int run[W];
+      const Real* dl = d + l * W;
+      const Real* el = e + l * W;
+      QGML_LANES(q, W) {
+        run[q] = m[q] > l ? 1 : 0;
+        const Real e0 = run[q] ? el[q] : Real(1);
+        g[q] = run[q] ? (dl[q + W] - dl[q]) / (Real(2) * e0) : Real(0);
+        one[q] = Real(1);
+      }
+      packed_detail::hypot_lanes<W>(g, one, sh);
+      QGML_LANES(q, W) {
+        const Real e0 = run[q] ? el[q] : Real(1);
+        sh[q] = e0 / (g[q] + (g[q] >= Real(0) ? math::fabs(sh[q]) : -math::fabs(sh[q])));
+        s[q] = c[q] = Real(1);
+        pp[q] = g[q] = Real(0);
+      }
+      for (int i = top - 1; i >= l; --i) {
+        Real f[W], gg[W], bb[W], r[W], cr[W], sr[W];
+        int part[W], outside[W];
+        Real* const di0 = d + i * W;
+        Real* const di1 = di0 + W;
+        Real* const ei0 = e + i * W;
+        Real* const ei1 = ei0 + W;
+        QGML_LANES(q, W) {
+          part[q] = run[q] & int(i < m[q]);
+          // start of this lane's sweep: g = d[m] - d[l] + e[l] / (g + sign(r, g))
+          g[q] = (i + 1 == m[q]) ? (di1[q] - dl[q]) + sh[q] : g[q];
+          const Real fq = s[q] * ei0[q];
+          bb[q] = c[q] * ei0[q];
+          f[q] = part[q] ? fq : Real(0);
+          gg[q] = part[q] ? g[q] : Real(1);
+        }
+        QGML_LANES(q, W) {  // a separate loop: merged into the one above, GCC 12 does not vectorise it
+          r[q] = f[q] * f[q] + gg[q] * gg[q];  // r = hypot(f, g) as detail::fast_hypot
+          outside[q] = packed_detail::hypot_outside(r[q]);
+        }
+        packed_detail::sqrt_lanes<W>(r, r);
+        if (packed_detail::any_lane<W>(outside)) packed_detail::fix_hypot<W>(outside, f, gg, r);
+        QGML_LANES(q, W) {
+          const int zero = r[q] == Real(0) ? 1 : 0;
+          const int ok = part[q] & (1 - zero);
+          const int brk = part[q] & zero;  // underflow: deflate, end this lane's sweep
+          const Real inv = Real(1) / (ok ? r[q] : Real(1));
+          const Real sn = f[q] * inv;
+          const Real cn = gg[q] * inv;
+          const Real d1 = di1[q];
+          const Real g2 = d1 - pp[q];
+          const Real r2 = (di0[q] - g2) * sn + Real(2) * cn * bb[q];
+          const Real pn = sn * r2;
+          const Real e1 = ei1[q];
+          ei1[q] = part[q] ? r[q] : e1;
+          const Real dnew = ok ? g2 + pn : g2;
+          di1[q] = part[q] ? dnew : d1;
+          g[q] = ok ? cn * r2 - bb[q] : g[q];
+          s[q] = ok ? sn : s[q];
+          c[q] = ok ? cn : c[q];
+          pp[q] = ok ? pn : pp[q];
+          cr[q] = ok ? cn : Real(1);
+          sr[q] = ok ? sn : Real(0);
+          run[q] = run[q] & (1 - brk);
+        }
+        // Rows i, i + 1 of Q^T: two contiguous rows, all lanes (identity where c = 1, s = 0). Rotating a
+        // real Z instead (half the work) and forming Z Q^T at the end measured no faster: at N <= 16 this
+        // loop overlaps with the latency of the recurrence above.
+        Real* x0r = A(zr, i, 0);
+        Real* x0i = A(zi, i, 0);
+        Real* x1r = A(zr, i + 1, 0);
+        Real* x1i = A(zi, i + 1, 0);
+        for (int col = 0; col < n; ++col) {
+          QGML_LANES(q, W) {
+            const Real fr = x1r[col * W + q], fi = x1i[col * W + q];
+            const Real zr0 = x0r[col * W + q], zi0 = x0i[col * W + q];
+            x1r[col * W + q] = sr[q] * zr0 + cr[q] * fr;
+            x1i[col * W + q] = sr[q] * zi0 + cr[q] * fi;
+            x0r[col * W + q] = cr[q] * zr0 - sr[q] * fr;
+            x0i[col * W + q] = cr[q] * zi0 - sr[q] * fi;
+          }
+        }
+      }
+      // End of the sweep: d[l] -= p, e[l] = g for the lanes that finished it; e[m] = 0 for all that swept.
+      Real* dlw = d + l * W;
+      Real* elw = e + l * W;
+      QGML_LANES(q, W) {
+        dlw[q] = run[q] ? dlw[q] - pp[q] : dlw[q];
+        elw[q] = run[q] ? g[q] : elw[q];
+      }
+      for (int q = 0; q < W; ++q)
+        if (m[q] > l) e[m[q] * W + q] = Real(0);
+    }
+  }
+
+  // --- 4. Per lane: sort ascending (selection sort, as hermitian_eigh), write w and the rows of V.
+  for (int q = 0; q < lanes; ++q) {
+    const int t = first + q;
+    if (code[q] == eigh_success && failed[q]) code[q] = eigh_not_converged;
+    info(t) = code[q];
+    if (code[q] == eigh_non_finite_input) {
+      const Real nan = math::sqrt(Real(-1));
+      for (int i = 0; i < n; ++i) {
+        w(t, i) = nan;
+        for (int j = 0; j < n; ++j) v(t, i, j) = complex_type(nan, nan);
+      }
+      continue;
+    }
+    for (int i = 0; i < n; ++i) order[i] = i;
+    if (code[q] == eigh_success) {
+      for (int i = 0; i < n - 1; ++i) {
+        int k = i;
+        for (int j = i + 1; j < n; ++j)
+          if (d[order[j] * W + q] < d[order[k] * W + q]) k = j;
+        const int tmp = order[i];
+        order[i] = order[k];
+        order[k] = tmp;
+      }
+    }
+    const Real nan = math::sqrt(Real(-1 - code[q]));
+    for (int i = 0; i < n; ++i) {
+      const int src = order[i];
+      w(t, i) = code[q] == eigh_success ? d[src * W + q] : nan;
+      for (int j = 0; j < n; ++j) v(t, i, j) = complex_type(A(zr, src, j)[q], A(zi, src, j)[q]);
+    }
+  }
+}
+
+}  // namespace qgml::linalg
+
+#undef QGML_LANES
+#undef QGML_PACKED_NOINLINE
