@@ -34,7 +34,10 @@ mkdir -p "$(dirname "$out")"
 mpiexec=(mpiexec --bind-to none)
 mpiexec --version 2>/dev/null | grep -q "Open MPI" && mpiexec+=(--oversubscribe)
 [ "$(id -u)" = 0 ] && mpiexec+=(--allow-run-as-root)
-export OMP_PROC_BIND=false OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
+export OMP_PROC_BIND=false OPENBLAS_NUM_THREADS=1
+# OMP_WAIT_POLICY defaults to active (set it to override): passive waiting makes each of the ~12 kernels of a small
+# batch wake sleeping threads (3x slower epochs at N = 8, batch 256, 2 threads; perf/NOTES.md).
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-active}
 
 run() { # ranks threads extra-args...
   local ranks=$1 threads=$2; shift 2

@@ -892,5 +892,19 @@ def make_plots(lines, plot_dir, name):
     return written
 
 
+def _reexec_with_system_python():
+    """The first python3 on PATH may lack matplotlib (plots); Debian's /usr/bin/python3 has it."""
+    import importlib.util
+    system = "/usr/bin/python3"
+    if (importlib.util.find_spec("matplotlib") is None and os.path.exists(system)
+            and os.path.realpath(sys.executable) != os.path.realpath(system)
+            and not os.environ.get("QGML_RUN_PERF_REEXEC")):
+        probe = subprocess.run([system, "-c", "import matplotlib"], capture_output=True)
+        if probe.returncode == 0:
+            os.environ["QGML_RUN_PERF_REEXEC"] = "1"
+            os.execv(system, [system, os.path.abspath(__file__)] + sys.argv[1:])
+
+
 if __name__ == "__main__":
+    _reexec_with_system_python()
     sys.exit(main())

@@ -20,6 +20,7 @@
 #include "analysis.hpp"
 #include "commands.hpp"
 #include "config.hpp"
+#include "format.hpp"
 #include "data_source.hpp"
 #include "parallel.hpp"
 #include "profiler.hpp"
@@ -62,15 +63,6 @@ class Log {
   std::ofstream file_;
 };
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
-}
 
 // Bytes the run needs on the execution space (data, configuration, trainer buffers), for the
 // "too large for memory" check before anything is allocated.

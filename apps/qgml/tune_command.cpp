@@ -34,6 +34,7 @@
 
 #include "commands.hpp"
 #include "config.hpp"
+#include "format.hpp"
 #include "data_source.hpp"
 #include "run_directory.hpp"
 #include "run_setup.hpp"
@@ -54,15 +55,6 @@ constexpr const char* speed_note =
     "does not depend on the batch size, but smaller batches take more Adam steps per epoch with noisier "
     "gradients; which batch size trains best (full batch or mini-batches) is for qgml train to show";
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
-}
 
 std::string human_bytes(double b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
