@@ -25,7 +25,8 @@ void usage(std::FILE* out) {
                "            [--penalty-weight 0] [--out DIR] [--precision double|float]\n"
                "  qgml info\n"
                "  qgml fuzzy-sphere [--N 3] [--T 2500]\n"
-               "Kokkos options (--kokkos-num-threads=..., --kokkos-disable-warnings, ...) are accepted everywhere.\n"
+               "Kokkos options (--kokkos-threads=N with Kokkos 3.x, --kokkos-num-threads=N with 4.x,\n"
+               "--kokkos-disable-warnings, ...) are accepted everywhere.\n"
                "\nSettings of qgml train (config file sections, or --section.key value on the command line),\n"
                "with their defaults:\n%s",
                qgml::app::settings_help().c_str());
