@@ -5,8 +5,12 @@
 //
 //   qgml_bench_train [--N 3 4 8 16 32 64] [--batch 256 2500] [--w 0 0.25] [--precision double float]
 //                    [--T 2500] [--D 3] [--lr 0.01] [--repeats 5] [--warmup 2] [--out FILE]
+//                    [--impl qgml qgml-warm]   (qgml-warm: warm-started eigensolves, with the mean Jacobi
+//                                               sweeps per point of every epoch)
 #include <Kokkos_Core.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "qgml/datasets.hpp"
@@ -21,7 +25,7 @@ using Exec = Kokkos::DefaultExecutionSpace;
 using qgml::bench::Args;
 
 template <class Real>
-void run(const Args& args, const std::string& precision, int n, int batch, double w) {
+void run(const Args& args, const std::string& precision, int n, int batch, double w, bool warm) {
   const Exec exec;
   const int count = args.integer("T", 2500), d = args.integer("D", 3);
   const int warmup = args.integer("warmup", 2), repeats = args.integer("repeats", 5);
@@ -33,15 +37,25 @@ void run(const Args& args, const std::string& precision, int n, int batch, doubl
   s.learning_rate = std::stod(args.string("lr", "0.01"));
   s.loss.w = w;
   s.seed = 3;
+  s.warm_start_eigh = warm;
   qgml::Trainer<Real, Exec> trainer(config, data, s, exec);
   double final_loss = 0;
+  std::string sweeps;
   const auto t = qgml::bench::time_runs(
-      exec, warmup, repeats, []() {}, [&]() { final_loss = trainer.train_epoch().total; });
-  auto line = qgml::bench::context<Exec>("train_epoch", "qgml");
+      exec, warmup, repeats, []() {},
+      [&]() {
+        const auto r = trainer.train_epoch();
+        final_loss = r.total;
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%s%.3g", sweeps.empty() ? "" : " ", r.eigh_sweeps);
+        sweeps += buf;
+      });
+  auto line = qgml::bench::context<Exec>("train_epoch", warm ? "qgml-warm" : "qgml");
   line.add("N", n).add("D", d).add("T", count).add("batch", std::min(batch, count)).add("w", w);
   line.add("precision", precision).add("repeats", repeats).add("median_s", t.median).add("min_s", t.min);
   line.add("points_per_s", count / t.median).add("final_loss", final_loss);
   line.add("bytes_per_point", double(trainer.bytes()) / std::min(batch, count));
+  if (warm) line.add("mean_sweeps_per_epoch", sweeps);  // warm-up epochs first; the first epoch is cold
   qgml::bench::emit(line, args.string("out", ""));
 }
 
@@ -55,10 +69,17 @@ int main(int argc, char* argv[]) {
       for (int batch : args.ints("batch", {256, 2500}))
         for (const auto& ws : args.strings("w", {"0", "0.25"})) {
           const double w = std::stod(ws);
-          if (precision == "double")
-            run<double>(args, precision, n, batch, w);
-          else
-            run<float>(args, precision, n, batch, w);
+          for (const auto& impl : args.strings("impl", {"qgml"})) {
+            const bool warm = impl == "qgml-warm";
+            if (!warm && impl != "qgml") {
+              std::fprintf(stderr, "qgml_bench_train: --impl takes qgml and qgml-warm, not '%s'\n", impl.c_str());
+              std::exit(2);
+            }
+            if (precision == "double")
+              run<double>(args, precision, n, batch, w, warm);
+            else
+              run<float>(args, precision, n, batch, w, warm);
+          }
         }
   return 0;
 }

@@ -113,6 +113,37 @@ TEMPLATE_TEST_CASE("data in host-side memory train exactly like device-resident 
   CHECK(std::memcmp(m.values.data(), resident.values.data(), m.values.size() * sizeof(cplx)) == 0);
 }
 
+// Warm-started eigensolves (the previous epoch's eigenvectors as the Jacobi starting basis): the same
+// training to rounding, cold solves in the first epoch only, and few sweeps afterwards.
+TEMPLATE_TEST_CASE("warm-started eigensolves train like cold ones in a few Jacobi sweeps", "[training]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  const auto data = sphere_points<Real>(exec, 1000, 3, 0.0, 42);
+  auto cold_config = qr_configuration<Real>(3, 4, 1, exec);
+  auto warm_config = qr_configuration<Real>(3, 4, 1, exec);
+  TrainingSettings s = sphere_settings(8);
+  s.batch_size = 250;
+  const auto cold = Trainer<Real, Space>(cold_config, data, s, exec).train();
+  s.warm_start_eigh = true;
+  const auto warm = Trainer<Real, Space>(warm_config, data, s, exec).train();
+  REQUIRE(warm.size() == cold.size());
+  const double tol = std::is_same_v<Real, double> ? 1e-9 : 2e-3;
+  for (std::size_t e = 0; e < cold.size(); ++e) {
+    INFO("epoch " << e + 1 << ": " << warm[e].eigh_sweeps << " sweeps");
+    CHECK(std::abs(warm[e].total - cold[e].total) <= tol * std::abs(cold[e].total));
+    CHECK(warm[e].eigh_failures == 0);
+    CHECK(cold[e].eigh_sweeps == 0);
+    if (e == 0) {
+      CHECK(warm[e].eigh_sweeps == 0);  // no basis yet: cold
+    } else {
+      CHECK(warm[e].eigh_sweeps >= 1);
+      CHECK(warm[e].eigh_sweeps <= 8);
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("resuming from a checkpoint continues bit-identically", "[training]", QGML_TEST_CONFIGS) {
   using Real = typename TestType::real_type;
   using Space = typename TestType::execution_space;

@@ -67,10 +67,13 @@ class LossGradient {
 
   // Loss terms and gradient of the points (count = points.extent(0) <= max_batch). The gradient of each
   // point is weighted by `weight` (1 / count for a batch mean); sums() are plain sums over the points.
-  // With accumulate, adds to the previous gradient and sums. Asynchronous on exec.
+  // With accumulate, adds to the previous gradient and sums. Asynchronous on exec. With
+  // eigh.warm_start, eigenvectors() must hold a starting basis for each point (see batched_eigh.hpp);
+  // `sweeps` (optional, >= count ints) receives the Jacobi sweeps per point.
   template <class PointsView>
   void compute(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
-               const LossSettings& settings, Real weight, bool accumulate, const EighOptions& eigh = {}) {
+               const LossSettings& settings, Real weight, bool accumulate, const EighOptions& eigh = {},
+               const IntVector<memory_space>& sweeps = IntVector<memory_space>()) {
     const int count = static_cast<int>(points.extent(0));
     QGML_REQUIRE(count <= max_batch_, "qgml::LossGradient::compute: " + std::to_string(count) +
                                           " points exceed max_batch = " + std::to_string(max_batch_));
@@ -89,7 +92,10 @@ class LossGradient {
     }
     {
       ScopedRegion region("qgml::eigensolve");
-      batched_eigh(exec, h, w, v, info, eigh);
+      if (sweeps.extent(0) >= std::size_t(count))
+        batched_eigh(exec, h, w, v, info, eigh, Kokkos::subview(sweeps, range));
+      else
+        batched_eigh(exec, h, w, v, info, eigh);
     }
     {
       ScopedRegion region("qgml::gradient");

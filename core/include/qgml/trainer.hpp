@@ -87,6 +87,14 @@ class Trainer {
                  "qgml::Trainer: rank " + std::to_string(comm ? comm->rank() : 0) + " holds " +
                      std::to_string(data.extent(0)) + " points, but its shard of T = " + std::to_string(count_) +
                      " points has " + std::to_string(shard_.size()));
+    if (settings.warm_start_eigh) {
+      const int n = config.size();
+      basis_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::basis"),
+                                               std::max<std::int64_t>(1, shard_.size()), n, n);
+      rows_ = IntVector<memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::rows"),
+                                      engine_batch(batch_, shard_, distributed_));
+      sweeps_ = IntVector<memory_space>("qgml::Trainer::sweeps", engine_batch(batch_, shard_, distributed_));
+    }
     if (distributed_) {
       const int batches = (count_ + batch_ - 1) / batch_;
       order_ = Kokkos::View<int*, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::order"),
@@ -144,14 +152,18 @@ class Trainer {
         {
           ScopedRegion gather("qgml::Trainer::gather_batch");
           const auto data = data_;
+          const auto rows = rows_;
+          const bool record = rows.extent(0) > 0;
           Kokkos::parallel_for(
               "qgml::Trainer::gather_batch", Kokkos::RangePolicy<ExecSpace>(exec_, 0, n_batch * d),
               KOKKOS_LAMBDA(const int ik) {
                 const int i = ik / d, k = ik % d;
-                pts(i, k) = data(int(perm(std::uint64_t(start + i))), k);
+                const int row = int(perm(std::uint64_t(start + i)));
+                pts(i, k) = data(row, k);
+                if (record && k == 0) rows(i) = row;
               });
         }
-        engine_.compute(exec_, config_, pts, settings_.loss, Real(1) / Real(n_batch), false);
+        compute_batch(pts, n_batch);
         engine_.add_penalty(exec_, config_, settings_.loss);
         finish_batch(n_batch);
         ScopedRegion step("qgml::Trainer::optimizer_step");
@@ -177,10 +189,12 @@ class Trainer {
     r.degenerate_points = long(h(sum_degenerate));
     r.skipped_batches = int(h(sum_skipped));
     r.eigh_failures = int(h(sum_eigh_failures));
+    r.eigh_sweeps = h(sum_swept_points) > 0 ? h(sum_sweeps) / h(sum_swept_points) : 0.0;
     r.seconds = timer.seconds();
     r.points_per_second = count_ / r.seconds;
     history_.push_back(r);
     ++epoch_;
+    basis_ready_ = basis_.extent(0) > 0;  // every point has been solved once
     return r;
   }
 
@@ -294,6 +308,8 @@ class Trainer {
     sum_skipped,
     sum_eigh_failures,
     sum_batches,
+    sum_sweeps,        // Jacobi sweeps of warm-started eigensolves
+    sum_swept_points,  // points solved warm
     epoch_sum_count
   };
 
@@ -368,14 +384,17 @@ class Trainer {
         const auto pts = Kokkos::subview(batch_points_, Kokkos::make_pair(0, n_local), Kokkos::ALL);
         {
           ScopedRegion gather("qgml::Trainer::gather_batch");
+          const auto rows = rows_;
+          const bool record = rows.extent(0) > 0;
           Kokkos::parallel_for(
               "qgml::Trainer::gather_batch", Kokkos::RangePolicy<ExecSpace>(exec_, 0, n_local * d),
               KOKKOS_LAMBDA(const int ik) {
                 const int i = ik / d, k = ik % d;
                 pts(i, k) = data(order(first + i), k);
+                if (record && k == 0) rows(i) = order(first + i);
               });
         }
-        engine_.compute(exec_, config_, pts, settings_.loss, Real(1) / Real(n_batch), false);
+        compute_batch(pts, n_batch);
       } else {
         engine_.zero(exec_);
       }
@@ -385,6 +404,48 @@ class Trainer {
       ScopedRegion step("qgml::Trainer::optimizer_step");
       adam_.step(exec_, config_, engine_.gradient(), lr, skip_);
     }
+  }
+
+  // Loss and gradient of the gathered batch (rows_ holds the points' local rows when warm starts are on):
+  // with warm_start_eigh, each point's eigenvectors of the previous epoch start a Jacobi refinement and
+  // the new ones are stored back. Public only for nvcc (device lambdas).
+  template <class PointsView>
+  void compute_batch(const PointsView& pts, int n_batch) {
+    const int count = int(pts.extent(0));
+    if (basis_.extent(0) == 0) {
+      engine_.compute(exec_, config_, pts, settings_.loss, Real(1) / Real(n_batch), false);
+      return;
+    }
+    const int n = config_.size();
+    const auto basis = basis_;
+    const auto rows = rows_;
+    const auto v = engine_.eigenvectors();
+    EighOptions options;
+    options.warm_start = basis_ready_;
+    if (basis_ready_)
+      Kokkos::parallel_for(
+          "qgml::Trainer::load_basis", Kokkos::RangePolicy<ExecSpace>(exec_, 0, count * n * n),
+          KOKKOS_LAMBDA(const int q) {
+            const int i = q / (n * n), a = (q / n) % n, b = q % n;
+            v(i, a, b) = basis(rows(i), a, b);
+          });
+    engine_.compute(exec_, config_, pts, settings_.loss, Real(1) / Real(n_batch), false, options, sweeps_);
+    Kokkos::parallel_for(
+        "qgml::Trainer::store_basis", Kokkos::RangePolicy<ExecSpace>(exec_, 0, count * n * n),
+        KOKKOS_LAMBDA(const int q) {
+          const int i = q / (n * n), a = (q / n) % n, b = q % n;
+          basis(rows(i), a, b) = v(i, a, b);
+        });
+    if (!basis_ready_) return;
+    const auto sweeps = sweeps_;
+    const auto sums = epoch_sums_;
+    Kokkos::parallel_for(
+        "qgml::Trainer::count_sweeps", Kokkos::RangePolicy<ExecSpace>(exec_, 0, 1), KOKKOS_LAMBDA(const int) {
+          double total = 0;
+          for (int i = 0; i < count; ++i) total += sweeps(i);
+          sums(int(sum_sweeps)) += total;
+          sums(int(sum_swept_points)) += count;
+        });
   }
 
   // gradient and loss sums <- their sums over the ranks (one in-place all-reduce of doubles).
@@ -500,6 +561,9 @@ class Trainer {
   typename Kokkos::View<int*, memory_space>::HostMirror batch_offsets_host_;
   Kokkos::View<double*, memory_space> reduce_buffer_;
   typename Kokkos::View<double*, memory_space>::HostMirror reduce_buffer_host_;
+  MatrixStack<Real, memory_space> basis_;  // warm_start_eigh: each local point's last eigenvectors
+  IntVector<memory_space> rows_, sweeps_;
+  bool basis_ready_ = false;
   double comm_seconds_ = 0;
   int replica_checks_ = 0;
   std::vector<EpochRecord> history_;

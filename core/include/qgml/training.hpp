@@ -38,6 +38,10 @@ struct TrainingSettings {
   std::string checkpoint_dir;       // empty: no checkpoints
   double early_stop_tolerance = 0;  // stop when |L_e - L_{e-1}| <= tol |L_{e-1}| (0: never)
   bool check_replicas = false;      // data-parallel debugging: compare the matrices of all ranks every epoch
+  // Warm-started eigensolves: each point's eigenvectors from the previous epoch are the starting basis
+  // of a Jacobi refinement (EighOptions::warm_start); holds T N^2 complex numbers. On CPUs the cold
+  // packed solver is faster (perf/NOTES.md); this is for measurement and for GPU work.
+  bool warm_start_eigh = false;
 };
 
 // What one epoch did. Loss values are means over the epoch's batches (each batch a mean over its
@@ -51,6 +55,7 @@ struct EpochRecord {
   int eigh_failures = 0;       // points whose eigensolve failed
   int batches = 0;
   double seconds = 0, points_per_second = 0;
+  double eigh_sweeps = 0;  // mean Jacobi sweeps per point with warm_start_eigh (0: cold solves); not in the CSV
 };
 
 // Writes the history as CSV (one row per epoch) or JSON (an array of objects), atomically.
