@@ -39,6 +39,7 @@ inline TrainingSettings training_settings(const Config& c, const std::string& ru
   s.checkpoint_dir = (std::filesystem::path(run_dir) / "checkpoints").string();
   s.early_stop_tolerance = c.real("training.early_stop");
   s.check_replicas = c.boolean("training.check_replicas");
+  s.warm_start_eigh = c.boolean("training.warm_start");
   return s;
 }
 

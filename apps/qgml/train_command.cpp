@@ -20,8 +20,8 @@
 #include "analysis.hpp"
 #include "commands.hpp"
 #include "config.hpp"
-#include "format.hpp"
 #include "data_source.hpp"
+#include "format.hpp"
 #include "parallel.hpp"
 #include "profiler.hpp"
 #include "run_directory.hpp"
@@ -63,7 +63,6 @@ class Log {
   std::ofstream file_;
 };
 
-
 // Bytes the run needs on the execution space (data, configuration, trainer buffers), for the
 // "too large for memory" check before anything is allocated.
 double bytes_needed(long points, int d, int n, int batch, std::size_t real_size) {
@@ -87,7 +86,8 @@ std::string progress_line(const EpochRecord& r, int epochs, double elapsed) {
   const double eta = r.epoch > 0 ? elapsed / r.epoch * (epochs - r.epoch) : 0;
   return format("epoch %d/%d  loss %.6g  (d^2 %.4g, sigma^2 %.4g)  %.0f points/s  ETA %.0f s%s", r.epoch, epochs,
                 r.total, r.reconstruction, r.fluctuation, r.points_per_second, eta,
-                r.skipped_batches ? format("  [%d batches skipped]", r.skipped_batches).c_str() : "");
+                r.skipped_batches ? format("  [%d batches skipped]", r.skipped_batches).c_str() : "") +
+         (r.eigh_sweeps > 0 ? format("  (%.2f Jacobi sweeps per point)", r.eigh_sweeps) : std::string());
 }
 
 template <class Real>
