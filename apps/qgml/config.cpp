@@ -25,6 +25,12 @@ std::vector<Setting> make_schema() {
       {"data.noise", T::real, "0", "standard deviation of the Gaussian noise added to every coordinate", {}, 0, 1e6},
       {"data.radius", T::real, "1", "radius of the circle data", {}, 0, 1e12},
       {"data.seed", T::integer, "42", "seed of the data generator", {}, 0, 9.2e18},
+      {"data.placement",
+       T::text,
+       "device",
+       "where the points live: device memory, or host memory read by the GPU batch by batch (data larger "
+       "than device memory; the same as device on CPUs)",
+       {"device", "host"}},
       {"data.standardize", T::boolean, "false", "subtract the mean and divide by the overall standard deviation", {}},
       {"model.N", T::integer, "3", "Hilbert-space dimension N (size of the matrices)", {}, 1, 4096},
       {"model.init",

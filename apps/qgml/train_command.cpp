@@ -90,9 +90,36 @@ std::string progress_line(const EpochRecord& r, int epochs, double elapsed) {
          (r.eigh_sweeps > 0 ? format("  (%.2f Jacobi sweeps per point)", r.eigh_sweeps) : std::string());
 }
 
-template <class Real>
+using Exec = Kokkos::DefaultExecutionSpace;
+// data.placement = host: where the points live when they stay in host memory. On GPUs, pinned host memory
+// the kernels read directly (each batch is streamed to the device by the gather kernel); on CPUs the
+// execution space's own memory.
+#ifdef KOKKOS_ENABLE_CUDA
+using HostDataSpace =
+    std::conditional_t<std::is_same_v<Exec, Kokkos::Cuda>, Kokkos::CudaHostPinnedSpace, Exec::memory_space>;
+#else
+using HostDataSpace = Exec::memory_space;
+#endif
+
+// This rank's points in DataSpace (generated or read on the host first when DataSpace is not the
+// execution space's memory).
+template <class Real, class DataSpace>
+std::pair<RealMatrix<Real, DataSpace>, std::int64_t> placed_data(const Exec& exec, const Config& c,
+                                                                 Communicator& comm) {
+  if constexpr (std::is_same_v<DataSpace, Exec::memory_space>) {
+    const auto shard = load_data_shard<Real>(exec, c, comm);
+    return {shard.points, shard.total};
+  } else {
+    const auto shard = load_data_shard<Real>(Kokkos::DefaultHostExecutionSpace(), c, comm);
+    RealMatrix<Real, DataSpace> points(Kokkos::ViewAllocateWithoutInitializing("qgml::app::points"),
+                                       shard.points.extent(0), shard.points.extent(1));
+    Kokkos::deep_copy(points, shard.points);
+    return {points, shard.total};
+  }
+}
+
+template <class Real, class DataSpace>
 int train(const Config& c, const std::string& config_path, const std::string& resume_dir, bool quiet) {
-  using Exec = Kokkos::DefaultExecutionSpace;
   const Exec exec;
   // With MPI, every rank trains on its shard of the points; rank 0 alone prints and writes files.
   Communicator& comm = communicator();
@@ -112,9 +139,10 @@ int train(const Config& c, const std::string& config_path, const std::string& re
   const ProfilerGuard profiler(popts);
   const bool monitored = profiler.active;
   // Everything that can fail on bad input happens before the run directory exists.
-  const auto shard = load_data_shard<Real>(exec, c, comm);
-  const auto& data = shard.points;
-  const long points = long(shard.total);
+  const auto placed = placed_data<Real, DataSpace>(exec, c, comm);
+  const auto data = placed.first;
+  const std::int64_t total_points = placed.second;
+  const long points = long(total_points);
   const long local_points = long(data.extent(0));
   const int d = int(data.extent(1));
   const int n = int(c.integer("model.N"));
@@ -140,9 +168,9 @@ int train(const Config& c, const std::string& config_path, const std::string& re
   }
   if (root) log.open((fs::path(run_dir) / "log.txt").string());
   TrainingSettings settings = training_settings(c, run_dir);
-  std::optional<Trainer<Real, Exec>> trainer_storage;
-  run_collectively(comm, [&] { trainer_storage.emplace(config, data, settings, exec, comm, shard.total); });
-  Trainer<Real, Exec>& trainer = *trainer_storage;
+  std::optional<Trainer<Real, Exec, DataSpace>> trainer_storage;
+  run_collectively(comm, [&] { trainer_storage.emplace(config, data, settings, exec, comm, total_points); });
+  Trainer<Real, Exec, DataSpace>& trainer = *trainer_storage;
   if (!resume_dir.empty()) {
     trainer.load_checkpoint(settings.checkpoint_dir);
     log.line(format("resuming %s at epoch %d of %d", run_dir.c_str(), trainer.epoch(), settings.epochs));
@@ -300,8 +328,13 @@ int train_command(const std::vector<std::string>& args) {
     throw Error("qgml train needs a config file (see examples/configs/) or --resume RUN_DIR");
   }
   const Config c = load_config(config_path, overrides);
-  if (c.text("model.precision") == "float") return train<float>(c, resume.empty() ? config_path : "", resume, quiet);
-  return train<double>(c, resume.empty() ? config_path : "", resume, quiet);
+  const std::string path = resume.empty() ? config_path : "";
+  const bool on_host = c.text("data.placement") == "host" && !std::is_same_v<HostDataSpace, Exec::memory_space>;
+  if (c.text("model.precision") == "float")
+    return on_host ? train<float, HostDataSpace>(c, path, resume, quiet)
+                   : train<float, Exec::memory_space>(c, path, resume, quiet);
+  return on_host ? train<double, HostDataSpace>(c, path, resume, quiet)
+                 : train<double, Exec::memory_space>(c, path, resume, quiet);
 }
 
 }  // namespace qgml::app
