@@ -91,12 +91,7 @@ TEMPLATE_TEST_CASE("data in host-side memory train exactly like device-resident 
                    QGML_TEST_CONFIGS) {
   using Real = typename TestType::real_type;
   using Space = typename TestType::execution_space;
-#ifdef KOKKOS_ENABLE_CUDA
-  using HostSide =
-      std::conditional_t<std::is_same_v<Space, Kokkos::Cuda>, Kokkos::CudaHostPinnedSpace, Kokkos::HostSpace>;
-#else
-  using HostSide = Kokkos::HostSpace;
-#endif
+  using HostSide = host_readable_space_t<Space>;
   const Space exec;
   HostMatrices resident;
   const auto full = train_sphere<Real, Space>(4, &resident);

@@ -91,15 +91,9 @@ std::string progress_line(const EpochRecord& r, int epochs, double elapsed) {
 }
 
 using Exec = Kokkos::DefaultExecutionSpace;
-// data.placement = host: where the points live when they stay in host memory. On GPUs, pinned host memory
-// the kernels read directly (each batch is streamed to the device by the gather kernel); on CPUs the
-// execution space's own memory.
-#ifdef KOKKOS_ENABLE_CUDA
-using HostDataSpace =
-    std::conditional_t<std::is_same_v<Exec, Kokkos::Cuda>, Kokkos::CudaHostPinnedSpace, Exec::memory_space>;
-#else
-using HostDataSpace = Exec::memory_space;
-#endif
+// data.placement = host: pinned host memory on GPUs (each batch streamed by the gather kernel); on
+// CPUs the execution space's own memory.
+using HostDataSpace = host_readable_space_t<Exec>;
 
 // This rank's points in DataSpace (generated or read on the host first when DataSpace is not the
 // execution space's memory).

@@ -19,6 +19,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "qgml/adam.hpp"
@@ -32,6 +33,17 @@
 #include "qgml/training.hpp"
 
 namespace qgml {
+
+// Host memory an execution space can read directly: pinned host memory for CUDA (kernels read it over
+// the host link), the space's own memory on CPUs. The DataSpace for data sets larger than device memory.
+#ifdef KOKKOS_ENABLE_CUDA
+template <class ExecSpace>
+using host_readable_space_t = std::conditional_t<std::is_same_v<ExecSpace, Kokkos::Cuda>, Kokkos::CudaHostPinnedSpace,
+                                                 typename ExecSpace::memory_space>;
+#else
+template <class ExecSpace>
+using host_readable_space_t = typename ExecSpace::memory_space;
+#endif
 
 // DataSpace: where the points live. By default the execution space's memory; any space the execution
 // space can read works, e.g. Kokkos::CudaHostPinnedSpace for data sets larger than device memory: each
