@@ -5,8 +5,10 @@
 //
 //   qgml_bench_train [--N 3 4 8 16 32 64] [--batch 256 2500] [--w 0 0.25] [--precision double float]
 //                    [--T 2500] [--D 3] [--lr 0.01] [--repeats 5] [--warmup 2] [--out FILE]
-//                    [--impl qgml qgml-warm]   (qgml-warm: warm-started eigensolves, with the mean Jacobi
-//                                               sweeps per point of every epoch)
+//                    [--impl qgml qgml-separate qgml-warm]
+//   qgml: the default (on CPUs the fused loss-gradient kernel per pack of points where it applies);
+//   qgml-separate: the separate batch kernels (build H, eigensolve, per-point terms, product over points);
+//   qgml-warm: warm-started eigensolves, with the mean Jacobi sweeps per point of every epoch.
 #include <Kokkos_Core.hpp>
 
 #include <cstdio>
@@ -25,7 +27,8 @@ using Exec = Kokkos::DefaultExecutionSpace;
 using qgml::bench::Args;
 
 template <class Real>
-void run(const Args& args, const std::string& precision, int n, int batch, double w, bool warm) {
+void run(const Args& args, const std::string& precision, int n, int batch, double w, const std::string& impl) {
+  const bool warm = impl == "qgml-warm";
   const Exec exec;
   const int count = args.integer("T", 2500), d = args.integer("D", 3);
   const int warmup = args.integer("warmup", 2), repeats = args.integer("repeats", 5);
@@ -38,6 +41,7 @@ void run(const Args& args, const std::string& precision, int n, int batch, doubl
   s.loss.w = w;
   s.seed = 3;
   s.warm_start_eigh = warm;
+  s.fused_loss_gradient = impl == "qgml";
   qgml::Trainer<Real, Exec> trainer(config, data, s, exec);
   double final_loss = 0;
   std::string sweeps;
@@ -50,7 +54,7 @@ void run(const Args& args, const std::string& precision, int n, int batch, doubl
         std::snprintf(buf, sizeof buf, "%s%.3g", sweeps.empty() ? "" : " ", r.eigh_sweeps);
         sweeps += buf;
       });
-  auto line = qgml::bench::context<Exec>("train_epoch", warm ? "qgml-warm" : "qgml");
+  auto line = qgml::bench::context<Exec>("train_epoch", impl);
   line.add("N", n).add("D", d).add("T", count).add("batch", std::min(batch, count)).add("w", w);
   line.add("precision", precision).add("repeats", repeats).add("median_s", t.median).add("min_s", t.min);
   line.add("points_per_s", count / t.median).add("final_loss", final_loss);
@@ -70,15 +74,15 @@ int main(int argc, char* argv[]) {
         for (const auto& ws : args.strings("w", {"0", "0.25"})) {
           const double w = std::stod(ws);
           for (const auto& impl : args.strings("impl", {"qgml"})) {
-            const bool warm = impl == "qgml-warm";
-            if (!warm && impl != "qgml") {
-              std::fprintf(stderr, "qgml_bench_train: --impl takes qgml and qgml-warm, not '%s'\n", impl.c_str());
+            if (impl != "qgml" && impl != "qgml-separate" && impl != "qgml-warm") {
+              std::fprintf(stderr, "qgml_bench_train: --impl takes qgml, qgml-separate and qgml-warm, not '%s'\n",
+                           impl.c_str());
               std::exit(2);
             }
             if (precision == "double")
-              run<double>(args, precision, n, batch, w, warm);
+              run<double>(args, precision, n, batch, w, impl);
             else
-              run<float>(args, precision, n, batch, w, warm);
+              run<float>(args, precision, n, batch, w, impl);
           }
         }
   return 0;

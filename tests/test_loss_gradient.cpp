@@ -202,3 +202,149 @@ TEMPLATE_TEST_CASE("evaluate: chunked loss, gradient and observables equal one w
   }
   CHECK(std::abs(mean_sigma - e.fluctuation) <= 10 * tol);
 }
+
+namespace {
+
+// Loss sums, gradient, xbar, terms and info of one compute() (optionally a second one accumulated), on
+// the fused host path or on the separate kernels.
+struct EngineResult {
+  std::vector<double> sums, gradient, xbar, terms;
+  std::vector<int> info;
+};
+
+template <class Real, class Space>
+EngineResult run_engine(const HostMatrices& m, const std::vector<double>& pts, const LossSettings& s, bool fused,
+                        bool twice) {
+  const Space exec;
+  auto config = to_configuration<Real>(m, exec);
+  const int count = int(pts.size()) / m.D;
+  auto points = to_device_points<Real, Space>(pts, count, m.D);
+  LossGradient<Real, Space> engine(m.D, m.N, count);
+  engine.set_fused(fused);
+  REQUIRE(engine.fused() == (fused && m.N >= eigh_packed_min_n));
+  engine.compute(exec, config, points, s, Real(1) / count, false);
+  if (twice) engine.compute(exec, config, points, s, Real(0.5) / count, true);
+  EngineResult r;
+  auto sums = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.sums());
+  for (int q = 0; q < int(loss_penalty); ++q) r.sums.push_back(sums(q));
+  auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.gradient());
+  for (int k = 0; k < m.D; ++k)
+    for (int i = 0; i < m.N; ++i)
+      for (int j = 0; j < m.N; ++j) {
+        r.gradient.push_back(g(k, i, j).real());
+        r.gradient.push_back(g(k, i, j).imag());
+      }
+  auto xb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.xbar());
+  auto terms = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.terms());
+  auto info = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.eigh_info());
+  for (int t = 0; t < count; ++t) {
+    for (int k = 0; k < m.D; ++k) r.xbar.push_back(xb(t, k));
+    for (int q = 0; q < int(loss_penalty); ++q) r.terms.push_back(terms(t, q));
+    r.info.push_back(info(t));
+  }
+  return r;
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+// max |a - b| / max(1, max |a|), NaN-aware: a NaN on one side only counts as infinitely far.
+double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) || std::isnan(b[i])) {
+      if (std::isnan(a[i]) != std::isnan(b[i])) return INFINITY;
+      continue;
+    }
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+  }
+  return diff / std::max(1.0, max_abs(a));
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("the fused host path gives the separate kernels' loss, gradient and per-point terms",
+                   "[gradient][fused]", QGML_TEST_HOST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  constexpr int width = linalg::packed_eigh_width<Real>;
+  const double tol = std::is_same_v<Real, float> ? 2e-4 : 1e-11;
+  struct Case {
+    int d, n, count;
+  };
+  // Partial packs, one point, several chunks, N = 1 (no fused path), odd sizes up to N = 64, and a batch
+  // with more packs than packed_gradient_max_chunks (several packs per chunk).
+  const int many = width * (detail::packed_gradient_max_chunks<Real>(2, 2) + 3) + 5;
+  for (const Case c : {Case{3, 2, 1}, Case{2, 3, width + 3}, Case{3, 5, 300}, Case{3, 8, 4 * width}, Case{4, 13, 37},
+                       Case{3, 17, 2 * width - 1}, Case{1, 1, 9}, Case{2, 2, many}, Case{3, 64, width + 1}}) {
+    CAPTURE(c.d, c.n, c.count);
+    const HostMatrices m = gaussian_hermitian_matrices(c.d, c.n, 0.6, 11 + c.n);
+    const std::vector<double> pts = random_points(c.count, c.d, 1.0, 12 + c.n);
+    if (c.count == many) REQUIRE(detail::packed_gradient_chunk_packs<Real>(c.count, c.n, c.d) > 1);
+    for (double w : {0.0, 0.3}) {
+      CAPTURE(w);
+      LossSettings s;
+      s.w = w;
+      const auto f = run_engine<Real, Space>(m, pts, s, true, false);
+      const auto r = run_engine<Real, Space>(m, pts, s, false, false);
+      CHECK(relative_difference(r.gradient, f.gradient) <= tol);
+      CHECK(relative_difference(r.sums, f.sums) <= tol);
+      CHECK(relative_difference(r.xbar, f.xbar) <= tol);
+      CHECK(relative_difference(r.terms, f.terms) <= tol);
+      CHECK(r.info == f.info);
+      CHECK(max_abs(f.gradient) > 0);
+    }
+  }
+  SECTION("accumulating a second batch") {
+    const HostMatrices m = gaussian_hermitian_matrices(3, 6, 0.6, 21);
+    const std::vector<double> pts = random_points(50, 3, 1.0, 22);
+    const auto f = run_engine<Real, Space>(m, pts, LossSettings{}, true, true);
+    const auto r = run_engine<Real, Space>(m, pts, LossSettings{}, false, true);
+    const auto once = run_engine<Real, Space>(m, pts, LossSettings{}, true, false);
+    CHECK(relative_difference(r.gradient, f.gradient) <= tol);
+    CHECK(relative_difference(r.sums, f.sums) <= tol);
+    for (std::size_t i = 0; i < f.gradient.size(); ++i)
+      CHECK(std::abs(f.gradient[i] - 1.5 * once.gradient[i]) <= 10 * tol * std::max(1.0, max_abs(once.gradient)));
+  }
+  SECTION("degenerate ground states: regularised and skipped") {
+    // A_1 = diag(0, 0, 1, 2) makes the ground state of x = 0 doubly degenerate; A_2 mixes only the
+    // excited states, so the degeneracy is exact.
+    HostMatrices m{2, 4, std::vector<cplx>(32)};
+    m(0, 2, 2) = 1;
+    m(0, 3, 3) = 2;
+    m(1, 2, 3) = m(1, 3, 2) = 0.3;
+    std::vector<double> pts = random_points(2 * width + 3, 2, 1.0, 23);
+    pts[0] = pts[1] = 0;
+    pts[2 * width] = pts[2 * width + 1] = 0;
+    for (auto policy : {DegeneracyPolicy::regularize, DegeneracyPolicy::skip}) {
+      LossSettings s;
+      s.degeneracy = policy;
+      const auto f = run_engine<Real, Space>(m, pts, s, true, false);
+      const auto r = run_engine<Real, Space>(m, pts, s, false, false);
+      CHECK(f.sums[loss_degenerate_points] == r.sums[loss_degenerate_points]);
+      CHECK(f.sums[loss_degenerate_points] >= 2);
+      CHECK(relative_difference(r.gradient, f.gradient) <= tol);
+      CHECK(relative_difference(r.sums, f.sums) <= tol);
+    }
+  }
+  SECTION("a point with a NaN coordinate") {
+    const HostMatrices m = gaussian_hermitian_matrices(3, 4, 0.6, 24);
+    std::vector<double> pts = random_points(width + 2, 3, 1.0, 25);
+    pts[3 * 5 + 1] = std::nan("");
+    const auto f = run_engine<Real, Space>(m, pts, LossSettings{}, true, false);
+    const auto r = run_engine<Real, Space>(m, pts, LossSettings{}, false, false);
+    CHECK(f.info == r.info);
+    CHECK(f.info[5] == linalg::eigh_non_finite_input);
+    CHECK(f.sums[loss_nonfinite_points] == 1);
+    CHECK(f.sums[loss_eigh_failures] == 1);
+    CHECK(r.sums[loss_nonfinite_points] == 1);
+    for (int k = 0; k < 3; ++k) CHECK(std::isnan(f.xbar[3 * 5 + k]));
+    for (std::size_t t = 0; t < f.info.size(); ++t)
+      if (t != 5)
+        for (int k = 0; k < 3; ++k) CHECK(std::abs(f.xbar[3 * t + k] - r.xbar[3 * t + k]) <= tol);
+  }
+}

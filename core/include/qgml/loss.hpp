@@ -26,6 +26,19 @@ struct LossSettings {
   double degeneracy_tolerance = -1;  // relative gap counted as degenerate; < 0: same default as eta
 };
 
+// Entries of LossGradient::sums() (double, on the device).
+enum LossSum : int {
+  loss_total = 0,          // sum_t (d^2 + w sigma^2)
+  loss_reconstruction,     // sum_t d^2
+  loss_fluctuation,        // sum_t sigma^2
+  loss_energy,             // sum_t E_0
+  loss_degenerate_points,  // number of points with a (nearly) degenerate ground state
+  loss_nonfinite_points,   // points whose loss terms are not finite
+  loss_eigh_failures,      // points whose eigensolve did not succeed
+  loss_penalty,            // lambda * P (set by add_penalty; not part of loss_total)
+  loss_sum_count
+};
+
 PenaltyKind parse_penalty_kind(const std::string& s);
 std::string to_string(PenaltyKind k);
 DegeneracyPolicy parse_degeneracy_policy(const std::string& s);

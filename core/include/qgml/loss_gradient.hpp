@@ -8,6 +8,12 @@
 // The batch gradient G_l = sum_t weight_t (M_l(t) + M_l(t)^H) is a product of N x 2T and 2T x N
 // matrices, U_l W^H + (U_l W^H)^H, with the columns [a_l(t) | e_l(t)] and [psi(t) | phi(t)].
 // Every sum over points runs in a fixed order, so results do not depend on the thread count.
+//
+// Two implementations of compute(): on host spaces, when the packed eigensolver applies
+// (resolve_eigh_variant gives packed, no warm start), one fused kernel per chunk of packs
+// (loss_gradient_packed.hpp) that does not keep H, the spectrum or U, W; otherwise (GPUs, warm starts,
+// other variants, set_fused(false)) separate batch kernels: build H, batched_eigh, per-point terms into
+// U and W, the product U_l W^H. Both give the same results to rounding (tests/test_loss_gradient.cpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -19,22 +25,10 @@
 #include "qgml/degeneracy.hpp"
 #include "qgml/hamiltonian.hpp"
 #include "qgml/loss.hpp"
+#include "qgml/loss_gradient_packed.hpp"
 #include "qgml/matrix_configuration.hpp"
 
 namespace qgml {
-
-// Entries of LossGradient::sums() (double, on the device).
-enum LossSum : int {
-  loss_total = 0,          // sum_t (d^2 + w sigma^2)
-  loss_reconstruction,     // sum_t d^2
-  loss_fluctuation,        // sum_t sigma^2
-  loss_energy,             // sum_t E_0
-  loss_degenerate_points,  // number of points with a (nearly) degenerate ground state
-  loss_nonfinite_points,   // points whose loss terms are not finite
-  loss_eigh_failures,      // points whose eigensolve did not succeed
-  loss_penalty,            // lambda * P (set by add_penalty; not part of loss_total)
-  loss_sum_count
-};
 
 template <class Real, class ExecSpace>
 class LossGradient {
@@ -44,16 +38,15 @@ class LossGradient {
   using sums_type = Kokkos::View<double*, memory_space>;
 
   LossGradient() = default;
-  LossGradient(int d, int n, int max_batch)
+  // fused: whether compute() may use the fused host path (set_fused). Where it applies (fused() with
+  // default options), the batch buffers of the separate kernels (H, the spectrum, U, W: ~4 N^2 complex
+  // numbers per point) are not allocated until a compute() needs them (warm starts, other variants,
+  // set_fused(false)).
+  LossGradient(int d, int n, int max_batch, bool fused = true)
       : d_(d),
         n_(n),
         max_batch_(max_batch),
-        h_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::H"), max_batch, n, n),
-        v_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::V"), max_batch, n, n),
-        w_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::w"), max_batch, n),
         info_("qgml::LossGradient::info", max_batch),
-        u_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::U"), d, n, 2 * max_batch),
-        wv_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::W"), n, 2 * max_batch),
         xbar_("qgml::LossGradient::xbar", max_batch, d),
         terms_("qgml::LossGradient::terms", max_batch, int(loss_penalty)),
         x_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::X"), d, n, n),
@@ -61,6 +54,38 @@ class LossGradient {
         sums_("qgml::LossGradient::sums", int(loss_sum_count)),
         penalty_(d, n) {
     QGML_REQUIRE(max_batch >= 1, "qgml::LossGradient: max_batch must be >= 1");
+    allow_fused_ = fused;
+    if (!this->fused()) allocate_separate();
+    if constexpr (is_host_space_v<ExecSpace>) {
+      partials_ = MatrixStack4(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::partials"),
+                               detail::packed_gradient_max_chunks<Real>(n, d), d, n, n);
+    }
+  }
+
+  // Whether compute() may use the fused host path (it is used where it applies, see the top of this
+  // file). With false, compute() always runs the separate kernels.
+  void set_fused(bool fused) { allow_fused_ = fused; }
+  // The batch buffers of the separate kernels; compute() calls it when they are needed and missing.
+  void allocate_separate() {
+    if (h_.extent(0) != 0) return;
+    const int n = n_, max_batch = max_batch_;
+    h_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::H"), max_batch, n,
+                                         n);
+    v_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::V"), max_batch, n,
+                                         n);
+    w_ = RealMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::w"), max_batch, n);
+    u_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::U"), d_, n,
+                                         2 * max_batch);
+    wv_ = ComplexMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::W"), n,
+                                            2 * max_batch);
+  }
+  // Whether compute() with these options runs the fused host path.
+  bool fused(const EighOptions& eigh = {}) const {
+    if constexpr (is_host_space_v<ExecSpace>)
+      return allow_fused_ && !eigh.warm_start &&
+             resolve_eigh_variant<ExecSpace>(eigh.variant, n_) == EighVariant::packed;
+    else
+      return false;
   }
 
   int max_batch() const { return max_batch_; }
@@ -81,6 +106,19 @@ class LossGradient {
                  "qgml::LossGradient::compute: the configuration or the points do not match D = " + std::to_string(d_) +
                      ", N = " + std::to_string(n_));
     if (count == 0) return;
+    if (fused(eigh) && sweeps.extent(0) < std::size_t(count)) {
+      if constexpr (is_host_space_v<ExecSpace>) {
+        {
+          ScopedRegion region("qgml::fused_loss_gradient");
+          fused_chunks(exec, config, points, settings, weight, count);
+        }
+        ScopedRegion region("qgml::reduction");
+        reduce_chunks(exec, count, accumulate);
+        reduce_terms(exec, count, accumulate);
+      }
+      return;
+    }
+    allocate_separate();
     const auto range = Kokkos::make_pair(0, count);
     const auto h = Kokkos::subview(h_, range, Kokkos::ALL, Kokkos::ALL);
     const auto v = Kokkos::subview(v_, range, Kokkos::ALL, Kokkos::ALL);
@@ -132,9 +170,11 @@ class LossGradient {
   const sums_type& sums() const { return sums_; }
   // Per-point results of the last compute(), first `count` rows valid.
   const RealMatrix<Real, memory_space>& xbar() const { return xbar_; }
+  const IntVector<memory_space>& eigh_info() const { return info_; }
+  // The spectrum of the last compute() on the separate kernels (!fused(options)); the fused path does not
+  // store it (empty Views until the separate kernels have run).
   const RealMatrix<Real, memory_space>& eigenvalues() const { return w_; }
   const MatrixStack<Real, memory_space>& eigenvectors() const { return v_; }
-  const IntVector<memory_space>& eigh_info() const { return info_; }
   // terms(t, k) for k in {loss_total, loss_reconstruction, loss_fluctuation, loss_energy,
   // loss_degenerate_points, loss_nonfinite_points, loss_eigh_failures}, unweighted.
   const RealMatrix<Real, memory_space>& terms() const { return terms_; }
@@ -143,7 +183,8 @@ class LossGradient {
   std::size_t bytes() const {
     return h_.span() * sizeof(complex_type) * 2 + w_.span() * sizeof(Real) + info_.span() * sizeof(int) +
            u_.span() * sizeof(complex_type) + wv_.span() * sizeof(complex_type) + xbar_.span() * sizeof(Real) +
-           terms_.span() * sizeof(Real) + 2 * g_.span() * sizeof(complex_type);
+           terms_.span() * sizeof(Real) + 2 * g_.span() * sizeof(complex_type) +
+           partials_.span() * sizeof(complex_type);
   }
 
  public:
@@ -258,9 +299,13 @@ class LossGradient {
           const complex_type gij = x(l, i, j) + Kokkos::conj(x(l, j, i));
           g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
         });
+    reduce_terms(exec, count, accumulate);
+  }
+
+  // Fixed-order sums of the per-point terms; the penalty entry is reset unless accumulating.
+  void reduce_terms(const ExecSpace& exec, int count, bool accumulate) {
     const auto terms = terms_;
     const auto sums = sums_;
-    // Fixed-order sums of the per-point terms; the penalty entry is reset unless accumulating.
     Kokkos::parallel_for(
         "qgml::LossGradient::reduce_terms", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(loss_penalty) + 1),
         KOKKOS_LAMBDA(const int q) {
@@ -268,6 +313,66 @@ class LossGradient {
           if (q < int(loss_penalty))
             for (int t = 0; t < count; ++t) s += double(terms(t, q));
           sums(q) = accumulate ? sums(q) + s : s;
+        });
+  }
+
+  // The fused host path: one thread per chunk of packs (loss_gradient_packed.hpp).
+  template <class PointsView>
+  void fused_chunks(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
+                    const LossSettings& settings, Real weight, int count) {
+    constexpr int width = linalg::packed_eigh_width<Real>;
+    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+    using member_type = typename policy_type::member_type;
+    using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+    const int d = d_, n = n_;
+    const int per = detail::packed_gradient_chunk_packs<Real>(count, n, d);
+    const int chunks = detail::packed_gradient_chunks<Real>(count, n, d);
+    const std::size_t reals = detail::packed_gradient_scratch_reals(n, d, width);
+    const std::size_t bytes = scratch_view::shmem_size(reals);
+    const int level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
+    const auto a = config.matrices();
+    const auto sq = config.square_sum();
+    const auto xbar = xbar_;
+    const auto terms = terms_;
+    const auto info = info_;
+    const auto partials = partials_;
+    const Real lw = Real(settings.w);
+    const Real eta_rel =
+        Real(settings.degeneracy_eta >= 0 ? settings.degeneracy_eta : default_degeneracy_tolerance<Real>());
+    const Real tol =
+        Real(settings.degeneracy_tolerance >= 0 ? settings.degeneracy_tolerance : default_degeneracy_tolerance<Real>());
+    const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
+    const int packs_total = (count + width - 1) / width;
+    Kokkos::parallel_for(
+        "qgml::LossGradient::fused_chunks",
+        policy_type(exec, chunks, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
+        KOKKOS_LAMBDA(const member_type& member) {
+          scratch_view buf(member.team_scratch(level), reals);
+          const int c = member.league_rank();
+          const int first_pack = c * per;
+          const int packs = packs_total - first_pack < per ? packs_total - first_pack : per;
+          detail::packed_loss_gradient_chunk<width>(a, sq, x, xbar, terms, info, partials, c, first_pack * width, packs,
+                                                    count, weight, lw, eta_rel, tol, skip_degenerate, buf.data());
+        });
+  }
+
+  // G_l = X_l + X_l^H with X_l the sum of the chunks' partials in chunk order.
+  void reduce_chunks(const ExecSpace& exec, int count, bool accumulate) {
+    const int n = n_;
+    const int chunks = detail::packed_gradient_chunks<Real>(count, n, d_);
+    const auto partials = partials_;
+    const auto g = g_;
+    Kokkos::parallel_for(
+        "qgml::LossGradient::reduce_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, d_ * n * n),
+        KOKKOS_LAMBDA(const int lij) {
+          const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
+          complex_type x(0), xt(0);
+          for (int c = 0; c < chunks; ++c) {
+            x += partials(c, l, i, j);
+            xt += partials(c, l, j, i);
+          }
+          const complex_type gij = x + Kokkos::conj(xt);
+          g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
         });
   }
 
@@ -282,6 +387,9 @@ class LossGradient {
   MatrixStack<Real, memory_space> x_, g_;
   sums_type sums_;
   CommutatorPenalty<Real, ExecSpace> penalty_;
+  using MatrixStack4 = Kokkos::View<complex_type****, memory_space>;
+  MatrixStack4 partials_;  // fused host path: chunk x D x N x N partial sums of X
+  bool allow_fused_ = true;
 };
 
 }  // namespace qgml

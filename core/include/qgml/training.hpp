@@ -42,6 +42,9 @@ struct TrainingSettings {
   // of a Jacobi refinement (EighOptions::warm_start); holds T N^2 complex numbers. On CPUs the cold
   // packed solver is faster (perf/NOTES.md); this is for measurement and for GPU work.
   bool warm_start_eigh = false;
+  // On CPUs, the loss and gradient of a batch in one fused kernel per pack of points where the packed
+  // eigensolver applies (LossGradient::set_fused); false runs the separate kernels (for comparison).
+  bool fused_loss_gradient = true;
 };
 
 // What one epoch did. Loss values are means over the epoch's batches (each batch a mean over its

@@ -134,32 +134,43 @@ KOKKOS_FORCEINLINE_FUNCTION void hypot_lanes(const Real* a, const Real* b, Real*
 
 }  // namespace packed_detail
 
-// Solves the matrices first .. first + W - 1 of the batch (those below count; the others are padding
-// and are not written). h: T x N x N (read only), w: T x N, v: T x N x N, info: T.
-// scratch: packed_eigh_scratch_reals(N, W) Reals.
-template <int W, class HView, class WView, class VView, class InfoView,
-          class Real = typename WView::non_const_value_type>
-KOKKOS_FUNCTION void hermitian_eigh_packed(const HView& h, const WView& w, const VView& v, const InfoView& info,
-                                           const int first, const int count, Real* scratch) {
-  using complex_type = complex_t<Real>;
-  const int n = static_cast<int>(h.extent(1));
-  const int lanes = count - first < W ? count - first : W;
-  const int nn = n * n;
-  Real* const ar = scratch;  // A(i, j), lane q: ar[(i * n + j) * W + q]
-  Real* const ai = ar + nn * W;
-  Real* const zr = ai + nn * W;  // Q^T(i, j), the same layout
-  Real* const zi = zr + nn * W;
-  Real* const d = zi + nn * W;  // d[i * W + q]
-  Real* const e = d + n * W;
-  Real* const tr = e + n * W;  // tau
-  Real* const ti = tr + n * W;
-  Real* const pr = ti + n * W;  // p
-  Real* const pi = pr + n * W;
-  int* const order = reinterpret_cast<int*>(pi + n * W);  // n ints (sorting), fits in n Reals
-  auto A = [&](Real* base, int i, int j) { return base + (i * n + j) * W; };
+// The working arrays of a pack inside its scratch (packed_eigh_scratch_reals(n, W) Reals), lane q of
+// element (i, j) at (i * n + j) * W + q and of entry i at i * W + q.
+template <int W, class Real>
+struct PackedEighArrays {
+  int n;
+  Real *ar, *ai;  // A (lower triangle), then the Householder vectors
+  Real *zr, *zi;  // Q^T, then the eigenvectors (row j = eigenvector j)
+  Real *d, *e;    // tridiagonal, then the eigenvalues (d, unsorted)
+  Real *tr, *ti;  // tau
+  Real *pr, *pi;  // p
+  int* order;     // n ints (sorting), in the last n Reals
 
-  // --- 0. Load the pack; NaN / Inf lanes and padding lanes become zero matrices.
-  int code[W];
+  KOKKOS_INLINE_FUNCTION PackedEighArrays(int n_, Real* scratch) : n(n_) {
+    const int nn = n * n;
+    ar = scratch;
+    ai = ar + nn * W;
+    zr = ai + nn * W;
+    zi = zr + nn * W;
+    d = zi + nn * W;
+    e = d + n * W;
+    tr = e + n * W;
+    ti = tr + n * W;
+    pr = ti + n * W;
+    pi = pr + n * W;
+    order = reinterpret_cast<int*>(pi + n * W);
+  }
+  KOKKOS_INLINE_FUNCTION Real* at(Real* base, int i, int j) const { return base + (i * n + j) * W; }
+};
+
+// Loads the matrices first .. first + W - 1 of h (those below count) into the pack's A; NaN / Inf lanes
+// and padding lanes become zero matrices. code[q]: eigh_success or eigh_non_finite_input.
+template <int W, class HView, class Real>
+KOKKOS_FUNCTION void load_pack(const HView& h, const int first, const int count, const PackedEighArrays<W, Real>& p,
+                               int* code) {
+  using complex_type = complex_t<Real>;
+  const int n = p.n, nn = n * n;
+  const int lanes = count - first < W ? count - first : W;
   for (int q = 0; q < W; ++q) {
     code[q] = eigh_success;
     bool finite = q < lanes;
@@ -168,15 +179,34 @@ KOKKOS_FUNCTION void hermitian_eigh_packed(const HView& h, const WView& w, const
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) {
           const complex_type z = h(t, i, j);
-          A(ar, i, j)[q] = z.real();
-          A(ai, i, j)[q] = z.imag();
+          p.at(p.ar, i, j)[q] = z.real();
+          p.at(p.ai, i, j)[q] = z.imag();
           finite = finite && math::isfinite(z.real()) && math::isfinite(z.imag());
         }
       if (!finite) code[q] = eigh_non_finite_input;
     }
     if (!finite)
-      for (int ij = 0; ij < nn; ++ij) ar[ij * W + q] = ai[ij * W + q] = Real(0);
+      for (int ij = 0; ij < nn; ++ij) p.ar[ij * W + q] = p.ai[ij * W + q] = Real(0);
   }
+}
+
+// Eigenvalues and eigenvectors of the pack loaded in p.ar, p.ai (only the lower triangle, diagonal
+// included, is read): on return p.d holds the eigenvalues in no particular order and row j of Q^T
+// (p.zr, p.zi) the eigenvector of p.d[j]; failed[q] = 1 for a lane whose QL did not converge.
+template <int W, class Real>
+KOKKOS_FUNCTION void packed_eigh_solve(const PackedEighArrays<W, Real>& p, int* failed) {
+  const int n = p.n, nn = n * n;
+  Real* const ar = p.ar;
+  Real* const ai = p.ai;
+  Real* const zr = p.zr;
+  Real* const zi = p.zi;
+  Real* const d = p.d;
+  Real* const e = p.e;
+  Real* const tr = p.tr;
+  Real* const ti = p.ti;
+  Real* const pr = p.pr;
+  Real* const pi = p.pi;
+  auto A = [&](Real* base, int i, int j) { return base + (i * n + j) * W; };
 
   // --- 1. Householder tridiagonalisation (see hermitian_eigh), all lanes at once.
   for (int k = 0; k < n - 1; ++k) {
@@ -382,7 +412,6 @@ KOKKOS_FUNCTION void hermitian_eigh_packed(const HView& h, const WView& w, const
   }
 
   // --- 3. Implicit QL on (d, e), lanes in lockstep on the eigenvalue index l.
-  int failed[W];
   for (int q = 0; q < W; ++q) failed[q] = 0;
   for (int l = 0; l < n; ++l) {
     int iterations[W];
@@ -512,13 +541,24 @@ KOKKOS_FUNCTION void hermitian_eigh_packed(const HView& h, const WView& w, const
         if (m[q] > l) e[m[q] * W + q] = Real(0);
     }
   }
+}
 
-  // --- 4. Per lane: sort ascending (selection sort, as hermitian_eigh), write w and the rows of V.
+// Step 4: per lane, sorts ascending (selection sort, as hermitian_eigh) and writes info, w and the rows
+// of V for the lanes below count.
+template <int W, class WView, class VView, class InfoView, class Real>
+KOKKOS_FUNCTION void store_pack(const WView& w, const VView& v, const InfoView& info, const int first, const int count,
+                                const PackedEighArrays<W, Real>& p, const int* code_in, const int* failed) {
+  using complex_type = complex_t<Real>;
+  const int n = p.n;
+  const int lanes = count - first < W ? count - first : W;
+  const Real* const d = p.d;
+  int* const order = p.order;
   for (int q = 0; q < lanes; ++q) {
     const int t = first + q;
-    if (code[q] == eigh_success && failed[q]) code[q] = eigh_not_converged;
-    info(t) = code[q];
-    if (code[q] == eigh_non_finite_input) {
+    int code = code_in[q];
+    if (code == eigh_success && failed[q]) code = eigh_not_converged;
+    info(t) = code;
+    if (code == eigh_non_finite_input) {
       const Real nan = math::sqrt(Real(-1));
       for (int i = 0; i < n; ++i) {
         w(t, i) = nan;
@@ -527,7 +567,7 @@ KOKKOS_FUNCTION void hermitian_eigh_packed(const HView& h, const WView& w, const
       continue;
     }
     for (int i = 0; i < n; ++i) order[i] = i;
-    if (code[q] == eigh_success) {
+    if (code == eigh_success) {
       for (int i = 0; i < n - 1; ++i) {
         int k = i;
         for (int j = i + 1; j < n; ++j)
@@ -537,13 +577,27 @@ KOKKOS_FUNCTION void hermitian_eigh_packed(const HView& h, const WView& w, const
         order[k] = tmp;
       }
     }
-    const Real nan = math::sqrt(Real(-1 - code[q]));
+    const Real nan = math::sqrt(Real(-1 - code));
     for (int i = 0; i < n; ++i) {
       const int src = order[i];
-      w(t, i) = code[q] == eigh_success ? d[src * W + q] : nan;
-      for (int j = 0; j < n; ++j) v(t, i, j) = complex_type(A(zr, src, j)[q], A(zi, src, j)[q]);
+      w(t, i) = code == eigh_success ? d[src * W + q] : nan;
+      for (int j = 0; j < n; ++j) v(t, i, j) = complex_type(p.at(p.zr, src, j)[q], p.at(p.zi, src, j)[q]);
     }
   }
+}
+
+// Solves the matrices first .. first + W - 1 of the batch (those below count; the others are padding
+// and are not written). h: T x N x N (read only), w: T x N, v: T x N x N, info: T.
+// scratch: packed_eigh_scratch_reals(N, W) Reals.
+template <int W, class HView, class WView, class VView, class InfoView,
+          class Real = typename WView::non_const_value_type>
+KOKKOS_FUNCTION void hermitian_eigh_packed(const HView& h, const WView& w, const VView& v, const InfoView& info,
+                                           const int first, const int count, Real* scratch) {
+  const PackedEighArrays<W, Real> p(static_cast<int>(h.extent(1)), scratch);
+  int code[W], failed[W];
+  load_pack<W>(h, first, count, p, code);
+  packed_eigh_solve<W>(p, failed);
+  store_pack<W>(w, v, info, first, count, p, code, failed);
 }
 
 }  // namespace qgml::linalg
