@@ -43,6 +43,8 @@ def parse_args():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--no-torch", action="store_true", help="qgml only")
+    p.add_argument("--qgml-impl", nargs="+", default=["qgml"],
+                   help="train: qgml_bench_train --impl values (e.g. qgml qgml-separate); each gets a column")
     p.add_argument("--out", help="JSON lines file (default perf/results/<suite>-<UTC time>.jsonl)")
     return p.parse_args()
 
@@ -244,7 +246,8 @@ def main():
                     for w in a.w:
                         args = ["--N", str(N), "--batch", str(batch), "--w", str(w), "--precision", prec,
                                 "--T", str(a.T[0])] + common
-                        lines += run_lines([binary, "--kokkos-disable-warnings"] + args, env)
+                        lines += run_lines([binary, "--kokkos-disable-warnings", "--impl"] + a.qgml_impl + args,
+                                           env)
                         if have_torch:
                             lines += run_lines([a.python, baseline_script("train"),
                                                 "--threads", str(a.threads)] + args, env)
@@ -254,14 +257,14 @@ def main():
             l.setdefault("git_revision", rev)
             l["compare_run"] = stamp
             f.write(json.dumps(l) + "\n")
-    table = summarize(a.suite, lines, have_torch)
+    table = summarize(a.suite, lines, have_torch, a.qgml_impl)
     with open(os.path.splitext(out)[0] + ".md", "w") as f:
         f.write(table)
     print(table)
     print(f"JSON lines: {out}")
 
 
-def summarize(suite, lines, have_torch):
+def summarize(suite, lines, have_torch, qgml_impls=("qgml",)):
     peak = next((l["gflops"] for l in lines if l.get("suite") == "gemm_peak"), None)
     key = (lambda l: (l["precision"], l["T"], l["N"])) if suite in ("eigh", "metric") else \
         (lambda l: (l["precision"], l["N"], l["batch"], float(l["w"])))
@@ -293,16 +296,23 @@ def summarize(suite, lines, have_torch):
                        f"{(1e3 * t['median_s']) if t else float('nan'):.3f} | "
                        f"{(t['median_s'] / q['median_s']) if t else float('nan'):.2f} | {q['points_per_s']:.0f} |")
     else:
+        others = [i for i in qgml_impls if i != "qgml"]
         out.append("| precision | N | batch | w | qgml ms/epoch | torch ms/epoch | torch / qgml | qgml points/s |"
-                   " qgml final loss | torch final loss |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|")
+                   " qgml final loss | torch final loss |" + "".join(f" {i} ms/epoch | {i} / qgml |" for i in others))
+        out.append("|---|---|---|---|---|---|---|---|---|---|" + "---|---|" * len(others))
         for k in sorted(rows):
             r = rows[k]
             q, t = r.get("qgml"), r.get("torch")
+            if not q:
+                continue
+            extra = ""
+            for i in others:
+                o = r.get(i)
+                extra += (f" {1e3 * o['median_s']:.3f} | {o['median_s'] / q['median_s']:.2f} |" if o else " - | - |")
             out.append(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]:g} | {1e3 * q['median_s']:.3f} | "
                        f"{(1e3 * t['median_s']) if t else float('nan'):.3f} | "
                        f"{(t['median_s'] / q['median_s']) if t else float('nan'):.2f} | {q['points_per_s']:.0f} | "
-                       f"{q['final_loss']:.4g} | {(t['final_loss'] if t else float('nan')):.4g} |")
+                       f"{q['final_loss']:.4g} | {(t['final_loss'] if t else float('nan')):.4g} |" + extra)
     return "\n".join(out) + "\n"
 
 

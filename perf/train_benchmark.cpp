@@ -5,8 +5,10 @@
 //
 //   qgml_bench_train [--N 3 4 8 16 32 64] [--batch 256 2500] [--w 0 0.25] [--precision double float]
 //                    [--T 2500] [--D 3] [--lr 0.01] [--repeats 5] [--warmup 2] [--out FILE]
-//                    [--impl qgml qgml-separate qgml-warm]
-//   qgml: the default (on CPUs the fused loss-gradient kernel per pack of points where it applies);
+//                    [--impl qgml qgml-spectrum qgml-separate qgml-warm]
+//   qgml: the default (on CPUs the fused loss-gradient kernel per pack of points where it applies, with
+//         psi_0 and phi from tridiagonal solves);
+//   qgml-spectrum: the fused kernel with the whole eigendecomposition;
 //   qgml-separate: the separate batch kernels (build H, eigensolve, per-point terms, product over points);
 //   qgml-warm: warm-started eigensolves, with the mean Jacobi sweeps per point of every epoch.
 #include <Kokkos_Core.hpp>
@@ -41,7 +43,8 @@ void run(const Args& args, const std::string& precision, int n, int batch, doubl
   s.loss.w = w;
   s.seed = 3;
   s.warm_start_eigh = warm;
-  s.fused_loss_gradient = impl == "qgml";
+  s.fused_loss_gradient = impl == "qgml" || impl == "qgml-spectrum";
+  s.ground_state_path = impl == "qgml";
   qgml::Trainer<Real, Exec> trainer(config, data, s, exec);
   double final_loss = 0;
   std::string sweeps;
@@ -74,9 +77,10 @@ int main(int argc, char* argv[]) {
         for (const auto& ws : args.strings("w", {"0", "0.25"})) {
           const double w = std::stod(ws);
           for (const auto& impl : args.strings("impl", {"qgml"})) {
-            if (impl != "qgml" && impl != "qgml-separate" && impl != "qgml-warm") {
-              std::fprintf(stderr, "qgml_bench_train: --impl takes qgml, qgml-separate and qgml-warm, not '%s'\n",
-                           impl.c_str());
+            if (impl != "qgml" && impl != "qgml-spectrum" && impl != "qgml-separate" && impl != "qgml-warm") {
+              std::fprintf(
+                  stderr, "qgml_bench_train: --impl takes qgml, qgml-spectrum, qgml-separate and qgml-warm, not '%s'\n",
+                  impl.c_str());
               std::exit(2);
             }
             if (precision == "double")

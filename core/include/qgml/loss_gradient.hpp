@@ -11,7 +11,8 @@
 //
 // Two implementations of compute(): on host spaces, when the packed eigensolver applies
 // (resolve_eigh_variant gives packed, no warm start), one fused kernel per chunk of packs
-// (loss_gradient_packed.hpp) that does not keep H, the spectrum or U, W; otherwise (GPUs, warm starts,
+// (loss_gradient_packed.hpp) that does not keep H, the spectrum or U, W and by default solves only for
+// psi_0 and phi (set_ground_state_path); otherwise (GPUs, warm starts,
 // other variants, set_fused(false)) separate batch kernels: build H, batched_eigh, per-point terms into
 // U and W, the product U_l W^H. Both give the same results to rounding (tests/test_loss_gradient.cpp).
 #pragma once
@@ -65,6 +66,10 @@ class LossGradient {
   // Whether compute() may use the fused host path (it is used where it applies, see the top of this
   // file). With false, compute() always runs the separate kernels.
   void set_fused(bool fused) { allow_fused_ = fused; }
+  // The fused path's spectral work: true (default) computes only what the gradient needs, psi_0 and
+  // phi = R s by solves with the tridiagonal T (loss_gradient_packed.hpp, ~4x fewer flops than the
+  // whole spectrum at large N); false, the whole eigendecomposition as the separate kernels.
+  void set_ground_state_path(bool on) { ground_state_ = on; }
   // The batch buffers of the separate kernels; compute() calls it when they are needed and missing.
   void allocate_separate() {
     if (h_.extent(0) != 0) return;
@@ -343,6 +348,7 @@ class LossGradient {
         Real(settings.degeneracy_tolerance >= 0 ? settings.degeneracy_tolerance : default_degeneracy_tolerance<Real>());
     const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
     const int packs_total = (count + width - 1) / width;
+    const bool ground_state = ground_state_;
     Kokkos::parallel_for(
         "qgml::LossGradient::fused_chunks",
         policy_type(exec, chunks, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
@@ -352,7 +358,8 @@ class LossGradient {
           const int first_pack = c * per;
           const int packs = packs_total - first_pack < per ? packs_total - first_pack : per;
           detail::packed_loss_gradient_chunk<width>(a, sq, x, xbar, terms, info, partials, c, first_pack * width, packs,
-                                                    count, weight, lw, eta_rel, tol, skip_degenerate, buf.data());
+                                                    count, weight, lw, eta_rel, tol, skip_degenerate, ground_state,
+                                                    buf.data());
         });
   }
 
@@ -390,6 +397,7 @@ class LossGradient {
   using MatrixStack4 = Kokkos::View<complex_type****, memory_space>;
   MatrixStack4 partials_;  // fused host path: chunk x D x N x N partial sums of X
   bool allow_fused_ = true;
+  bool ground_state_ = true;
 };
 
 }  // namespace qgml

@@ -21,6 +21,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <limits>
 
 #include "qgml/degeneracy.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
@@ -35,13 +36,15 @@
 #define QGML_GRAD_LANES(q, W) for (int q = 0; q < (W); ++q)
 #endif
 
+#define QGML_PACK_LANES(q, W) QGML_GRAD_LANES(q, W)
+
 namespace qgml::detail {
 
-// Reals of one chunk's scratch: the eigensolver's arrays, psi, phi, s, c (complex, n per lane), y_k then
-// a_l and e_l (complex, D n per lane), x_k and r_k (D per lane), and the per-lane partial gradient
-// (complex, D n^2 per lane).
+// Reals of one chunk's scratch: the eigensolver's arrays, psi, phi, s, c (complex, n per lane), the
+// ground-state path's T, z_0 and factors (8 n per lane), y_k then a_l and e_l (complex, D n per lane),
+// x_k and r_k (D per lane), and the per-lane partial gradient (complex, D n^2 per lane).
 KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_gradient_scratch_reals(int n, int d, int width) {
-  return std::size_t(width) * (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 8 * std::size_t(n) +
+  return std::size_t(width) * (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 16 * std::size_t(n) +
                                4 * std::size_t(d) * n + 2 * std::size_t(d) + 2 * std::size_t(d) * n * n);
 }
 
@@ -74,6 +77,189 @@ int packed_gradient_chunks(int count, int n, int d) {
   return (packs + per - 1) / per;
 }
 
+// x <- Q x (adjoint: x <- Q^H x) for the Q = H_0 ... H_{n-2} of linalg::packed_tridiagonalize, x complex
+// (xr, xi, lane innermost): O(n^2) per lane.
+template <int W, class Real>
+KOKKOS_INLINE_FUNCTION void packed_apply_q(const linalg::PackedEighArrays<W, Real>& p, Real* xr, Real* xi,
+                                           const bool adjoint) {
+  const int n = p.n;
+  for (int step = 0; step < n - 1; ++step) {
+    const int k = adjoint ? step : n - 2 - step;  // Q x: H_{n-2} first; Q^H x: H_0^H first
+    const int b = k + 1;
+    const Real* tkr = p.tr + k * W;
+    const Real* tki = p.ti + k * W;
+    Real dr[W], di[W];
+    QGML_PACK_LANES(q, W) dr[q] = di[q] = Real(0);
+    for (int i = b; i < n; ++i) {  // v^H x
+      const Real* vr = p.at(p.ar, i, k);
+      const Real* vi = p.at(p.ai, i, k);
+      const Real* x_r = xr + i * W;
+      const Real* x_i = xi + i * W;
+      QGML_PACK_LANES(q, W) {
+        dr[q] += vr[q] * x_r[q] + vi[q] * x_i[q];
+        di[q] += vr[q] * x_i[q] - vi[q] * x_r[q];
+      }
+    }
+    const Real sign = adjoint ? Real(-1) : Real(1);  // tau or conj(tau)
+    QGML_PACK_LANES(q, W) {
+      const Real x = dr[q], y = di[q], ti = sign * tki[q];
+      dr[q] = tkr[q] * x - ti * y;
+      di[q] = tkr[q] * y + ti * x;
+    }
+    for (int i = b; i < n; ++i) {  // x -= (tau v^H x) v
+      const Real* vr = p.at(p.ar, i, k);
+      const Real* vi = p.at(p.ai, i, k);
+      Real* x_r = xr + i * W;
+      Real* x_i = xi + i * W;
+      QGML_PACK_LANES(q, W) {
+        x_r[q] -= dr[q] * vr[q] - di[q] * vi[q];
+        x_i[q] -= dr[q] * vi[q] + di[q] * vr[q];
+      }
+    }
+  }
+}
+
+// z_0: the unit eigenvector of the tridiagonal T (diagonal td, off-diagonal te) for its smallest
+// eigenvalue e0, by inverse iteration with the shift e0 - delta, delta = 64 eps max(E_max - E_0, 1), on
+// T - e0 + delta (positive definite: LDL^T without pivoting). Each iteration shrinks the other
+// components by delta / (E_n - E_0 + delta); four iterations. dd, ll: n reals per lane of work.
+template <int W, class Real>
+KOKKOS_INLINE_FUNCTION void packed_ground_vector(const int n, const Real* td, const Real* te, const Real* e0,
+                                                 const Real* emax, Real* dd, Real* ll, Real* z) {
+  constexpr Real eps = std::numeric_limits<Real>::epsilon();
+  Real shift[W], tiny[W];
+  QGML_PACK_LANES(q, W) {
+    const Real scale = spectral_scale(e0[q], emax[q]);
+    shift[q] = e0[q] - Real(64) * eps * scale;
+    tiny[q] = eps * eps * scale;
+  }
+  // T - shift = L D L^T; dd holds 1 / D_i, ll holds L_i (row i + 1, column i).
+  for (int i = 0; i < n; ++i) {
+    const Real* t = td + i * W;
+    Real* di = dd + i * W;
+    QGML_PACK_LANES(q, W) {
+      Real dv = t[q] - shift[q];
+      if (i > 0) dv -= ll[(i - 1) * W + q] * te[(i - 1) * W + q];
+      dv = math::fabs(dv) < tiny[q] ? tiny[q] : dv;
+      di[q] = Real(1) / dv;
+      if (i + 1 < n) ll[i * W + q] = te[i * W + q] * di[q];
+    }
+  }
+  for (int i = 0; i < n; ++i) {  // a start with components along every eigenvector of an unreduced T
+    const Real v = Real(1) + Real(0.5) * Real(i % 7) / Real(7) - Real(0.25) * Real(i % 3);
+    QGML_PACK_LANES(q, W) z[i * W + q] = v;
+  }
+  for (int it = 0; it < 4; ++it) {
+    for (int i = 1; i < n; ++i) QGML_PACK_LANES(q, W) z[i * W + q] -= ll[(i - 1) * W + q] * z[(i - 1) * W + q];
+    for (int i = 0; i < n; ++i) QGML_PACK_LANES(q, W) z[i * W + q] *= dd[i * W + q];
+    for (int i = n - 2; i >= 0; --i) QGML_PACK_LANES(q, W) z[i * W + q] -= ll[i * W + q] * z[(i + 1) * W + q];
+    Real norm[W];
+    QGML_PACK_LANES(q, W) norm[q] = Real(0);
+    for (int i = 0; i < n; ++i) QGML_PACK_LANES(q, W) norm[q] += z[i * W + q] * z[i * W + q];
+    QGML_PACK_LANES(q, W) norm[q] = Real(1) / math::sqrt(norm[q]);
+    for (int i = 0; i < n; ++i) QGML_PACK_LANES(q, W) z[i * W + q] *= norm[q];
+  }
+}
+
+// (xr, xi) <- R_T (xr, xi) for the real operator R_T = sum_{n != 0} f(E_n - E_0) z_n z_n^T (spec 2.5,
+// 2.6), f(g) = g / (g^2 + eta^2) = Re 1 / (g - i eta): Re (T - E_0 - i eta)^{-1} applied to the real and
+// imaginary parts (complex LDL^T without pivoting: T - E_0 is positive semidefinite and the shift
+// -i eta keeps every pivot away from zero). The computed E_0 is off by some rounding r, which would
+// weigh z_0 with r / (r^2 + eta^2) (up to 1 / (2 eta)) instead of f(0) = 0, so the component along z_0
+// is removed before and after the solve (either removal alone suffices; the tests fail without both).
+// eta is at least eps max(|E_0|, 1). fdr, fdi, flr, fli: n reals per lane of work.
+template <int W, class Real>
+KOKKOS_INLINE_FUNCTION void packed_reduced_resolvent(const int n, const Real* td, const Real* te, const Real* e0,
+                                                     const Real* eta, const Real* z0, Real* fdr, Real* fdi, Real* flr,
+                                                     Real* fli, Real* xr, Real* xi) {
+  auto project_out = [&]() {
+    Real cr[W], ci[W];
+    QGML_PACK_LANES(q, W) cr[q] = ci[q] = Real(0);
+    for (int i = 0; i < n; ++i) QGML_PACK_LANES(q, W) {
+        cr[q] += z0[i * W + q] * xr[i * W + q];
+        ci[q] += z0[i * W + q] * xi[i * W + q];
+      }
+    for (int i = 0; i < n; ++i) QGML_PACK_LANES(q, W) {
+        xr[i * W + q] -= cr[q] * z0[i * W + q];
+        xi[i * W + q] -= ci[q] * z0[i * W + q];
+      }
+  };
+  project_out();
+  constexpr Real eps = std::numeric_limits<Real>::epsilon();
+  // T - E_0 - i eta = L D L^T (complex symmetric): fd = 1 / D_i, fl = L_i.
+  for (int i = 0; i < n; ++i) {
+    QGML_PACK_LANES(q, W) {
+      const Real floor = eps * (math::fabs(e0[q]) > Real(1) ? math::fabs(e0[q]) : Real(1));
+      Real dr = td[i * W + q] - e0[q];
+      Real di = -(eta[q] > floor ? eta[q] : floor);
+      if (i > 0) {
+        const Real t = te[(i - 1) * W + q];
+        dr -= flr[(i - 1) * W + q] * t;
+        di -= fli[(i - 1) * W + q] * t;
+      }
+      const Real m2 = dr * dr + di * di;
+      const Real ir = dr / m2, ii = -di / m2;
+      fdr[i * W + q] = ir;
+      fdi[i * W + q] = ii;
+      if (i + 1 < n) {
+        const Real t = te[i * W + q];
+        flr[i * W + q] = t * ir;
+        fli[i * W + q] = t * ii;
+      }
+    }
+  }
+  // Two real right-hand sides (xr and xi), complex solutions u and v, of which Re u and Re v are kept.
+  // Forward L y = b, then z = D^{-1} y: Re z over x, Im z over fdr / fdi (1 / D_i is read just before).
+  Real ur_prev[W], ui_prev[W], vr_prev[W], vi_prev[W];
+  QGML_PACK_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
+  for (int i = 0; i < n; ++i) {
+    QGML_PACK_LANES(q, W) {
+      Real ar = xr[i * W + q], ai = Real(0), br = xi[i * W + q], bi = Real(0);
+      if (i > 0) {
+        const Real lr = flr[(i - 1) * W + q], li = fli[(i - 1) * W + q];
+        ar -= lr * ur_prev[q] - li * ui_prev[q];
+        ai -= lr * ui_prev[q] + li * ur_prev[q];
+        br -= lr * vr_prev[q] - li * vi_prev[q];
+        bi -= lr * vi_prev[q] + li * vr_prev[q];
+      }
+      ur_prev[q] = ar;
+      ui_prev[q] = ai;
+      vr_prev[q] = br;
+      vi_prev[q] = bi;
+    }
+    QGML_PACK_LANES(q, W) {
+      const Real dr = fdr[i * W + q], di = fdi[i * W + q];
+      const Real wr = ur_prev[q] * dr - ui_prev[q] * di, wi = ur_prev[q] * di + ui_prev[q] * dr;
+      const Real yr = vr_prev[q] * dr - vi_prev[q] * di, yi = vr_prev[q] * di + vi_prev[q] * dr;
+      xr[i * W + q] = wr;
+      xi[i * W + q] = yr;
+      fdr[i * W + q] = wi;
+      fdi[i * W + q] = yi;
+    }
+  }
+  // Backward L^T u = z: u_i = z_i - L_i u_{i+1}.
+  QGML_PACK_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
+  for (int i = n - 1; i >= 0; --i) {
+    QGML_PACK_LANES(q, W) {
+      Real ar = xr[i * W + q], ai = fdr[i * W + q], br = xi[i * W + q], bi = fdi[i * W + q];
+      if (i + 1 < n) {
+        const Real lr = flr[i * W + q], li = fli[i * W + q];
+        ar -= lr * ur_prev[q] - li * ui_prev[q];
+        ai -= lr * ui_prev[q] + li * ur_prev[q];
+        br -= lr * vr_prev[q] - li * vi_prev[q];
+        bi -= lr * vi_prev[q] + li * vr_prev[q];
+      }
+      ur_prev[q] = ar;
+      ui_prev[q] = ai;
+      vr_prev[q] = br;
+      vi_prev[q] = bi;
+      xr[i * W + q] = ar;  // Re u
+      xi[i * W + q] = br;  // Re v
+    }
+  }
+  project_out();
+}
+
 // Loss terms of the points first .. first + packs * W - 1 (below count) and their chunk's partial
 // X (partial(chunk, l, i, j)). a: D x N x N configuration, s: its S = 1/2 sum A_k^2, x: count x D points,
 // xbar: count x D, terms: count x loss_penalty, info: count (eigh codes). weight: each point's weight
@@ -85,7 +271,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
                                                 const PartialView& partial, const int chunk, const int first,
                                                 const int packs, const int count, const Real weight, const Real lw,
                                                 const Real eta_rel, const Real tol, const bool skip_degenerate,
-                                                Real* scratch) {
+                                                const bool ground_state, Real* scratch) {
   const int d = static_cast<int>(a.extent(0));
   const int n = static_cast<int>(a.extent(1));
   const linalg::PackedEighArrays<W, Real> p(n, scratch);
@@ -97,7 +283,14 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
   Real* const svi = svr + n * W;
   Real* const cvr = svi + n * W;
   Real* const cvi = cvr + n * W;
-  Real* const yr = cvi + n * W;  // y_k(i) at (k * n + i) * W, then a_l(i)
+  Real* const td = cvi + n * W;  // ground-state path: T (diagonal, off-diagonal), z_0, LDL^T factors
+  Real* const te = td + n * W;
+  Real* const z0 = te + n * W;
+  Real* const fdr = z0 + n * W;  // 1 / D_i (complex)
+  Real* const fdi = fdr + n * W;
+  Real* const flr = fdi + n * W;  // L_i (complex)
+  Real* const fli = flr + n * W;
+  Real* const yr = fli + 2 * n * W;  // y_k(i) at (k * n + i) * W, then a_l(i)
   Real* const yi = yr + d * n * W;
   Real* const er = yi + d * n * W;  // e_l(i)
   Real* const ei = er + d * n * W;
@@ -149,7 +342,16 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         for (int i = 0; i < n; ++i)
           for (int j = 0; j <= i; ++j) p.at(p.ar, i, j)[q] = p.at(p.ai, i, j)[q] = Real(0);
     }
-    linalg::packed_eigh_solve<W>(p, failed);
+    if (ground_state) {
+      linalg::packed_tridiagonalize<W>(p);
+      for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) {
+          td[i * W + q] = p.d[i * W + q];
+          te[i * W + q] = p.e[i * W + q];
+        }
+      linalg::packed_ql<W>(p, failed, false);
+    } else {
+      linalg::packed_eigh_solve<W>(p, failed);
+    }
 
     // --- Ground state of every lane: index, E_0, E_1, E_max; failed lanes get NaN (as the sorted path).
     const Real nan = math::sqrt(Real(-1));
@@ -159,7 +361,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       if (q < lanes && code[q] == linalg::eigh_success && failed[q]) code[q] = linalg::eigh_not_converged;
       if (q < lanes && code[q] != linalg::eigh_success) {
         for (int i = 0; i < n; ++i) p.d[i * W + q] = nan;
-        if (code[q] == linalg::eigh_non_finite_input)
+        if (code[q] == linalg::eigh_non_finite_input && !ground_state)
           for (int ij = 0; ij < n * n; ++ij) p.zr[ij * W + q] = p.zi[ij * W + q] = nan;
       }
       int m = 0;
@@ -183,12 +385,21 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         e1[q] = second;
         emax[q] = top;
       }
-    for (int q = 0; q < W; ++q) {
+    for (int q = 0; q < W; ++q)
       if (q < lanes && code[q] != linalg::eigh_success) e0[q] = nan;
-      for (int j = 0; j < n; ++j) {
-        psr[j * W + q] = p.at(p.zr, n0[q], j)[q];
-        psi[j * W + q] = p.at(p.zi, n0[q], j)[q];
-      }
+    if (ground_state) {
+      packed_ground_vector<W>(n, td, te, e0, emax, fdr, flr, z0);
+      for (int j = 0; j < n; ++j) QGML_GRAD_LANES(q, W) {
+          psr[j * W + q] = z0[j * W + q];
+          psi[j * W + q] = Real(0);
+        }
+      packed_apply_q<W>(p, psr, psi, false);
+    } else {
+      for (int q = 0; q < W; ++q)
+        for (int j = 0; j < n; ++j) {
+          psr[j * W + q] = p.at(p.zr, n0[q], j)[q];
+          psi[j * W + q] = p.at(p.zi, n0[q], j)[q];
+        }
     }
 
     // --- y_k = A_k psi, xbar_k, sigma^2, d^2.
@@ -250,7 +461,17 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       eta[q] = eta_rel * spectral_scale(e0[q], emax[q]);
       degenerate[q] = ground_state_degenerate(n, e0[q], e1[q], emax[q], tol) ? Real(1) : Real(0);
     }
-    for (int m = 0; m < n; ++m) {
+    if (ground_state) {
+      // phi = Q R_T Q^H s with R_T = Re (T - E_0 - i eta)^{-1} on the complement of z_0 (spec 2.5, 2.6).
+      for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) {
+          phr[i * W + q] = svr[i * W + q];
+          phi[i * W + q] = svi[i * W + q];
+        }
+      packed_apply_q<W>(p, phr, phi, true);
+      packed_reduced_resolvent<W>(n, td, te, e0, eta, z0, fdr, fdi, flr, fli, phr, phi);
+      packed_apply_q<W>(p, phr, phi, false);
+    }
+    for (int m = 0; m < n && !ground_state; ++m) {
       Real cr[W], ci[W];
       QGML_GRAD_LANES(q, W) cr[q] = ci[q] = Real(0);
       for (int i = 0; i < n; ++i) {
@@ -272,7 +493,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         c_i[q] = f * ci[q];
       }
     }
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < n && !ground_state; ++i) {
       Real* f_r = phr + i * W;
       Real* f_i = phi + i * W;
       QGML_GRAD_LANES(q, W) f_r[q] = f_i[q] = Real(0);
@@ -377,4 +598,5 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
 
 }  // namespace qgml::detail
 
+#undef QGML_PACK_LANES
 #undef QGML_GRAD_LANES

@@ -45,6 +45,9 @@ struct TrainingSettings {
   // On CPUs, the loss and gradient of a batch in one fused kernel per pack of points where the packed
   // eigensolver applies (LossGradient::set_fused); false runs the separate kernels (for comparison).
   bool fused_loss_gradient = true;
+  // With it, psi_0 and phi by tridiagonal solves instead of the whole spectrum
+  // (LossGradient::set_ground_state_path).
+  bool ground_state_path = true;
 };
 
 // What one epoch did. Loss values are means over the epoch's batches (each batch a mean over its

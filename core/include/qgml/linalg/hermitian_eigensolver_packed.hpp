@@ -190,12 +190,13 @@ KOKKOS_FUNCTION void load_pack(const HView& h, const int first, const int count,
   }
 }
 
-// Eigenvalues and eigenvectors of the pack loaded in p.ar, p.ai (only the lower triangle, diagonal
-// included, is read): on return p.d holds the eigenvalues in no particular order and row j of Q^T
-// (p.zr, p.zi) the eigenvector of p.d[j]; failed[q] = 1 for a lane whose QL did not converge.
+// Step 1 on the pack loaded in p.ar, p.ai (only the lower triangle, diagonal included, is read):
+// A = Q T Q^H with T real symmetric tridiagonal (diagonal p.d, off-diagonal p.e[0 .. n - 2], p.e[n - 1]
+// = 0) and Q = H_0 ... H_{n-2}, H_k = I - tau_k v_k v_k^H, tau_k in p.tr, p.ti, v_k(k + 1) = 1 and
+// v_k(i) = A(i, k) for i > k + 1 (in p.ar, p.ai).
 template <int W, class Real>
-KOKKOS_FUNCTION void packed_eigh_solve(const PackedEighArrays<W, Real>& p, int* failed) {
-  const int n = p.n, nn = n * n;
+KOKKOS_FUNCTION void packed_tridiagonalize(const PackedEighArrays<W, Real>& p) {
+  const int n = p.n;
   Real* const ar = p.ar;
   Real* const ai = p.ai;
   Real* const zr = p.zr;
@@ -207,6 +208,7 @@ KOKKOS_FUNCTION void packed_eigh_solve(const PackedEighArrays<W, Real>& p, int* 
   Real* const pr = p.pr;
   Real* const pi = p.pi;
   auto A = [&](Real* base, int i, int j) { return base + (i * n + j) * W; };
+  (void)ar, (void)ai, (void)zr, (void)zi, (void)d, (void)e, (void)tr, (void)ti, (void)pr, (void)pi, (void)A;
 
   // --- 1. Householder tridiagonalisation (see hermitian_eigh), all lanes at once.
   for (int k = 0; k < n - 1; ++k) {
@@ -362,8 +364,27 @@ KOKKOS_FUNCTION void packed_eigh_solve(const PackedEighArrays<W, Real>& p, int* 
       e[(n - 1) * W + q] = Real(0);
     }
   }
+}
+
+// Step 2: row c of p.zr, p.zi <- Q e_c (the array is "Q^T" in the comments below).
+template <int W, class Real>
+KOKKOS_FUNCTION void packed_form_q(const PackedEighArrays<W, Real>& p) {
+  const int n = p.n;
+  Real* const ar = p.ar;
+  Real* const ai = p.ai;
+  Real* const zr = p.zr;
+  Real* const zi = p.zi;
+  Real* const d = p.d;
+  Real* const e = p.e;
+  Real* const tr = p.tr;
+  Real* const ti = p.ti;
+  Real* const pr = p.pr;
+  Real* const pi = p.pi;
+  auto A = [&](Real* base, int i, int j) { return base + (i * n + j) * W; };
+  (void)ar, (void)ai, (void)zr, (void)zi, (void)d, (void)e, (void)tr, (void)ti, (void)pr, (void)pi, (void)A;
 
   // --- 2. Q^T: row c = H_0 ... H_{n-2} e_c, accumulated backwards.
+  const int nn = n * n;
   for (int ij = 0; ij < nn; ++ij) {
     Real* xr = zr + ij * W;
     Real* xi = zi + ij * W;
@@ -410,6 +431,26 @@ KOKKOS_FUNCTION void packed_eigh_solve(const PackedEighArrays<W, Real>& p, int* 
       }
     }
   }
+}
+
+// Step 3: the eigenvalues of T into p.d (no particular order); with vectors, the rotations are applied to
+// the rows of p.zr, p.zi, which then hold the eigenvectors (row j of the eigenvalue p.d[j]). failed[q] = 1
+// for a lane whose QL did not converge.
+template <int W, class Real>
+KOKKOS_FUNCTION void packed_ql(const PackedEighArrays<W, Real>& p, int* failed, const bool vectors) {
+  const int n = p.n;
+  Real* const ar = p.ar;
+  Real* const ai = p.ai;
+  Real* const zr = p.zr;
+  Real* const zi = p.zi;
+  Real* const d = p.d;
+  Real* const e = p.e;
+  Real* const tr = p.tr;
+  Real* const ti = p.ti;
+  Real* const pr = p.pr;
+  Real* const pi = p.pi;
+  auto A = [&](Real* base, int i, int j) { return base + (i * n + j) * W; };
+  (void)ar, (void)ai, (void)zr, (void)zi, (void)d, (void)e, (void)tr, (void)ti, (void)pr, (void)pi, (void)A;
 
   // --- 3. Implicit QL on (d, e), lanes in lockstep on the eigenvalue index l.
   for (int q = 0; q < W; ++q) failed[q] = 0;
@@ -512,6 +553,7 @@ KOKKOS_FUNCTION void packed_eigh_solve(const PackedEighArrays<W, Real>& p, int* 
           sr[q] = ok ? sn : Real(0);
           run[q] = run[q] & (1 - brk);
         }
+        if (!vectors) continue;
         // Rows i, i + 1 of Q^T: two contiguous rows, all lanes (identity where c = 1, s = 0). Rotating a
         // real Z instead (half the work) and forming Z Q^T at the end measured no faster: at N <= 16 this
         // loop overlaps with the latency of the recurrence above.
@@ -541,6 +583,16 @@ KOKKOS_FUNCTION void packed_eigh_solve(const PackedEighArrays<W, Real>& p, int* 
         if (m[q] > l) e[m[q] * W + q] = Real(0);
     }
   }
+}
+
+// Eigenvalues and eigenvectors of the pack loaded in p.ar, p.ai (only the lower triangle, diagonal
+// included, is read): on return p.d holds the eigenvalues in no particular order and row j of Q^T
+// (p.zr, p.zi) the eigenvector of p.d[j]; failed[q] = 1 for a lane whose QL did not converge.
+template <int W, class Real>
+KOKKOS_FUNCTION void packed_eigh_solve(const PackedEighArrays<W, Real>& p, int* failed) {
+  packed_tridiagonalize<W>(p);
+  packed_form_q<W>(p);
+  packed_ql<W>(p, failed, true);
 }
 
 // Step 4: per lane, sorts ascending (selection sort, as hermitian_eigh) and writes info, w and the rows
