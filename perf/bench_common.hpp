@@ -17,6 +17,8 @@
 #include "qgml/kokkos_compat.hpp"
 #include "qgml/version.hpp"
 
+#include "qgml_git_revision.hpp"  // generated at build time (cmake/git_revision.cmake)
+
 namespace qgml::bench {
 
 // --key v1 v2 ... style arguments; every value is kept as text.

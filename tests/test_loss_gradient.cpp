@@ -222,8 +222,12 @@ EngineResult run_engine(const HostMatrices& m, const std::vector<double>& pts, c
   const int count = int(pts.size()) / m.D;
   auto points = to_device_points<Real, Space>(pts, count, m.D);
   LossGradient<Real, Space> engine(m.D, m.N, count);
+  CHECK(engine.ground_state_path() == (m.N >= LossGradient<Real, Space>::ground_state_min_n));  // automatic
   engine.set_fused(fused);
-  engine.set_ground_state_path(path == fused_ground_state);
+  using Engine = LossGradient<Real, Space>;
+  engine.set_spectral_path(path == fused_ground_state ? Engine::SpectralPath::ground_state
+                                                      : Engine::SpectralPath::full_spectrum);
+  REQUIRE(engine.ground_state_path() == (path == fused_ground_state));
   REQUIRE(engine.fused() == (fused && m.N >= eigh_packed_min_n));
   engine.compute(exec, config, points, s, Real(1) / count, false);
   if (twice) engine.compute(exec, config, points, s, Real(0.5) / count, true);

@@ -12,7 +12,7 @@
 // Two implementations of compute(): on host spaces, when the packed eigensolver applies
 // (resolve_eigh_variant gives packed, no warm start), one fused kernel per chunk of packs
 // (loss_gradient_packed.hpp) that does not keep H, the spectrum or U, W and by default solves only for
-// psi_0 and phi (set_ground_state_path); otherwise (GPUs, warm starts,
+// psi_0 and phi (set_spectral_path); otherwise (GPUs, warm starts,
 // other variants, set_fused(false)) separate batch kernels: build H, batched_eigh, per-point terms into
 // U and W, the product U_l W^H. Both give the same results to rounding (tests/test_loss_gradient.cpp).
 #pragma once
@@ -66,10 +66,17 @@ class LossGradient {
   // Whether compute() may use the fused host path (it is used where it applies, see the top of this
   // file). With false, compute() always runs the separate kernels.
   void set_fused(bool fused) { allow_fused_ = fused; }
-  // The fused path's spectral work: true (default) computes only what the gradient needs, psi_0 and
-  // phi = R s by solves with the tridiagonal T (loss_gradient_packed.hpp, ~4x fewer flops than the
-  // whole spectrum at large N); false, the whole eigendecomposition as the separate kernels.
-  void set_ground_state_path(bool on) { ground_state_ = on; }
+  // The fused path's spectral work (SpectralPath): automatic (default) computes only what the gradient
+  // needs for N >= ground_state_min_n, psi_0 and phi = R s by solves with the tridiagonal T
+  // (loss_gradient_packed.hpp; ~4x fewer flops than the whole spectrum at large N), and the whole
+  // eigendecomposition below (at N = 3, 4 the two take the same time to within 10 %, perf/NOTES.md).
+  enum class SpectralPath { automatic, ground_state, full_spectrum };
+  static constexpr int ground_state_min_n = 5;
+  void set_spectral_path(SpectralPath path) { spectral_path_ = path; }
+  bool ground_state_path() const {
+    return spectral_path_ == SpectralPath::ground_state ||
+           (spectral_path_ == SpectralPath::automatic && n_ >= ground_state_min_n);
+  }
   // The batch buffers of the separate kernels; compute() calls it when they are needed and missing.
   void allocate_separate() {
     if (h_.extent(0) != 0) return;
@@ -348,7 +355,7 @@ class LossGradient {
         Real(settings.degeneracy_tolerance >= 0 ? settings.degeneracy_tolerance : default_degeneracy_tolerance<Real>());
     const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
     const int packs_total = (count + width - 1) / width;
-    const bool ground_state = ground_state_;
+    const bool ground_state = ground_state_path();
     Kokkos::parallel_for(
         "qgml::LossGradient::fused_chunks",
         policy_type(exec, chunks, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
@@ -397,7 +404,7 @@ class LossGradient {
   using MatrixStack4 = Kokkos::View<complex_type****, memory_space>;
   MatrixStack4 partials_;  // fused host path: chunk x D x N x N partial sums of X
   bool allow_fused_ = true;
-  bool ground_state_ = true;
+  SpectralPath spectral_path_ = SpectralPath::automatic;
 };
 
 }  // namespace qgml

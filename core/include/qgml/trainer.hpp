@@ -100,7 +100,8 @@ class Trainer {
                  "qgml::Trainer: rank " + std::to_string(comm ? comm->rank() : 0) + " holds " +
                      std::to_string(data.extent(0)) + " points, but its shard of T = " + std::to_string(count_) +
                      " points has " + std::to_string(shard_.size()));
-    engine_.set_ground_state_path(settings.ground_state_path);
+    engine_.set_spectral_path(settings.ground_state_path ? LossGradient<Real, ExecSpace>::SpectralPath::automatic
+                                                         : LossGradient<Real, ExecSpace>::SpectralPath::full_spectrum);
     if (settings.warm_start_eigh) {
       const int n = config.size();
       basis_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::basis"),

@@ -45,8 +45,8 @@ struct TrainingSettings {
   // On CPUs, the loss and gradient of a batch in one fused kernel per pack of points where the packed
   // eigensolver applies (LossGradient::set_fused); false runs the separate kernels (for comparison).
   bool fused_loss_gradient = true;
-  // With it, psi_0 and phi by tridiagonal solves instead of the whole spectrum
-  // (LossGradient::set_ground_state_path).
+  // With it, psi_0 and phi by tridiagonal solves instead of the whole spectrum where that pays
+  // (LossGradient::SpectralPath::automatic; false: full_spectrum).
   bool ground_state_path = true;
 };
 
