@@ -348,6 +348,22 @@ TEMPLATE_TEST_CASE("the fused host path gives the separate kernels' loss, gradie
       CHECK(std::abs(g.sums[loss_energy] - r.sums[loss_energy]) <= tol * std::max(1.0, std::abs(r.sums[loss_energy])));
     }
   }
+  SECTION("points far from the spectrum of the matrices (|x| ~ 30, E_0 ~ 450)") {
+    // E_0 = |x|^2 / 2 + O(|x|) is large against the gaps: the inverse iteration's shift and the solve's
+    // eta must follow the rounding of E_0, not only the spread of the spectrum.
+    const HostMatrices m = gaussian_hermitian_matrices(3, 9, 0.6, 26);
+    std::vector<double> pts = random_points(3 * width + 1, 3, 1.0, 27);
+    for (double& v : pts) v *= 30;
+    for (double w : {0.0, 0.3}) {
+      LossSettings s;
+      s.w = w;
+      const auto r = run_engine<Real, Space>(m, pts, s, separate, false);
+      const auto g = run_engine<Real, Space>(m, pts, s, fused_ground_state, false);
+      CHECK(relative_difference(r.gradient, g.gradient) <= tol);
+      CHECK(relative_difference(r.xbar, g.xbar) <= tol);
+      CHECK(relative_difference(r.sums, g.sums) <= tol);
+    }
+  }
   SECTION("a point with a NaN coordinate") {
     const HostMatrices m = gaussian_hermitian_matrices(3, 4, 0.6, 24);
     std::vector<double> pts = random_points(width + 2, 3, 1.0, 25);
