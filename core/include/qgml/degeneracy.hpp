@@ -35,4 +35,15 @@ KOKKOS_INLINE_FUNCTION Real regularized_inverse_gap(Real g, Real eta) {
   return denominator > Real(0) ? g / denominator : Real(0);
 }
 
+// The relative regulariser and the degeneracy tolerance of settings (LossSettings, GeometrySettings) in
+// precision Real: their defaults when negative.
+template <class Real, class Settings>
+Real degeneracy_eta(const Settings& s) {
+  return Real(s.degeneracy_eta >= 0 ? s.degeneracy_eta : default_degeneracy_tolerance<Real>());
+}
+template <class Real, class Settings>
+Real degeneracy_tolerance(const Settings& s) {
+  return Real(s.degeneracy_tolerance >= 0 ? s.degeneracy_tolerance : default_degeneracy_tolerance<Real>());
+}
+
 }  // namespace qgml

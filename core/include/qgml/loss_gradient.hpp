@@ -215,10 +215,7 @@ class LossGradient {
     const auto xbar = xbar_;
     const auto terms = terms_;
     const Real lw = Real(settings.w);
-    const Real eta_rel =
-        Real(settings.degeneracy_eta >= 0 ? settings.degeneracy_eta : default_degeneracy_tolerance<Real>());
-    const Real tol =
-        Real(settings.degeneracy_tolerance >= 0 ? settings.degeneracy_tolerance : default_degeneracy_tolerance<Real>());
+    const Real eta_rel = degeneracy_eta<Real>(settings), tol = degeneracy_tolerance<Real>(settings);
     const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
     Kokkos::parallel_for(
         "qgml::LossGradient::per_point", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
@@ -349,10 +346,7 @@ class LossGradient {
     const auto info = info_;
     const auto partials = partials_;
     const Real lw = Real(settings.w);
-    const Real eta_rel =
-        Real(settings.degeneracy_eta >= 0 ? settings.degeneracy_eta : default_degeneracy_tolerance<Real>());
-    const Real tol =
-        Real(settings.degeneracy_tolerance >= 0 ? settings.degeneracy_tolerance : default_degeneracy_tolerance<Real>());
+    const Real eta_rel = degeneracy_eta<Real>(settings), tol = degeneracy_tolerance<Real>(settings);
     const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
     const int packs_total = (count + width - 1) / width;
     const bool ground_state = ground_state_path();

@@ -77,6 +77,22 @@ int packed_gradient_chunks(int count, int n, int d) {
   return (packs + per - 1) / per;
 }
 
+// (out_r, out_i)[q] = row i of A_k x (lane q), A_k = a(k, :, :) shared by the lanes, x complex (xr, xi).
+template <int W, class Real, class AView>
+KOKKOS_INLINE_FUNCTION void packed_matrix_row_times(const AView& a, const int k, const int i, const int n,
+                                                    const Real* xr, const Real* xi, Real* out_r, Real* out_i) {
+  QGML_PACK_LANES(q, W) out_r[q] = out_i[q] = Real(0);
+  for (int j = 0; j < n; ++j) {
+    const Real a_r = a(k, i, j).real(), a_i = a(k, i, j).imag();
+    const Real* x_r = xr + j * W;
+    const Real* x_i = xi + j * W;
+    QGML_PACK_LANES(q, W) {
+      out_r[q] += a_r * x_r[q] - a_i * x_i[q];
+      out_i[q] += a_r * x_i[q] + a_i * x_r[q];
+    }
+  }
+}
+
 // x <- Q x (adjoint: x <- Q^H x) for the Q = H_0 ... H_{n-2} of linalg::packed_tridiagonalize, x complex
 // (xr, xi, lane innermost): O(n^2) per lane.
 template <int W, class Real>
@@ -161,6 +177,19 @@ KOKKOS_INLINE_FUNCTION void packed_ground_vector(const int n, const Real* td, co
   }
 }
 
+// One step of a bidiagonal solve for two complex right-hand sides: (ur, ui) <- (ar, ai) - l (ur, ui) and
+// (vr, vi) <- (br, bi) - l (vr, vi), l = (lr, li).
+template <class Real>
+KOKKOS_FORCEINLINE_FUNCTION void eliminate(const Real lr, const Real li, const Real ar, const Real ai, const Real br,
+                                           const Real bi, Real& ur, Real& ui, Real& vr, Real& vi) {
+  const Real nur = ar - (lr * ur - li * ui), nui = ai - (lr * ui + li * ur);
+  const Real nvr = br - (lr * vr - li * vi), nvi = bi - (lr * vi + li * vr);
+  ur = nur;
+  ui = nui;
+  vr = nvr;
+  vi = nvi;
+}
+
 // (xr, xi) <- R_T (xr, xi) for the real operator R_T = sum_{n != 0} f(E_n - E_0) z_n z_n^T (spec 2.5,
 // 2.6), f(g) = g / (g^2 + eta^2) = Re 1 / (g - i eta): Re (T - E_0 - i eta)^{-1} applied to the real and
 // imaginary parts (complex LDL^T without pivoting: T - E_0 is positive semidefinite and the shift
@@ -213,19 +242,10 @@ KOKKOS_INLINE_FUNCTION void packed_reduced_resolvent(const int n, const Real* td
   Real ur_prev[W], ui_prev[W], vr_prev[W], vi_prev[W];
   QGML_PACK_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
   for (int i = 0; i < n; ++i) {
+    const int below = i > 0 ? i - 1 : 0;  // L_{i-1}; zero for i = 0 (the previous values are zero too)
     QGML_PACK_LANES(q, W) {
-      Real ar = xr[i * W + q], ai = Real(0), br = xi[i * W + q], bi = Real(0);
-      if (i > 0) {
-        const Real lr = flr[(i - 1) * W + q], li = fli[(i - 1) * W + q];
-        ar -= lr * ur_prev[q] - li * ui_prev[q];
-        ai -= lr * ui_prev[q] + li * ur_prev[q];
-        br -= lr * vr_prev[q] - li * vi_prev[q];
-        bi -= lr * vi_prev[q] + li * vr_prev[q];
-      }
-      ur_prev[q] = ar;
-      ui_prev[q] = ai;
-      vr_prev[q] = br;
-      vi_prev[q] = bi;
+      const Real lr = i > 0 ? flr[below * W + q] : Real(0), li = i > 0 ? fli[below * W + q] : Real(0);
+      eliminate(lr, li, xr[i * W + q], Real(0), xi[i * W + q], Real(0), ur_prev[q], ui_prev[q], vr_prev[q], vi_prev[q]);
     }
     QGML_PACK_LANES(q, W) {
       const Real dr = fdr[i * W + q], di = fdi[i * W + q];
@@ -241,20 +261,11 @@ KOKKOS_INLINE_FUNCTION void packed_reduced_resolvent(const int n, const Real* td
   QGML_PACK_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
   for (int i = n - 1; i >= 0; --i) {
     QGML_PACK_LANES(q, W) {
-      Real ar = xr[i * W + q], ai = fdr[i * W + q], br = xi[i * W + q], bi = fdi[i * W + q];
-      if (i + 1 < n) {
-        const Real lr = flr[i * W + q], li = fli[i * W + q];
-        ar -= lr * ur_prev[q] - li * ui_prev[q];
-        ai -= lr * ui_prev[q] + li * ur_prev[q];
-        br -= lr * vr_prev[q] - li * vi_prev[q];
-        bi -= lr * vi_prev[q] + li * vr_prev[q];
-      }
-      ur_prev[q] = ar;
-      ui_prev[q] = ai;
-      vr_prev[q] = br;
-      vi_prev[q] = bi;
-      xr[i * W + q] = ar;  // Re u
-      xi[i * W + q] = br;  // Re v
+      const Real lr = i + 1 < n ? flr[i * W + q] : Real(0), li = i + 1 < n ? fli[i * W + q] : Real(0);
+      eliminate(lr, li, xr[i * W + q], fdr[i * W + q], xi[i * W + q], fdi[i * W + q], ur_prev[q], ui_prev[q],
+                vr_prev[q], vi_prev[q]);
+      xr[i * W + q] = ur_prev[q];  // Re u
+      xi[i * W + q] = vr_prev[q];  // Re v
     }
   }
   project_out();
@@ -410,16 +421,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       QGML_GRAD_LANES(q, W) xb[q] = qq[q] = Real(0);
       for (int i = 0; i < n; ++i) {
         Real ar_[W], ai_[W];
-        QGML_GRAD_LANES(q, W) ar_[q] = ai_[q] = Real(0);
-        for (int j = 0; j < n; ++j) {
-          const Real a_r = a(k, i, j).real(), a_i = a(k, i, j).imag();
-          const Real* pr_ = psr + j * W;
-          const Real* pi_ = psi + j * W;
-          QGML_GRAD_LANES(q, W) {
-            ar_[q] += a_r * pr_[q] - a_i * pi_[q];
-            ai_[q] += a_r * pi_[q] + a_i * pr_[q];
-          }
-        }
+        packed_matrix_row_times<W>(a, k, i, n, psr, psi, ar_, ai_);
         Real* y_r = yr + (k * n + i) * W;
         Real* y_i = yi + (k * n + i) * W;
         const Real* pr_ = psr + i * W;
@@ -515,16 +517,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       const Real* rl = rk + l * W;
       for (int i = 0; i < n; ++i) {
         Real ar_[W], ai_[W];
-        QGML_GRAD_LANES(q, W) ar_[q] = ai_[q] = Real(0);
-        for (int j = 0; j < n; ++j) {
-          const Real a_r = a(l, i, j).real(), a_i = a(l, i, j).imag();
-          const Real* f_r = phr + j * W;
-          const Real* f_i = phi + j * W;
-          QGML_GRAD_LANES(q, W) {
-            ar_[q] += a_r * f_r[q] - a_i * f_i[q];
-            ai_[q] += a_r * f_i[q] + a_i * f_r[q];
-          }
-        }
+        packed_matrix_row_times<W>(a, l, i, n, phr, phi, ar_, ai_);
         Real* y_r = yr + (l * n + i) * W;
         Real* y_i = yi + (l * n + i) * W;
         Real* e_r = er + (l * n + i) * W;

@@ -111,8 +111,7 @@ class QuantumGeometry {
     const auto berry = berry_;
     const bool tensor = fs.extent(0) > 0 && (settings.geometric_tensor || settings.metric == MetricKind::fubini_study);
     const int kind = int(settings.metric);
-    const Real eta_rel =
-        Real(settings.degeneracy_eta >= 0 ? settings.degeneracy_eta : default_degeneracy_tolerance<Real>());
+    const Real eta_rel = degeneracy_eta<Real>(settings);
     using complex_type = complex_t<Real>;
     Kokkos::parallel_for(
         "qgml::QuantumGeometry::tensors", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {

@@ -199,8 +199,6 @@ KOKKOS_FUNCTION void packed_tridiagonalize(const PackedEighArrays<W, Real>& p) {
   const int n = p.n;
   Real* const ar = p.ar;
   Real* const ai = p.ai;
-  Real* const zr = p.zr;
-  Real* const zi = p.zi;
   Real* const d = p.d;
   Real* const e = p.e;
   Real* const tr = p.tr;
@@ -208,7 +206,6 @@ KOKKOS_FUNCTION void packed_tridiagonalize(const PackedEighArrays<W, Real>& p) {
   Real* const pr = p.pr;
   Real* const pi = p.pi;
   auto A = [&](Real* base, int i, int j) { return base + (i * n + j) * W; };
-  (void)ar, (void)ai, (void)zr, (void)zi, (void)d, (void)e, (void)tr, (void)ti, (void)pr, (void)pi, (void)A;
 
   // --- 1. Householder tridiagonalisation (see hermitian_eigh), all lanes at once.
   for (int k = 0; k < n - 1; ++k) {
@@ -374,14 +371,9 @@ KOKKOS_FUNCTION void packed_form_q(const PackedEighArrays<W, Real>& p) {
   Real* const ai = p.ai;
   Real* const zr = p.zr;
   Real* const zi = p.zi;
-  Real* const d = p.d;
-  Real* const e = p.e;
   Real* const tr = p.tr;
   Real* const ti = p.ti;
-  Real* const pr = p.pr;
-  Real* const pi = p.pi;
   auto A = [&](Real* base, int i, int j) { return base + (i * n + j) * W; };
-  (void)ar, (void)ai, (void)zr, (void)zi, (void)d, (void)e, (void)tr, (void)ti, (void)pr, (void)pi, (void)A;
 
   // --- 2. Q^T: row c = H_0 ... H_{n-2} e_c, accumulated backwards.
   const int nn = n * n;
@@ -439,18 +431,11 @@ KOKKOS_FUNCTION void packed_form_q(const PackedEighArrays<W, Real>& p) {
 template <int W, class Real>
 KOKKOS_FUNCTION void packed_ql(const PackedEighArrays<W, Real>& p, int* failed, const bool vectors) {
   const int n = p.n;
-  Real* const ar = p.ar;
-  Real* const ai = p.ai;
   Real* const zr = p.zr;
   Real* const zi = p.zi;
   Real* const d = p.d;
   Real* const e = p.e;
-  Real* const tr = p.tr;
-  Real* const ti = p.ti;
-  Real* const pr = p.pr;
-  Real* const pi = p.pi;
   auto A = [&](Real* base, int i, int j) { return base + (i * n + j) * W; };
-  (void)ar, (void)ai, (void)zr, (void)zi, (void)d, (void)e, (void)tr, (void)ti, (void)pr, (void)pi, (void)A;
 
   // --- 3. Implicit QL on (d, e), lanes in lockstep on the eigenvalue index l.
   for (int q = 0; q < W; ++q) failed[q] = 0;
