@@ -1,15 +1,19 @@
 // Loss terms and gradient of a batch on CPUs in one pass per pack of W points (the "fused host path" of
-// LossGradient, perf/NOTES.md "Fused loss and gradient on CPUs"): for every pack, H(x) (spec 1.1) is
-// built straight into the packed eigensolver's arrays, solved there
-// (linalg/hermitian_eigensolver_packed.hpp), and the per-point terms of spec 2.5 / 2.6 are formed with
+// LossGradient, perf/NOTES.md "Fused loss and gradient on CPUs, and the ground-state path"): for every
+// pack, H(x) (spec 1.1) is built straight into the packed eigensolver's arrays
+// (linalg/hermitian_eigensolver_packed.hpp), and every per-point term of spec 2.5 / 2.6 is formed with
 // the W lanes innermost, so that every loop over i, j, k is a SIMD loop over the points of the pack.
 //
 // Per point (loss_gradient.hpp has the same formulas): psi = psi_0, y_k = A_k psi,
-// xbar_k = <psi|y_k>, r = xbar - x, s = sum_k r_k y_k, phi = R s with R = sum_n f(E_n - E_0) |n><n|,
+// xbar_k = <psi|y_k>, r = xbar - x, s = sum_k r_k y_k, phi = R s with R = sum_{n != 0} f(E_n - E_0) |n><n|,
 // a_l = w b_l - (1 - w) c_l + (1 - w) r_l psi, e_l = -(1 - w) b_l, b_l = y_l - x_l psi,
-// c_l = (A_l - x_l) phi. The sum over n runs over all eigenpairs in the solver's order: the ground
-// state's own term is f(0) = 0 exactly, so no sorting is needed, only the index of the smallest
-// eigenvalue (the first one on ties, as the sorted solver) and E_1, E_max for the degeneracy test.
+// c_l = (A_l - x_l) phi. The spectral work, per pack:
+//  - full spectrum: the whole eigendecomposition; the sum over n runs over all eigenpairs in the
+//    solver's order (the ground state's own term is f(0) = 0 exactly, so no sorting is needed, only the
+//    index of the smallest eigenvalue, the first one on ties as in the sorted solver);
+//  - ground state (default from N = 5): A = Q T Q^H by Householder, the eigenvalues of T (for E_0, E_1,
+//    E_max), psi = Q z_0 with z_0 from inverse iteration on T, and phi = Q R_T Q^H s with R_T applied by
+//    a complex tridiagonal solve (packed_reduced_resolvent): O(N^2) per point after the reduction.
 //
 // The batch gradient X_l = sum_t |a_l(t)><psi(t)| + |e_l(t)><phi(t)| is accumulated per lane over the
 // packs of a chunk, then summed over the lanes in a fixed order into the chunk's partial; a second
@@ -21,7 +25,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
-#include <limits>
 
 #include "qgml/degeneracy.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
@@ -35,8 +38,6 @@
 #else
 #define QGML_GRAD_LANES(q, W) for (int q = 0; q < (W); ++q)
 #endif
-
-#define QGML_PACK_LANES(q, W) QGML_GRAD_LANES(q, W)
 
 namespace qgml::detail {
 
@@ -81,12 +82,12 @@ int packed_gradient_chunks(int count, int n, int d) {
 template <int W, class Real, class AView>
 KOKKOS_INLINE_FUNCTION void packed_matrix_row_times(const AView& a, const int k, const int i, const int n,
                                                     const Real* xr, const Real* xi, Real* out_r, Real* out_i) {
-  QGML_PACK_LANES(q, W) out_r[q] = out_i[q] = Real(0);
+  QGML_GRAD_LANES(q, W) out_r[q] = out_i[q] = Real(0);
   for (int j = 0; j < n; ++j) {
     const Real a_r = a(k, i, j).real(), a_i = a(k, i, j).imag();
     const Real* x_r = xr + j * W;
     const Real* x_i = xi + j * W;
-    QGML_PACK_LANES(q, W) {
+    QGML_GRAD_LANES(q, W) {
       out_r[q] += a_r * x_r[q] - a_i * x_i[q];
       out_i[q] += a_r * x_i[q] + a_i * x_r[q];
     }
@@ -105,19 +106,19 @@ KOKKOS_INLINE_FUNCTION void packed_apply_q(const linalg::PackedEighArrays<W, Rea
     const Real* tkr = p.tr + k * W;
     const Real* tki = p.ti + k * W;
     Real dr[W], di[W];
-    QGML_PACK_LANES(q, W) dr[q] = di[q] = Real(0);
+    QGML_GRAD_LANES(q, W) dr[q] = di[q] = Real(0);
     for (int i = b; i < n; ++i) {  // v^H x
       const Real* vr = p.at(p.ar, i, k);
       const Real* vi = p.at(p.ai, i, k);
       const Real* x_r = xr + i * W;
       const Real* x_i = xi + i * W;
-      QGML_PACK_LANES(q, W) {
+      QGML_GRAD_LANES(q, W) {
         dr[q] += vr[q] * x_r[q] + vi[q] * x_i[q];
         di[q] += vr[q] * x_i[q] - vi[q] * x_r[q];
       }
     }
     const Real sign = adjoint ? Real(-1) : Real(1);  // tau or conj(tau)
-    QGML_PACK_LANES(q, W) {
+    QGML_GRAD_LANES(q, W) {
       const Real x = dr[q], y = di[q], ti = sign * tki[q];
       dr[q] = tkr[q] * x - ti * y;
       di[q] = tkr[q] * y + ti * x;
@@ -127,7 +128,7 @@ KOKKOS_INLINE_FUNCTION void packed_apply_q(const linalg::PackedEighArrays<W, Rea
       const Real* vi = p.at(p.ai, i, k);
       Real* x_r = xr + i * W;
       Real* x_i = xi + i * W;
-      QGML_PACK_LANES(q, W) {
+      QGML_GRAD_LANES(q, W) {
         x_r[q] -= dr[q] * vr[q] - di[q] * vi[q];
         x_i[q] -= dr[q] * vi[q] + di[q] * vr[q];
       }
@@ -142,9 +143,9 @@ KOKKOS_INLINE_FUNCTION void packed_apply_q(const linalg::PackedEighArrays<W, Rea
 template <int W, class Real>
 KOKKOS_INLINE_FUNCTION void packed_ground_vector(const int n, const Real* td, const Real* te, const Real* e0,
                                                  const Real* emax, Real* dd, Real* ll, Real* z) {
-  constexpr Real eps = std::numeric_limits<Real>::epsilon();
+  constexpr Real eps = epsilon<Real>();
   Real shift[W], tiny[W];
-  QGML_PACK_LANES(q, W) {
+  QGML_GRAD_LANES(q, W) {
     const Real scale = spectral_scale(e0[q], emax[q]);
     shift[q] = e0[q] - Real(64) * eps * scale;
     tiny[q] = eps * eps * scale;
@@ -153,7 +154,7 @@ KOKKOS_INLINE_FUNCTION void packed_ground_vector(const int n, const Real* td, co
   for (int i = 0; i < n; ++i) {
     const Real* t = td + i * W;
     Real* di = dd + i * W;
-    QGML_PACK_LANES(q, W) {
+    QGML_GRAD_LANES(q, W) {
       Real dv = t[q] - shift[q];
       if (i > 0) dv -= ll[(i - 1) * W + q] * te[(i - 1) * W + q];
       dv = math::fabs(dv) < tiny[q] ? tiny[q] : dv;
@@ -163,17 +164,17 @@ KOKKOS_INLINE_FUNCTION void packed_ground_vector(const int n, const Real* td, co
   }
   for (int i = 0; i < n; ++i) {  // a start with components along every eigenvector of an unreduced T
     const Real v = Real(1) + Real(0.5) * Real(i % 7) / Real(7) - Real(0.25) * Real(i % 3);
-    QGML_PACK_LANES(q, W) z[i * W + q] = v;
+    QGML_GRAD_LANES(q, W) z[i * W + q] = v;
   }
   for (int it = 0; it < 4; ++it) {
-    for (int i = 1; i < n; ++i) QGML_PACK_LANES(q, W) z[i * W + q] -= ll[(i - 1) * W + q] * z[(i - 1) * W + q];
-    for (int i = 0; i < n; ++i) QGML_PACK_LANES(q, W) z[i * W + q] *= dd[i * W + q];
-    for (int i = n - 2; i >= 0; --i) QGML_PACK_LANES(q, W) z[i * W + q] -= ll[i * W + q] * z[(i + 1) * W + q];
+    for (int i = 1; i < n; ++i) QGML_GRAD_LANES(q, W) z[i * W + q] -= ll[(i - 1) * W + q] * z[(i - 1) * W + q];
+    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) z[i * W + q] *= dd[i * W + q];
+    for (int i = n - 2; i >= 0; --i) QGML_GRAD_LANES(q, W) z[i * W + q] -= ll[i * W + q] * z[(i + 1) * W + q];
     Real norm[W];
-    QGML_PACK_LANES(q, W) norm[q] = Real(0);
-    for (int i = 0; i < n; ++i) QGML_PACK_LANES(q, W) norm[q] += z[i * W + q] * z[i * W + q];
-    QGML_PACK_LANES(q, W) norm[q] = Real(1) / math::sqrt(norm[q]);
-    for (int i = 0; i < n; ++i) QGML_PACK_LANES(q, W) z[i * W + q] *= norm[q];
+    QGML_GRAD_LANES(q, W) norm[q] = Real(0);
+    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) norm[q] += z[i * W + q] * z[i * W + q];
+    QGML_GRAD_LANES(q, W) norm[q] = Real(1) / math::sqrt(norm[q]);
+    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) z[i * W + q] *= norm[q];
   }
 }
 
@@ -203,21 +204,21 @@ KOKKOS_INLINE_FUNCTION void packed_reduced_resolvent(const int n, const Real* td
                                                      Real* fli, Real* xr, Real* xi) {
   auto project_out = [&]() {
     Real cr[W], ci[W];
-    QGML_PACK_LANES(q, W) cr[q] = ci[q] = Real(0);
-    for (int i = 0; i < n; ++i) QGML_PACK_LANES(q, W) {
+    QGML_GRAD_LANES(q, W) cr[q] = ci[q] = Real(0);
+    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) {
         cr[q] += z0[i * W + q] * xr[i * W + q];
         ci[q] += z0[i * W + q] * xi[i * W + q];
       }
-    for (int i = 0; i < n; ++i) QGML_PACK_LANES(q, W) {
+    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) {
         xr[i * W + q] -= cr[q] * z0[i * W + q];
         xi[i * W + q] -= ci[q] * z0[i * W + q];
       }
   };
   project_out();
-  constexpr Real eps = std::numeric_limits<Real>::epsilon();
+  constexpr Real eps = epsilon<Real>();
   // T - E_0 - i eta = L D L^T (complex symmetric): fd = 1 / D_i, fl = L_i.
   for (int i = 0; i < n; ++i) {
-    QGML_PACK_LANES(q, W) {
+    QGML_GRAD_LANES(q, W) {
       const Real floor = eps * (math::fabs(e0[q]) > Real(1) ? math::fabs(e0[q]) : Real(1));
       Real dr = td[i * W + q] - e0[q];
       Real di = -(eta[q] > floor ? eta[q] : floor);
@@ -240,14 +241,14 @@ KOKKOS_INLINE_FUNCTION void packed_reduced_resolvent(const int n, const Real* td
   // Two real right-hand sides (xr and xi), complex solutions u and v, of which Re u and Re v are kept.
   // Forward L y = b, then z = D^{-1} y: Re z over x, Im z over fdr / fdi (1 / D_i is read just before).
   Real ur_prev[W], ui_prev[W], vr_prev[W], vi_prev[W];
-  QGML_PACK_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
+  QGML_GRAD_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
   for (int i = 0; i < n; ++i) {
     const int below = i > 0 ? i - 1 : 0;  // L_{i-1}; zero for i = 0 (the previous values are zero too)
-    QGML_PACK_LANES(q, W) {
+    QGML_GRAD_LANES(q, W) {
       const Real lr = i > 0 ? flr[below * W + q] : Real(0), li = i > 0 ? fli[below * W + q] : Real(0);
       eliminate(lr, li, xr[i * W + q], Real(0), xi[i * W + q], Real(0), ur_prev[q], ui_prev[q], vr_prev[q], vi_prev[q]);
     }
-    QGML_PACK_LANES(q, W) {
+    QGML_GRAD_LANES(q, W) {
       const Real dr = fdr[i * W + q], di = fdi[i * W + q];
       const Real wr = ur_prev[q] * dr - ui_prev[q] * di, wi = ur_prev[q] * di + ui_prev[q] * dr;
       const Real yr = vr_prev[q] * dr - vi_prev[q] * di, yi = vr_prev[q] * di + vi_prev[q] * dr;
@@ -258,9 +259,9 @@ KOKKOS_INLINE_FUNCTION void packed_reduced_resolvent(const int n, const Real* td
     }
   }
   // Backward L^T u = z: u_i = z_i - L_i u_{i+1}.
-  QGML_PACK_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
+  QGML_GRAD_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
   for (int i = n - 1; i >= 0; --i) {
-    QGML_PACK_LANES(q, W) {
+    QGML_GRAD_LANES(q, W) {
       const Real lr = i + 1 < n ? flr[i * W + q] : Real(0), li = i + 1 < n ? fli[i * W + q] : Real(0);
       eliminate(lr, li, xr[i * W + q], fdr[i * W + q], xi[i * W + q], fdi[i * W + q], ur_prev[q], ui_prev[q],
                 vr_prev[q], vi_prev[q]);
@@ -591,5 +592,4 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
 
 }  // namespace qgml::detail
 
-#undef QGML_PACK_LANES
 #undef QGML_GRAD_LANES
