@@ -9,12 +9,12 @@
 // matrices, U_l W^H + (U_l W^H)^H, with the columns [a_l(t) | e_l(t)] and [psi(t) | phi(t)].
 // Every sum over points runs in a fixed order, so results do not depend on the thread count.
 //
-// Two implementations of compute(): on host spaces, when the packed eigensolver applies
-// (resolve_eigh_variant gives packed, no warm start), one fused kernel per chunk of packs
-// (loss_gradient_packed.hpp) that does not keep H, the spectrum or U, W and by default solves only for
-// psi_0 and phi (set_spectral_path); otherwise (GPUs, warm starts,
-// other variants, set_fused(false)) separate batch kernels: build H, batched_eigh, per-point terms into
-// U and W, the product U_l W^H. Both give the same results to rounding (tests/test_loss_gradient.cpp).
+// Two implementations of compute(). On host spaces, when the packed eigensolver applies
+// (resolve_eigh_variant gives packed, no warm start): one fused kernel per chunk of packs
+// (loss_gradient_packed.hpp) that keeps neither H, the spectrum nor U, W, and from N = 5 on solves
+// only for psi_0 and phi (set_spectral_path). Otherwise (GPUs, warm starts, other variants,
+// set_fused(false)): separate batch kernels, build H, batched_eigh, per-point terms into U and W, the
+// product U_l W^H. Both give the same results to rounding (tests/test_loss_gradient.cpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
