@@ -1,8 +1,11 @@
 # Locates Kokkos, KokkosKernels and (for the tests) Catch2 v3 before project(), because the CUDA
 # backend selects the compiler (Kokkos' nvcc_wrapper).
 #
-# - Kokkos_ROOT given (a user's own Kokkos >= 3.4, from Spack or a module): nothing is built;
-#   KokkosKernels is looked up under KokkosKernels_ROOT or Kokkos_ROOT.
+# - an enclosing project already has a Kokkos::kokkos target (qgml added with add_subdirectory or
+#   FetchContent): that Kokkos is used and nothing is built or looked up.
+# - Kokkos_ROOT given (a user's own Kokkos >= 3.4, from Spack or a module): Kokkos is not built;
+#   KokkosKernels is looked up under KokkosKernels_ROOT or Kokkos_ROOT. The tests' Catch2 v3 is found
+#   on CMAKE_PREFIX_PATH or in QGML_DEPS_CACHE, else the bootstrap builds Catch2 alone (tests/).
 # - otherwise, with QGML_BOOTSTRAP_DEPS=ON (the default), cmake/bootstrap/qgml-deps.sh builds the
 #   pinned versions for QGML_BACKEND into QGML_DEPS_CACHE (default ~/.cache/qgml).
 
@@ -24,7 +27,10 @@ if(NOT QGML_BACKEND MATCHES "^(serial|openmp|cuda)$")
 endif()
 
 set(_qgml_user_kokkos OFF)
-if(Kokkos_ROOT OR Kokkos_DIR OR DEFINED ENV{Kokkos_ROOT})
+if(TARGET Kokkos::kokkos)
+  message(STATUS "qgml: using the enclosing project's Kokkos::kokkos target; no dependency bootstrap")
+  set(_qgml_user_kokkos ON)
+elseif(Kokkos_ROOT OR Kokkos_DIR OR DEFINED ENV{Kokkos_ROOT})
   set(_qgml_user_kokkos ON)
 endif()
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "qgml/kokkos_compat.hpp"
+#include "qgml/common/kokkos_compat.hpp"
 #include "qgml/version.hpp"
 
 #include "qgml_git_revision.hpp"  // generated at build time (cmake/git_revision.cmake)

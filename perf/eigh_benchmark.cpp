@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "qgml/batched_eigh.hpp"
-#include "qgml/hamiltonian.hpp"
-#include "qgml/initializers.hpp"
-#include "qgml/random.hpp"
+#include "qgml/common/random.hpp"
+#include "qgml/linalg/batched_eigh.hpp"
+#include "qgml/model/hamiltonian.hpp"
+#include "qgml/model/initializers.hpp"
 
 #include "bench_common.hpp"
 #ifdef QGML_BENCH_WITH_LAPACKE
-#include "qgml/backends/lapacke_eigh.hpp"
+#include "qgml/lapacke/batched_eigh.hpp"
 #endif
 #ifdef QGML_BENCH_WITH_CBLAS
 #include <cblas.h>
@@ -96,7 +96,7 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
 #ifdef QGML_BENCH_WITH_LAPACKE
     } else if (impl == "lapacke") {
       if constexpr (qgml::is_host_space_v<Exec>) {
-        body = [&]() { qgml::backends::lapacke_batched_eigh(exec, hc, wc, vc, ic); };
+        body = [&]() { qgml::lapacke::batched_eigh(exec, hc, wc, vc, ic); };
       } else {
         std::fprintf(stderr, "the lapacke implementation runs on host execution spaces only\n");
         std::exit(2);

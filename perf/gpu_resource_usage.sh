@@ -26,7 +26,7 @@
 #     section, the static shared memory the size of .nv.shared.<kernel>; a mismatch means the build
 #     is older than the sources.
 #  5. reads the team sizes and scratch requests of the team kernels from the sources
-#     (core/include/qgml/batched_eigh.hpp, linalg/hermitian_eigensolver.hpp, linalg/hermitian_jacobi.hpp)
+#     (core/include/qgml/linalg/batched_eigh.hpp, linalg/hermitian_eigensolver.hpp, linalg/hermitian_jacobi.hpp)
 #     and Kokkos' level-0 scratch limit from its headers, and evaluates them for the sizes asked, with
 #     the occupancy they allow on an A100 (sm_80: 65536 registers, 164 KB shared memory, 2048 threads,
 #     32 blocks per SM; 48 KB dynamic shared memory per block without the opt-in Kokkos 3.4 never does).
@@ -655,7 +655,7 @@ def read_team_parameters(source_dir, kokkos_includes):
         path = os.path.join(source_dir, rel)
         return blank_comments_and_strings(open(path).read()) if os.path.exists(path) else ""
 
-    eigh = read("core/include/qgml/batched_eigh.hpp")
+    eigh = read("core/include/qgml/linalg/batched_eigh.hpp")
     solver = read("core/include/qgml/linalg/hermitian_eigensolver.hpp")
     jacobi = read("core/include/qgml/linalg/hermitian_jacobi.hpp")
     p = {}

@@ -8,9 +8,9 @@
 
 #include <string>
 
-#include "qgml/datasets.hpp"
-#include "qgml/initializers.hpp"
-#include "qgml/quantum_geometry.hpp"
+#include "qgml/data/datasets.hpp"
+#include "qgml/geometry/quantum_geometry.hpp"
+#include "qgml/model/initializers.hpp"
 
 #include "bench_common.hpp"
 

@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <string>
 
-#include "qgml/datasets.hpp"
-#include "qgml/initializers.hpp"
+#include "qgml/data/datasets.hpp"
+#include "qgml/model/initializers.hpp"
 #include "qgml/mpi/communicator.hpp"
-#include "qgml/trainer.hpp"
+#include "qgml/train/trainer.hpp"
 
 #include "bench_common.hpp"
 

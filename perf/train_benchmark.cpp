@@ -17,9 +17,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "qgml/datasets.hpp"
-#include "qgml/initializers.hpp"
-#include "qgml/trainer.hpp"
+#include "qgml/data/datasets.hpp"
+#include "qgml/model/initializers.hpp"
+#include "qgml/train/trainer.hpp"
 
 #include "bench_common.hpp"
 

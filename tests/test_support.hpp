@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "qgml/initializers.hpp"
-#include "qgml/random.hpp"
+#include "qgml/common/random.hpp"
+#include "qgml/model/initializers.hpp"
 
 namespace qgml::test {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "qgml/atomic_file.hpp"
-#include "qgml/communicator.hpp"
-#include "qgml/evaluate.hpp"
-#include "qgml/quantum_geometry.hpp"
+#include "qgml/geometry/quantum_geometry.hpp"
+#include "qgml/io/atomic_file.hpp"
+#include "qgml/parallel/communicator.hpp"
+#include "qgml/train/evaluate.hpp"
 
 #include "config.hpp"
 

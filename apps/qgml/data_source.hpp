@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <string>
 
-#include "qgml/communicator.hpp"
-#include "qgml/data_io.hpp"
-#include "qgml/datasets.hpp"
-#include "qgml/manifolds.hpp"
+#include "qgml/data/datasets.hpp"
+#include "qgml/data/manifolds.hpp"
+#include "qgml/io/data_io.hpp"
+#include "qgml/parallel/communicator.hpp"
 
 #include "config.hpp"
 

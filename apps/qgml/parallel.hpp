@@ -1,7 +1,7 @@
 // The program's processes: MPI_COMM_WORLD when built with QGML_ENABLE_MPI, else one process.
 #pragma once
 
-#include "qgml/communicator.hpp"
+#include "qgml/parallel/communicator.hpp"
 
 namespace qgml::app {
 

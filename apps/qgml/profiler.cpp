@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "qgml/atomic_file.hpp"
+#include "qgml/io/atomic_file.hpp"
 
 namespace qgml::app {
 

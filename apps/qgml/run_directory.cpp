@@ -7,8 +7,8 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "qgml/error.hpp"
-#include "qgml/random.hpp"
+#include "qgml/common/error.hpp"
+#include "qgml/common/random.hpp"
 
 namespace qgml::app {
 

@@ -10,11 +10,11 @@
 #include <filesystem>
 #include <string>
 
-#include "qgml/configuration_io.hpp"
-#include "qgml/error.hpp"
-#include "qgml/initializers.hpp"
-#include "qgml/matrix_configuration.hpp"
-#include "qgml/training.hpp"
+#include "qgml/common/error.hpp"
+#include "qgml/io/configuration_io.hpp"
+#include "qgml/model/initializers.hpp"
+#include "qgml/model/matrix_configuration.hpp"
+#include "qgml/train/training_settings.hpp"
 
 #include "config.hpp"
 

@@ -6,16 +6,16 @@
 #include <filesystem>
 #include <sstream>
 
-#include "qgml/batched_eigh.hpp"
-#include "qgml/configuration_io.hpp"
-#include "qgml/data_io.hpp"
-#include "qgml/datasets.hpp"
-#include "qgml/error.hpp"
-#include "qgml/evaluate.hpp"
-#include "qgml/hamiltonian.hpp"
-#include "qgml/npy.hpp"
-#include "qgml/observables.hpp"
-#include "qgml/random.hpp"
+#include "qgml/common/error.hpp"
+#include "qgml/common/random.hpp"
+#include "qgml/data/datasets.hpp"
+#include "qgml/io/configuration_io.hpp"
+#include "qgml/io/data_io.hpp"
+#include "qgml/io/npy.hpp"
+#include "qgml/linalg/batched_eigh.hpp"
+#include "qgml/model/hamiltonian.hpp"
+#include "qgml/model/observables.hpp"
+#include "qgml/train/evaluate.hpp"
 #include "qgml/version.hpp"
 
 #include "analysis.hpp"

@@ -11,11 +11,11 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "qgml/atomic_file.hpp"
-#include "qgml/configuration_io.hpp"
-#include "qgml/error.hpp"
-#include "qgml/initializers.hpp"
-#include "qgml/trainer.hpp"
+#include "qgml/common/error.hpp"
+#include "qgml/io/atomic_file.hpp"
+#include "qgml/io/configuration_io.hpp"
+#include "qgml/model/initializers.hpp"
+#include "qgml/train/trainer.hpp"
 
 #include "analysis.hpp"
 #include "commands.hpp"

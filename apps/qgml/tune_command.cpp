@@ -27,15 +27,15 @@
 #include <unistd.h>
 #include <vector>
 
-#include "qgml/atomic_file.hpp"
-#include "qgml/error.hpp"
-#include "qgml/kokkos_compat.hpp"
-#include "qgml/trainer.hpp"
+#include "qgml/common/error.hpp"
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/io/atomic_file.hpp"
+#include "qgml/train/trainer.hpp"
 
 #include "commands.hpp"
 #include "config.hpp"
-#include "format.hpp"
 #include "data_source.hpp"
+#include "format.hpp"
 #include "run_directory.hpp"
 #include "run_setup.hpp"
 
@@ -54,7 +54,6 @@ constexpr const char* speed_note =
     "tune measures speed only: every batch's loss and gradient are means over its points, so their scale "
     "does not depend on the batch size, but smaller batches take more Adam steps per epoch with noisier "
     "gradients; which batch size trains best (full batch or mini-batches) is for qgml train to show";
-
 
 std::string human_bytes(double b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

@@ -6,7 +6,9 @@
 # into a cache prefix outside the repository. Idempotent: a finished step leaves a stamp and is skipped.
 #
 #   qgml-deps.sh [--backend serial|openmp|cuda] [--mpi] [--cache DIR] [--no-apt] [--print-prefix]
+#   qgml-deps.sh --catch2-only [--cache DIR] [--no-apt]
 #
+# --catch2-only builds only Catch2 (for a user who brings Kokkos: Kokkos_ROOT) and prints its prefix.
 # --mpi also installs Debian's Open MPI (libopenmpi-dev, openmpi-bin) for QGML_ENABLE_MPI builds.
 #
 # Cache layout (DIR defaults to $QGML_DEPS_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/qgml):
@@ -21,6 +23,7 @@ cache="${QGML_DEPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qgml}"
 use_apt=1
 print_prefix=0
 use_mpi=0
+catch2_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --backend) backend="$2"; shift 2 ;;
@@ -29,8 +32,9 @@ while [ $# -gt 0 ]; do
     --cache=*) cache="${1#*=}"; shift ;;
     --no-apt) use_apt=0; shift ;;
     --mpi) use_mpi=1; shift ;;
+    --catch2-only) catch2_only=1; shift ;;
     --print-prefix) print_prefix=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "qgml-deps: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -115,13 +119,13 @@ fetch_sources() {
 kokkos_src="$src/trilinos-$trilinos_deb"
 catch2_src="$src/Catch2-3.7.1"
 need=()
-[ -f "$kokkos_src/.extracted" ] || need+=("trilinos=$trilinos_deb")
+[ "$catch2_only" = 1 ] || [ -f "$kokkos_src/.extracted" ] || need+=("trilinos=$trilinos_deb")
 [ -f "$catch2_src/.extracted" ] || need+=("catch2=$catch2_deb")
 if [ ${#need[@]} -gt 0 ]; then
   log "downloading source packages: ${need[*]}"
   fetch_sources "${need[@]}"
 fi
-if [ ! -f "$kokkos_src/.extracted" ]; then
+if [ "$catch2_only" = 0 ] && [ ! -f "$kokkos_src/.extracted" ]; then
   log "extracting Kokkos and KokkosKernels from trilinos $trilinos_deb"
   rm -rf "$kokkos_src" "$src/extract.tmp" && mkdir -p "$src/extract.tmp"
   tar -xzf "$src"/trilinos_13.2.0.orig.tar.gz -C "$src/extract.tmp" \
@@ -157,6 +161,11 @@ if [ ! -f "$stamp_catch2" ]; then
   cmake_build catch2 "$catch2_src" "$cache/build-catch2" "$cache/catch2" \
     -DCMAKE_CXX_STANDARD=17 -DCATCH_INSTALL_DOCS=OFF -DCATCH_INSTALL_EXTRAS=ON -DBUILD_TESTING=OFF
   touch "$stamp_catch2"
+fi
+if [ "$catch2_only" = 1 ]; then
+  log "ready: $cache/catch2"
+  echo "$cache/catch2"
+  exit 0
 fi
 
 stamp="$prefix/.qgml-recipe-$recipe"

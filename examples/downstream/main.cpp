@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "qgml/batched_eigh.hpp"
-#include "qgml/hamiltonian.hpp"
-#include "qgml/initializers.hpp"
-#include "qgml/observables.hpp"
+#include "qgml/linalg/batched_eigh.hpp"
+#include "qgml/model/hamiltonian.hpp"
+#include "qgml/model/initializers.hpp"
+#include "qgml/model/observables.hpp"
 
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard guard(argc, argv);

@@ -17,17 +17,17 @@
 #include <string>
 #include <vector>
 
-#include "qgml/atomic_file.hpp"
-#include "qgml/configuration_io.hpp"
-#include "qgml/data_io.hpp"
-#include "qgml/datasets.hpp"
-#include "qgml/dimension_estimate.hpp"
-#include "qgml/evaluate.hpp"
-#include "qgml/initializers.hpp"
-#include "qgml/manifolds.hpp"
-#include "qgml/quantum_geometry.hpp"
-#include "qgml/trainer.hpp"
-#include "qgml/training.hpp"
+#include "qgml/data/datasets.hpp"
+#include "qgml/data/manifolds.hpp"
+#include "qgml/geometry/dimension_estimate.hpp"
+#include "qgml/geometry/quantum_geometry.hpp"
+#include "qgml/io/atomic_file.hpp"
+#include "qgml/io/configuration_io.hpp"
+#include "qgml/io/data_io.hpp"
+#include "qgml/model/initializers.hpp"
+#include "qgml/train/evaluate.hpp"
+#include "qgml/train/trainer.hpp"
+#include "qgml/train/training_settings.hpp"
 
 namespace paper {
 
@@ -304,9 +304,8 @@ inline void write_summary_csv(const std::string& dir, const std::vector<Result>&
            std::to_string(s.epochs) + "," + number(r.final_epoch_loss) + "," + number(r.loss) + "," +
            number(r.reconstruction) + "," + number(r.fluctuation) + "," + number(r.mean_xbar_norm) + "," +
            number(r.mean_point_norm) + "," + number(r.mean_displacement) + "," + list(r.quantum.mean_eigenvalues) +
-           "," + list(r.quantum.summary.fraction()) + "," +
-           (s.covariance ? list(r.covariance.mean_eigenvalues) : "") + "," +
-           (s.covariance ? list(r.covariance.summary.fraction()) : "") + "," + number(r.train_seconds) + "\n";
+           "," + list(r.quantum.summary.fraction()) + "," + (s.covariance ? list(r.covariance.mean_eigenvalues) : "") +
+           "," + (s.covariance ? list(r.covariance.summary.fraction()) : "") + "," + number(r.train_seconds) + "\n";
   }
   qgml::write_file_atomically(join_path(dir, "summary.csv"), out);
 }

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "qgml/communicator.hpp"
 #include "qgml/mpi/communicator.hpp"
+#include "qgml/parallel/communicator.hpp"
 
 using qgml::mpi::Communicator;
 

@@ -12,11 +12,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "qgml/data_io.hpp"
-#include "qgml/datasets.hpp"
-#include "qgml/initializers.hpp"
+#include "qgml/data/datasets.hpp"
+#include "qgml/io/data_io.hpp"
+#include "qgml/model/initializers.hpp"
 #include "qgml/mpi/communicator.hpp"
-#include "qgml/trainer.hpp"
+#include "qgml/train/trainer.hpp"
 
 namespace {
 

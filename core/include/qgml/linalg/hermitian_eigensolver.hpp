@@ -21,9 +21,9 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "qgml/kokkos_compat.hpp"
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/types.hpp"
 #include "qgml/linalg/loops.hpp"
-#include "qgml/types.hpp"
 
 namespace qgml::linalg {
 

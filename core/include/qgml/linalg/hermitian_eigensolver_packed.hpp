@@ -35,9 +35,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "qgml/kokkos_compat.hpp"
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/types.hpp"
 #include "qgml/linalg/hermitian_eigensolver.hpp"
-#include "qgml/types.hpp"
 
 #if defined(__AVX__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
 #include <immintrin.h>

@@ -6,7 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "qgml/kokkos_compat.hpp"
+#include "qgml/common/kokkos_compat.hpp"
 
 namespace qgml::linalg {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "qgml/communicator.hpp"
+#include "qgml/parallel/communicator.hpp"
 
 namespace qgml::mpi {
 

@@ -1,0 +1,351 @@
+#include "config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <yaml-cpp/yaml.h>
+
+#include "qgml/common/error.hpp"
+
+namespace qgml::app {
+
+namespace {
+
+using T = SettingType;
+
+std::vector<Setting> make_schema() {
+  const std::vector<std::string> generators{"sphere",   "circle", "spiral", "line",   "swiss_roll", "hypercube",
+                                            "sphere10", "affine", "helix",  "mobius", "curve13"};
+  return {
+      {"data.generator", T::text, "sphere", "synthetic data set (ignored when data.file is set)", generators},
+      {"data.file", T::text, "", "CSV or NPY file of points, one row per point", {}},
+      {"data.points", T::integer, "2500", "number of generated points T", {}, 1, 1e9},
+      {"data.dimension", T::integer, "3", "ambient dimension D of sphere and hypercube data", {}, 1, 4096},
+      {"data.intrinsic_dimension", T::integer, "2", "dimension of the hypercube data", {}, 1, 4096},
+      {"data.noise", T::real, "0", "standard deviation of the Gaussian noise added to every coordinate", {}, 0, 1e6},
+      {"data.radius", T::real, "1", "radius of the circle data", {}, 0, 1e12},
+      {"data.seed", T::integer, "42", "seed of the data generator", {}, 0, 9.2e18},
+      {"data.placement",
+       T::text,
+       "device",
+       "where the points live: device memory, or host memory read by the GPU batch by batch (data larger "
+       "than device memory; the same as device on CPUs)",
+       {"device", "host"}},
+      {"data.standardize", T::boolean, "false", "subtract the mean and divide by the overall standard deviation", {}},
+      {"model.N", T::integer, "3", "Hilbert-space dimension N (size of the matrices)", {}, 1, 4096},
+      {"model.init",
+       T::text,
+       "qr",
+       "initial matrices: qr (spec 1.6), gaussian, fuzzy_sphere (D = 3)",
+       {"qr", "gaussian", "fuzzy_sphere"}},
+      {"model.init_scale", T::real, "0.1", "standard deviation of the gaussian initialisation", {}, 1e-300, 1e12},
+      {"model.precision", T::text, "double", "floating-point precision", {"double", "float"}},
+      {"model.seed", T::integer, "1", "seed of the initial matrices", {}, 0, 9.2e18},
+      {"model.load", T::text, "", "start from a saved configuration (.npy) instead of model.init", {}},
+      {"training.epochs", T::integer, "100", "number of epochs", {}, 0, 1e9},
+      {"training.batch_size", T::integer, "500", "points per mini-batch (0: the full data set)", {}, 0, 1e9},
+      {"training.lr", T::real, "0.01", "Adam learning rate", {}, 1e-300, 1e6},
+      {"training.schedule",
+       T::text,
+       "constant",
+       "learning-rate schedule",
+       {"constant", "exponential", "step", "cosine"}},
+      {"training.gamma", T::real, "1", "decay factor of the exponential and step schedules", {}, 0, 1e6},
+      {"training.step_size", T::integer, "1", "epochs between decays of the step schedule", {}, 1, 1e9},
+      {"training.min_lr", T::real, "0", "final learning rate of the cosine schedule", {}, 0, 1e6},
+      {"training.w", T::real, "0.25", "weight w of the quantum fluctuation in the loss d^2 + w sigma^2", {}, 0, 1e6},
+      {"training.penalty",
+       T::text,
+       "none",
+       "commutator penalty sum ||[A_i, A_j]||_F (frobenius) or its square",
+       {"none", "frobenius", "frobenius_squared"}},
+      {"training.penalty_weight", T::real, "0", "weight lambda of the commutator penalty", {}, 0, 1e12},
+      {"training.degeneracy",
+       T::text,
+       "regularize",
+       "gradient at (nearly) degenerate ground states (spec 2.6)",
+       {"regularize", "skip"}},
+      {"training.seed", T::integer, "7", "seed of the per-epoch shuffles", {}, 0, 9.2e18},
+      {"training.checkpoint_every", T::integer, "10", "epochs between checkpoints (0: only at the end)", {}, 0, 1e9},
+      {"training.early_stop",
+       T::real,
+       "0",
+       "stop when the relative change of the epoch loss is below this (0: off)",
+       {},
+       0,
+       1},
+      {"training.check_replicas",
+       T::boolean,
+       "false",
+       "with MPI: compare a hash of the matrices on all ranks after every epoch (debugging)",
+       {}},
+      {"training.warm_start",
+       T::boolean,
+       "false",
+       "start each point's eigensolve from its eigenvectors of the previous epoch (Jacobi; slower on CPUs)",
+       {}},
+      {"mpi.gpu_aware",
+       T::boolean,
+       "false",
+       "with MPI: hand device pointers to MPI_Allreduce (GPU-aware MPI) instead of copying through the host",
+       {}},
+      {"analysis.enabled", T::boolean, "true", "estimate the intrinsic dimension after training", {}},
+      {"analysis.metric",
+       T::text,
+       "quantum",
+       "metric whose spectral gap gives the dimension",
+       {"quantum", "covariance", "fubini_study"}},
+      {"analysis.min_gap_ratio",
+       T::real,
+       "2",
+       "smallest eigenvalue ratio that counts as a gap (else d = D)",
+       {},
+       1,
+       1e300},
+      {"analysis.chunk", T::integer, "25000", "points per analysis chunk (bounds memory)", {}, 1, 1e9},
+      {"output.directory", T::text, "runs", "where run directories are created", {}},
+      {"output.name", T::text, "", "run name (default: the config file's name)", {}},
+      {"output.plots", T::boolean, "true", "write PNG plots when python3 with matplotlib is available", {}},
+      {"profiling.enabled", T::boolean, "false", "record a Chrome trace of qgml's regions", {}},
+      {"profiling.wait", T::integer, "0", "epochs to skip before recording", {}, 0, 1e9},
+      {"profiling.warmup", T::integer, "1", "epochs recorded but discarded", {}, 0, 1e9},
+      {"profiling.active", T::integer, "3", "epochs recorded", {}, 1, 1e9},
+      {"profiling.repeat", T::integer, "1", "cycles of wait/warmup/active (0: until the end)", {}, 0, 1e9},
+      {"profiling.kernels", T::boolean, "false", "also record every kernel, not only qgml's regions", {}},
+      {"profiling.record_memory", T::boolean, "true", "track the high-water mark of allocated bytes", {}},
+      {"profiling.max_events",
+       T::integer,
+       "200000",
+       "bound of the event buffer (dropped events are counted)",
+       {},
+       1,
+       1e9},
+  };
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+const Setting* find_setting(const std::string& key) {
+  for (const auto& s : schema())
+    if (s.key == key) return &s;
+  return nullptr;
+}
+
+// The known setting a mistyped key most likely meant: a common alias, else the closest name within
+// the same section, else the closest key overall (edit distance).
+std::string closest_key(const std::string& key) {
+  static const std::map<std::string, std::string> aliases{{"learning_rate", "lr"},
+                                                          {"batch", "batch_size"},
+                                                          {"num_epochs", "epochs"},
+                                                          {"n_epochs", "epochs"},
+                                                          {"n", "N"},
+                                                          {"hilbert_dim", "N"},
+                                                          {"weight", "w"},
+                                                          {"quantum_weight", "w"},
+                                                          {"dir", "directory"},
+                                                          {"path", "file"},
+                                                          {"seed_data", "seed"},
+                                                          {"precision_mode", "precision"}};
+  const auto dot = key.find('.');
+  const std::string section = dot == std::string::npos ? "" : key.substr(0, dot);
+  const std::string name = dot == std::string::npos ? key : key.substr(dot + 1);
+  auto it = aliases.find(name);
+  if (it != aliases.end() && find_setting(section + "." + it->second)) return section + "." + it->second;
+  std::string best;
+  std::size_t best_d = ~std::size_t(0);
+  for (const auto& s : schema()) {
+    if (s.key.compare(0, section.size() + 1, section + ".") != 0) continue;
+    const std::size_t d = edit_distance(name, s.key.substr(section.size() + 1));
+    if (d < best_d) {
+      best_d = d;
+      best = s.key;
+    }
+  }
+  if (!best.empty() && best_d <= std::max<std::size_t>(2, name.size() / 3)) return best;
+  best_d = ~std::size_t(0);
+  for (const auto& s : schema()) {
+    const std::size_t d = edit_distance(key, s.key);
+    if (d < best_d) {
+      best_d = d;
+      best = s.key;
+    }
+  }
+  return best;
+}
+
+const char* type_name(SettingType t) {
+  switch (t) {
+    case T::integer:
+      return "an integer";
+    case T::real:
+      return "a number";
+    case T::text:
+      return "a string";
+    case T::boolean:
+      return "true or false";
+  }
+  return "?";
+}
+
+bool parse_bool(const std::string& v, bool& out) {
+  if (v == "true" || v == "yes" || v == "on" || v == "1") return out = true, true;
+  if (v == "false" || v == "no" || v == "off" || v == "0") return out = false, true;
+  return false;
+}
+
+// Checks value against the setting; returns an empty string or what is wrong.
+std::string check(const Setting& s, const std::string& value) {
+  if (s.type == T::integer || s.type == T::real) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != value.size() || !std::isfinite(v)) return "expected " + std::string(type_name(s.type));
+    if (s.type == T::integer && v != std::floor(v)) return "expected an integer";
+    if (v < s.min || v > s.max) {
+      std::ostringstream r;
+      r << "out of range: must be in [" << s.min << ", " << s.max << "]";
+      return r.str();
+    }
+  } else if (s.type == T::boolean) {
+    bool b;
+    if (!parse_bool(value, b)) return "expected true or false";
+  } else if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), value) == s.choices.end()) {
+    std::string all;
+    for (const auto& c : s.choices) all += (all.empty() ? "" : ", ") + c;
+    return "expected one of " + all;
+  }
+  return "";
+}
+
+void apply(Config& c, const std::string& key, const std::string& value, const std::string& where) {
+  const Setting* s = find_setting(key);
+  if (!s) throw Error(where + ": unknown setting '" + key + "' (did you mean '" + closest_key(key) + "'?)");
+  const std::string problem = check(*s, value);
+  if (!problem.empty()) throw Error(where + ": " + key + " = '" + value + "': " + problem);
+  c.set(key, value, where);
+}
+
+}  // namespace
+
+const std::vector<Setting>& schema() {
+  static const std::vector<Setting> s = make_schema();
+  return s;
+}
+
+std::string settings_help() {
+  std::ostringstream out;
+  std::string section;
+  for (const auto& s : schema()) {
+    const std::string sec = s.key.substr(0, s.key.find('.'));
+    if (sec != section) {
+      out << "\n  " << sec << ":\n";
+      section = sec;
+    }
+    std::string def = s.default_value.empty() ? "\"\"" : s.default_value;
+    out << "    --" << s.key << " " << def;
+    out << std::string(s.key.size() + def.size() < 40 ? 40 - s.key.size() - def.size() : 1, ' ') << s.help;
+    if (!s.choices.empty()) {
+      out << " (";
+      for (std::size_t i = 0; i < s.choices.size(); ++i) out << (i ? "|" : "") << s.choices[i];
+      out << ")";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+long Config::integer(const std::string& key) const { return std::stol(text(key)); }
+double Config::real(const std::string& key) const { return std::stod(text(key)); }
+const std::string& Config::text(const std::string& key) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) throw Error("internal: setting '" + key + "' is not in the schema");
+  return it->second;
+}
+bool Config::boolean(const std::string& key) const {
+  bool b = false;
+  parse_bool(text(key), b);
+  return b;
+}
+const std::string& Config::origin(const std::string& key) const { return origins_.at(key); }
+void Config::set(const std::string& key, const std::string& value, const std::string& origin) {
+  values_[key] = value;
+  origins_[key] = origin;
+}
+
+std::string Config::to_yaml() const {
+  std::ostringstream out;
+  std::string section;
+  for (const auto& s : schema()) {
+    const std::string sec = s.key.substr(0, s.key.find('.'));
+    if (sec != section) {
+      out << sec << ":\n";
+      section = sec;
+    }
+    const std::string& v = text(s.key);
+    const bool quote = s.type == T::text;
+    out << "  " << s.key.substr(sec.size() + 1) << ": " << (quote ? "\"" + v + "\"" : v) << "  # " << origin(s.key)
+        << "\n";
+  }
+  return out.str();
+}
+
+static void read_sections(Config& c, const YAML::Node& root, const std::string& path) {
+  for (const auto& section : root) {
+    const std::string name = section.first.as<std::string>();
+    const std::string where = path + ":" + std::to_string(section.first.Mark().line + 1);
+    if (!section.second.IsMap()) {
+      if (section.second.IsNull()) continue;
+      throw Error(where + ": section '" + name + "' must be a mapping of settings");
+    }
+    for (const auto& item : section.second) {
+      const std::string key = name + "." + item.first.as<std::string>();
+      const std::string at = path + ":" + std::to_string(item.first.Mark().line + 1);
+      if (!item.second.IsScalar() && !item.second.IsNull())
+        throw Error(at + ": " + key + ": expected a single value, got a " +
+                    (item.second.IsSequence() ? "list" : "mapping"));
+      apply(c, key, item.second.IsNull() ? "" : item.second.as<std::string>(), at);
+    }
+  }
+}
+
+Config load_config(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides) {
+  Config c;
+  for (const auto& s : schema()) c.set(s.key, s.default_value, "default");
+  if (!path.empty()) {
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(path);
+    } catch (const YAML::BadFile&) {
+      throw Error("config '" + path + "': cannot open");
+    } catch (const YAML::Exception& e) {
+      throw Error("config '" + path + "': line " + std::to_string(e.mark.line + 1) + ", column " +
+                  std::to_string(e.mark.column + 1) + ": not valid YAML (" + e.msg + ")");
+    }
+    if (!root.IsNull() && !root.IsMap())
+      throw Error("config '" + path + "': expected sections (data, model, training, mpi, analysis, output, profiling)");
+    try {
+      read_sections(c, root, path);
+    } catch (const YAML::Exception& e) {  // e.g. a key that is itself a list
+      throw Error("config '" + path + "': line " + std::to_string(e.mark.line + 1) + ": unexpected structure (" +
+                  e.msg + ")");
+    }
+  }
+  for (const auto& [key, value] : overrides) apply(c, key, value, "command line --" + key);
+  return c;
+}
+
+}  // namespace qgml::app

@@ -1,0 +1,188 @@
+// Quantum geometry of the ground state per point (spec 3.1-3.3), from one eigendecomposition of H(x).
+// With W_{n,mu} = <n|A_mu|psi_0> and gaps g_n = E_n - E_0 (n >= 1):
+//   quantum metric (Eq. 7)  g_{mu,nu} = 2 Re sum_n conj(W_{n,mu}) W_{n,nu} / g_n  = d xbar_mu / d x_nu
+//   covariance metric        g_{mu,nu} = 2 Re sum_n conj(W_{n,mu}) W_{n,nu}        (every gap set to 1)
+//   geometric tensor         Q_{mu,nu} = sum_n conj(W_{n,mu}) W_{n,nu} / g_n^2,
+//   Fubini-Study metric      Re Q,       Berry curvature  F_{mu,nu} = -2 Im Q.
+// 1/g_n is the regularised inverse of degeneracy.hpp, so an exactly degenerate ground state gives a
+// finite (zero) contribution instead of Inf/NaN. The metric's eigenvalues (descending) and the
+// dimension estimate of dimension_estimate.hpp follow per point.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+
+#include "qgml/geometry/dimension_estimate.hpp"
+#include "qgml/linalg/batched_eigh.hpp"
+#include "qgml/linalg/symmetric_eigenvalues.hpp"
+#include "qgml/model/degeneracy.hpp"
+#include "qgml/model/hamiltonian.hpp"
+#include "qgml/model/matrix_configuration.hpp"
+
+namespace qgml {
+
+enum class MetricKind { quantum, covariance, fubini_study };
+
+MetricKind parse_metric_kind(const std::string& s);
+std::string to_string(MetricKind k);
+
+struct GeometrySettings {
+  MetricKind metric = MetricKind::quantum;  // the metric whose spectrum gives the dimension
+  bool geometric_tensor = false;            // also fill fubini_study() and berry_curvature()
+  DimensionEstimatorSettings estimator;
+  double degeneracy_eta = -1;  // relative regulariser of 1/g; < 0: default_degeneracy_tolerance
+};
+
+template <class Real, class ExecSpace>
+class QuantumGeometry {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+  using tensor_type = Kokkos::View<Real***, Kokkos::LayoutRight, memory_space>;  // T x D x D
+
+  QuantumGeometry() = default;
+  QuantumGeometry(int d, int n, int max_batch, bool geometric_tensor)
+      : d_(d),
+        n_(n),
+        max_batch_(max_batch),
+        h_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::H"), max_batch, n, n),
+        v_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::V"), max_batch, n, n),
+        w_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::w"), max_batch, n),
+        info_("qgml::QuantumGeometry::info", max_batch),
+        proj_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::W"), max_batch, n, d),
+        metric_("qgml::QuantumGeometry::metric", max_batch, d, d),
+        work_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::work"), max_batch, d, d),
+        eigenvalues_("qgml::QuantumGeometry::eigenvalues", max_batch, d),
+        dimension_("qgml::QuantumGeometry::dimension", max_batch),
+        fubini_study_("qgml::QuantumGeometry::fubini_study", geometric_tensor ? max_batch : 0, d, d),
+        berry_("qgml::QuantumGeometry::berry_curvature", geometric_tensor ? max_batch : 0, d, d) {
+    QGML_REQUIRE(max_batch >= 1 && d >= 1 && n >= 1, "qgml::QuantumGeometry: need D, N, max_batch >= 1");
+  }
+
+  int max_batch() const { return max_batch_; }
+
+  // Geometry of the points (count = points.extent(0) <= max_batch); asynchronous on exec.
+  template <class PointsView>
+  void compute(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
+               const GeometrySettings& settings, const EighOptions& eigh = {}) {
+    const int count = static_cast<int>(points.extent(0));
+    QGML_REQUIRE(count <= max_batch_, "qgml::QuantumGeometry::compute: " + std::to_string(count) +
+                                          " points exceed max_batch = " + std::to_string(max_batch_));
+    QGML_REQUIRE(config.dimension() == d_ && config.size() == n_ && int(points.extent(1)) == d_,
+                 "qgml::QuantumGeometry::compute: the configuration or the points do not match D = " +
+                     std::to_string(d_) + ", N = " + std::to_string(n_));
+    QGML_REQUIRE(
+        !(settings.geometric_tensor || settings.metric == MetricKind::fubini_study) || fubini_study_.extent(0) > 0,
+        "qgml::QuantumGeometry: construct with geometric_tensor = true for the Fubini-Study metric "
+        "or the Berry curvature");
+    if (count == 0) return;
+    const auto range = Kokkos::make_pair(0, count);
+    const auto h = Kokkos::subview(h_, range, Kokkos::ALL, Kokkos::ALL);
+    build_hamiltonians(exec, config, points, h);
+    {
+      ScopedRegion region("qgml::eigensolve");
+      batched_eigh(exec, h, Kokkos::subview(w_, range, Kokkos::ALL),
+                   Kokkos::subview(v_, range, Kokkos::ALL, Kokkos::ALL), Kokkos::subview(info_, range), eigh);
+    }
+    ScopedRegion region("qgml::metric");
+    tensors(exec, config, settings, count);
+    spectrum(exec, settings, count);
+  }
+
+  // Per-point results of the last compute(); the first `count` rows are valid.
+  const tensor_type& metric() const { return metric_; }                               // the metric of settings.metric
+  const RealMatrix<Real, memory_space>& eigenvalues() const { return eigenvalues_; }  // descending
+  const IntVector<memory_space>& dimension() const { return dimension_; }
+  const tensor_type& fubini_study() const { return fubini_study_; }
+  const tensor_type& berry_curvature() const { return berry_; }
+  const IntVector<memory_space>& eigh_info() const { return info_; }
+
+  // Implementation steps of compute(); public only because nvcc rejects device lambdas in private
+  // member functions.
+  void tensors(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
+               const GeometrySettings& settings, int count) {
+    const int d = d_, n = n_;
+    const auto a = config.matrices();
+    const auto v = v_;
+    const auto w = w_;
+    const auto proj = proj_;
+    const auto metric = metric_;
+    const auto fs = fubini_study_;
+    const auto berry = berry_;
+    const bool tensor = fs.extent(0) > 0 && (settings.geometric_tensor || settings.metric == MetricKind::fubini_study);
+    const int kind = int(settings.metric);
+    const Real eta_rel = degeneracy_eta<Real>(settings);
+    using complex_type = complex_t<Real>;
+    Kokkos::parallel_for(
+        "qgml::QuantumGeometry::tensors", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+          // W_{m,mu} = <m| A_mu |psi_0> for every eigenvector m.
+          for (int mu = 0; mu < d; ++mu)
+            for (int i = 0; i < n; ++i) proj(t, i, mu) = complex_type(0);
+          for (int mu = 0; mu < d; ++mu)
+            for (int i = 0; i < n; ++i) {
+              complex_type y(0);
+              for (int j = 0; j < n; ++j) y += a(mu, i, j) * v(t, 0, j);
+              for (int m = 0; m < n; ++m) proj(t, m, mu) += Kokkos::conj(v(t, m, i)) * y;
+            }
+          const Real e0 = w(t, 0);
+          const Real eta = eta_rel * spectral_scale(e0, w(t, n - 1));
+          for (int mu = 0; mu < d; ++mu)
+            for (int nu = mu; nu < d; ++nu) {
+              Real g = 0;
+              complex_type q(0);
+              for (int m = 1; m < n; ++m) {
+                const complex_type z = Kokkos::conj(proj(t, m, mu)) * proj(t, m, nu);
+                const Real inv = regularized_inverse_gap(w(t, m) - e0, eta);
+                if (kind == int(MetricKind::covariance))
+                  g += Real(2) * z.real();
+                else if (kind == int(MetricKind::quantum))
+                  g += Real(2) * inv * z.real();
+                if (tensor || kind == int(MetricKind::fubini_study)) q += (inv * inv) * z;
+              }
+              if (kind == int(MetricKind::fubini_study)) g = q.real();
+              metric(t, mu, nu) = g;
+              metric(t, nu, mu) = g;
+              if (tensor) {
+                fs(t, mu, nu) = q.real();
+                fs(t, nu, mu) = q.real();
+                berry(t, mu, nu) = Real(-2) * q.imag();
+                berry(t, nu, mu) = Real(2) * q.imag();
+              }
+            }
+        });
+  }
+
+  void spectrum(const ExecSpace& exec, const GeometrySettings& settings, int count) {
+    const int d = d_;
+    const auto metric = metric_;
+    const auto work = work_;
+    const auto e = eigenvalues_;
+    const auto dim = dimension_;
+    const auto info = info_;
+    const Real ratio = Real(settings.estimator.min_gap_ratio);
+    const Real floor =
+        Real(settings.estimator.relative_floor >= 0 ? settings.estimator.relative_floor : 100 * epsilon<Real>());
+    Kokkos::parallel_for(
+        "qgml::QuantumGeometry::spectrum", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+          for (int i = 0; i < d; ++i)
+            for (int j = 0; j < d; ++j) work(t, i, j) = metric(t, i, j);
+          const auto wt = Kokkos::subview(work, t, Kokkos::ALL, Kokkos::ALL);
+          const auto et = Kokkos::subview(e, t, Kokkos::ALL);
+          linalg::symmetric_eigenvalues_descending(wt, et);
+          dim(t) = info(t) == 0 ? estimate_dimension_from_descending(&e(t, 0), d, ratio, floor) : -1;
+        });
+  }
+
+ private:
+  int d_ = 0, n_ = 0, max_batch_ = 0;
+  MatrixStack<Real, memory_space> h_, v_;
+  RealMatrix<Real, memory_space> w_;
+  IntVector<memory_space> info_;
+  MatrixStack<Real, memory_space> proj_;
+  tensor_type metric_, work_;
+  RealMatrix<Real, memory_space> eigenvalues_;
+  IntVector<memory_space> dimension_;
+  tensor_type fubini_study_, berry_;
+};
+
+}  // namespace qgml

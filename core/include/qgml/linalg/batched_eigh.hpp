@@ -1,0 +1,223 @@
+// Batched Hermitian eigendecomposition: for every t, H(t) v_j = w(t, j) v_j with v_j = row j of V(t)
+// (v_j(i) = V(t, j, i)), eigenvalues ascending, eigenvectors orthonormal.
+// See linalg/hermitian_eigensolver.hpp (serial and team variants) and
+// linalg/hermitian_eigensolver_packed.hpp (packed variant, the default on host spaces for 2 <= N <= 64).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <type_traits>
+
+#include "qgml/common/error.hpp"
+#include "qgml/linalg/hermitian_eigensolver.hpp"
+#include "qgml/linalg/hermitian_eigensolver_packed.hpp"
+#include "qgml/linalg/hermitian_jacobi.hpp"
+#include "qgml/linalg/loops.hpp"
+
+namespace qgml {
+
+enum class EighVariant {
+  automatic,  // host spaces: packed for eigh_packed_min_n <= N <= eigh_packed_max_n, serial otherwise;
+              // devices: serial for N < 8, team otherwise
+  serial,     // one thread per matrix
+  team,       // one team per matrix
+  packed,     // one thread per pack of linalg::packed_eigh_width<Real> matrices in SIMD lockstep
+              // (linalg/hermitian_eigensolver_packed.hpp); host spaces only: serial on devices, for
+              // warm starts and for N > eigh_packed_limit_n
+};
+
+struct EighOptions {
+  EighVariant variant = EighVariant::automatic;
+  int team_size = 0;  // threads per matrix for the team variant; 0 chooses from N and the space (the
+                      // packed variant always uses one thread per pack)
+  // Warm start: V holds on input an orthonormal basis close to the eigenvectors (e.g. those of the
+  // previous training step), and the serial variant refines it by Jacobi sweeps
+  // (linalg/hermitian_jacobi.hpp). The team variant solves cold and ignores the input V.
+  bool warm_start = false;
+};
+
+// Largest N the routines accept (the per-matrix scratch is O(N) and is checked against what the
+// execution space offers; the matrices themselves live in the batch Views).
+inline constexpr int eigh_max_size = 4096;
+
+template <class ExecSpace>
+inline constexpr bool is_host_space_v = std::is_same_v<typename ExecSpace::memory_space, Kokkos::HostSpace>;
+
+// N range where the automatic variant uses the packed solver on host spaces: measured faster than the
+// serial variant for every N in 2..64 (double and float, 1 and 2 threads; perf/NOTES.md "Packed (SIMD
+// across matrices) eigensolver"). Above 64 its scratch (4 N^2 W Reals per thread, 1 MiB at N = 64 in
+// double) leaves the caches and was not measured.
+inline constexpr int eigh_packed_min_n = 2;
+inline constexpr int eigh_packed_max_n = 64;
+// Largest N for which an explicit EighVariant::packed runs packed (scratch 16 MiB per thread in double);
+// above it the serial variant runs.
+inline constexpr int eigh_packed_limit_n = 256;
+
+template <class ExecSpace>
+EighVariant resolve_eigh_variant(EighVariant requested, int n) {
+  if (requested == EighVariant::packed)
+    return (is_host_space_v<ExecSpace> && n <= eigh_packed_limit_n) ? EighVariant::packed : EighVariant::serial;
+  if (requested != EighVariant::automatic) return requested;
+  if (is_host_space_v<ExecSpace>)
+    return (n >= eigh_packed_min_n && n <= eigh_packed_max_n) ? EighVariant::packed : EighVariant::serial;
+  return n < 8 ? EighVariant::serial : EighVariant::team;
+}
+
+// Scratch level for `bytes` per team: 0 if it fits, else 1; a clear error if neither does.
+template <class Policy>
+int scratch_level(const Policy& policy, std::size_t bytes, int n, const char* variant) {
+  if (bytes <= std::size_t(policy.scratch_size_max(0))) return 0;
+  QGML_REQUIRE(bytes <= std::size_t(policy.scratch_size_max(1)),
+               std::string("qgml::batched_eigh: the ") + variant + " variant needs " + std::to_string(bytes) +
+                   " bytes of scratch per team for N = " + std::to_string(n) + ", more than this device offers");
+  return 1;
+}
+
+namespace detail {
+
+// The packed variant: one team of one thread per pack of W matrices (host spaces only).
+template <class ExecSpace, class HView, class WView, class VView, class InfoView, class SweepsView>
+void batched_eigh_packed(const ExecSpace& exec, const HView& h, const WView& w, const VView& v, const InfoView& info,
+                         const SweepsView& sweeps, bool record_sweeps) {
+  static_assert(is_host_space_v<ExecSpace>, "qgml::batched_eigh: the packed variant runs on host spaces only");
+  using Real = typename WView::non_const_value_type;
+  constexpr int width = linalg::packed_eigh_width<Real>;
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using member_type = typename policy_type::member_type;
+  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const int count = static_cast<int>(h.extent(0));
+  const int n = static_cast<int>(h.extent(1));
+  const int packs = (count + width - 1) / width;
+  const int reals = linalg::packed_eigh_scratch_reals(n, width);
+  const std::size_t bytes = scratch_view::shmem_size(reals);
+  const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed");
+  Kokkos::parallel_for(
+      "qgml::batched_eigh[packed]", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(const member_type& member) {
+        scratch_view buf(member.team_scratch(level), reals);
+        const int first = member.league_rank() * width;
+        linalg::hermitian_eigh_packed<width>(h, w, v, info, first, count, buf.data());
+        if (record_sweeps)
+          for (int t = first; t < count && t < first + width; ++t) sweeps(t) = 0;
+      });
+}
+
+}  // namespace detail
+
+// h: T x N x N Hermitian matrices (overwritten), w: T x N, v: T x N x N, info: T (EighInfo codes).
+// Launches on exec and does not fence.
+// sweeps (optional, T ints): Jacobi sweeps per point of a warm start (0 for cold solves).
+template <class ExecSpace, class HView, class WView, class VView, class InfoView,
+          class SweepsView = Kokkos::View<int*, typename ExecSpace::memory_space>>
+void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const VView& v, const InfoView& info,
+                  const EighOptions& options = {}, const SweepsView& sweeps = SweepsView()) {
+  using Real = typename WView::non_const_value_type;
+  static_assert(std::is_same_v<typename HView::non_const_value_type, complex_t<Real>>,
+                "batched_eigh: H must hold Kokkos::complex<Real> with Real the eigenvalue type");
+  static_assert(HView::rank == 3 && VView::rank == 3 && WView::rank == 2 && InfoView::rank == 1,
+                "batched_eigh: expected H (T x N x N), w (T x N), V (T x N x N), info (T)");
+  const int count = static_cast<int>(h.extent(0));
+  const int n = static_cast<int>(h.extent(1));
+  QGML_REQUIRE(int(h.extent(2)) == n, "qgml::batched_eigh: matrices must be square");
+  QGML_REQUIRE(n >= 1 && n <= eigh_max_size, "qgml::batched_eigh: N = " + std::to_string(n) +
+                                                 " is outside the supported range [1, " +
+                                                 std::to_string(eigh_max_size) + "]");
+  QGML_REQUIRE(int(w.extent(0)) >= count && int(w.extent(1)) == n && int(v.extent(0)) >= count &&
+                   int(v.extent(1)) == n && int(v.extent(2)) == n && int(info.extent(0)) >= count,
+               "qgml::batched_eigh: w must be T x N, V T x N x N and info T for H of " + std::to_string(count) + " x " +
+                   std::to_string(n) + " x " + std::to_string(n));
+  QGML_REQUIRE(v.stride(2) == 1 && h.stride(2) == 1,
+               "qgml::batched_eigh: the rows of H and V must be contiguous (LayoutRight)");
+  if (count == 0) return;
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using member_type = typename policy_type::member_type;
+  // Scratch is carved from complex elements so that the complex arrays in it are aligned for
+  // Kokkos::complex (16 bytes in double); it goes to level 1 (global memory on GPUs) when it does not
+  // fit the fast level 0.
+  using scratch_view =
+      Kokkos::View<complex_t<Real>*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const bool warm = options.warm_start;
+  const bool record_sweeps = sweeps.extent(0) >= std::size_t(count);
+  const int scratch_elements = (linalg::eigh_scratch_reals(n) + (warm ? linalg::jacobi_scratch_reals(n) : 0) + 1) / 2;
+  const std::size_t scratch_bytes = scratch_view::shmem_size(scratch_elements);
+
+  EighVariant variant = resolve_eigh_variant<ExecSpace>(options.variant, n);
+  if (variant == EighVariant::packed && warm) variant = EighVariant::serial;  // warm start: serial Jacobi
+  if constexpr (is_host_space_v<ExecSpace>) {
+    if (variant == EighVariant::packed) {
+      detail::batched_eigh_packed(exec, h, w, v, info, sweeps, record_sweeps);
+      return;
+    }
+  }
+  if (variant != EighVariant::team) {
+    const int ts = options.team_size > 0 ? options.team_size : (is_host_space_v<ExecSpace> ? 1 : 32);
+    const int league = (count + ts - 1) / ts;
+    const int level = scratch_level(policy_type(exec, league, ts), ts * scratch_bytes, n, "serial");
+    Kokkos::parallel_for(
+        "qgml::batched_eigh[serial]",
+        policy_type(exec, league, ts).set_scratch_size(level, Kokkos::PerThread(scratch_bytes)),
+        KOKKOS_LAMBDA(const member_type& member) {
+          const int t = member.league_rank() * member.team_size() + member.team_rank();
+          if (t >= count) return;
+          scratch_view buf(member.thread_scratch(level), scratch_elements);
+          const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
+          const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
+          const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
+          Real* s = reinterpret_cast<Real*>(buf.data());
+          const linalg::SerialLoops loops;
+          if (warm) {
+            int used = 0;
+            info(t) = linalg::hermitian_eigh_warm(a, wt, vt, s, used);
+            if (record_sweeps) sweeps(t) = used;
+            return;
+          }
+          if (record_sweeps) sweeps(t) = 0;
+          switch (n) {  // compile-time sizes where unrolling pays (measured: 1.35x at N = 4, none at N >= 8)
+            case 2:
+              info(t) = linalg::hermitian_eigh<2>(loops, a, wt, vt, s);
+              break;
+            case 3:
+              info(t) = linalg::hermitian_eigh<3>(loops, a, wt, vt, s);
+              break;
+            case 4:
+              info(t) = linalg::hermitian_eigh<4>(loops, a, wt, vt, s);
+              break;
+            default:
+              info(t) = linalg::hermitian_eigh(loops, a, wt, vt, s);
+          }
+        });
+  } else {
+    int ts = options.team_size;
+    if (ts <= 0) ts = is_host_space_v<ExecSpace> ? 1 : (n <= 32 ? 32 : 64);
+    const int level = scratch_level(policy_type(exec, count, ts), scratch_bytes, n, "team");
+    Kokkos::parallel_for(
+        "qgml::batched_eigh[team]",
+        policy_type(exec, count, ts).set_scratch_size(level, Kokkos::PerTeam(scratch_bytes)),
+        KOKKOS_LAMBDA(const member_type& member) {
+          const int t = member.league_rank();
+          scratch_view buf(member.team_scratch(level), scratch_elements);
+          const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
+          const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
+          const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
+          const int code = linalg::hermitian_eigh(linalg::TeamLoops<member_type>{member}, a, wt, vt,
+                                                  reinterpret_cast<Real*>(buf.data()));
+          Kokkos::single(Kokkos::PerTeam(member), [&]() {
+            info(t) = code;
+            if (record_sweeps) sweeps(t) = 0;
+          });
+        });
+  }
+}
+
+// Number of points whose info code is not eigh_success (a reduction; the result is on the host).
+template <class ExecSpace, class InfoView>
+int count_eigh_failures(const ExecSpace& exec, const InfoView& info) {
+  int failures = 0;
+  Kokkos::parallel_reduce(
+      "qgml::count_eigh_failures", Kokkos::RangePolicy<ExecSpace>(exec, 0, info.extent(0)),
+      KOKKOS_LAMBDA(const int t, int& f) { f += info(t) != linalg::eigh_success ? 1 : 0; }, failures);
+  return failures;
+}
+
+}  // namespace qgml

@@ -1,0 +1,127 @@
+// A matrix configuration: D Hermitian N x N matrices A_1 .. A_D on the device (spec 1.1), with the
+// square sum S = 1/2 sum_k A_k^2 that every Hamiltonian evaluation reuses.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "qgml/common/error.hpp"
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/types.hpp"
+
+namespace qgml {
+
+template <class Real = default_real, class ExecSpace = Kokkos::DefaultExecutionSpace>
+class MatrixConfiguration {
+  static_assert(is_supported_real_v<Real>, "qgml::MatrixConfiguration: Real must be float or double");
+
+ public:
+  using real_type = Real;
+  using complex_type = complex_t<Real>;
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using matrices_type = MatrixStack<Real, memory_space>;
+  using matrix_type = Matrix<Real, memory_space>;
+
+  MatrixConfiguration() = default;
+
+  // D zero matrices of size N x N.
+  MatrixConfiguration(int D, int N, const ExecSpace& exec)
+      : a_(Kokkos::view_alloc(exec, std::string("qgml::MatrixConfiguration::A")), check_d(D), check_n(N), N),
+        s_(Kokkos::view_alloc(exec, std::string("qgml::MatrixConfiguration::S")), N, N) {}
+
+  // Takes ownership of existing matrices (D x N x N, assumed Hermitian) and computes S on exec.
+  explicit MatrixConfiguration(matrices_type a, const ExecSpace& exec)
+      : a_(a), s_(Kokkos::view_alloc(exec, std::string("qgml::MatrixConfiguration::S")), a.extent(1), a.extent(2)) {
+    QGML_REQUIRE(a.extent(1) == a.extent(2), "qgml::MatrixConfiguration: matrices must be square, got " +
+                                                 std::to_string(a.extent(1)) + " x " + std::to_string(a.extent(2)));
+    update_square_sum(exec);
+  }
+
+  // Number of matrices D (= the dimension of the data space).
+  int dimension() const { return static_cast<int>(a_.extent(0)); }
+  // Hilbert-space dimension N.
+  int size() const { return static_cast<int>(a_.extent(1)); }
+
+  // The matrices A(k, i, j) = (A_k)_{ij}. After changing them call update_square_sum().
+  const matrices_type& matrices() const { return a_; }
+  // S = 1/2 sum_k A_k^2, valid after the last update_square_sum().
+  const matrix_type& square_sum() const { return s_; }
+
+  // S_ij = 1/2 sum_k sum_l (A_k)_il (A_k)_lj  (spec 1.1).
+  void update_square_sum(const ExecSpace& exec) {
+    const auto a = a_;
+    const auto s = s_;
+    const int n = size();
+    const int d = dimension();
+    Kokkos::parallel_for(
+        "qgml::MatrixConfiguration::update_square_sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * n),
+        KOKKOS_LAMBDA(const int ij) {
+          const int i = ij / n;
+          const int j = ij % n;
+          complex_type sum(0);
+          for (int k = 0; k < d; ++k) {
+            for (int l = 0; l < n; ++l) sum += a(k, i, l) * a(k, l, j);
+          }
+          s(i, j) = Real(0.5) * sum;
+        });
+  }
+
+  // A_k <- (A_k + A_k^H) / 2, then S is recomputed.
+  void project_hermitian(const ExecSpace& exec) {
+    const auto a = a_;
+    const int n = size();
+    const int d = dimension();
+    Kokkos::parallel_for(
+        "qgml::MatrixConfiguration::project_hermitian", Kokkos::RangePolicy<ExecSpace>(exec, 0, d * n * n),
+        KOKKOS_LAMBDA(const int kij) {
+          const int k = kij / (n * n);
+          const int i = (kij / n) % n;
+          const int j = kij % n;
+          if (i < j) {
+            const complex_type m = Real(0.5) * (a(k, i, j) + Kokkos::conj(a(k, j, i)));
+            a(k, i, j) = m;
+            a(k, j, i) = Kokkos::conj(m);
+          } else if (i == j) {
+            a(k, i, i) = complex_type(a(k, i, i).real(), Real(0));
+          }
+        });
+    update_square_sum(exec);
+  }
+
+ private:
+  static int check_d(int d) {
+    QGML_REQUIRE(d >= 1, "qgml::MatrixConfiguration: the number of matrices D must be >= 1, got " + std::to_string(d));
+    return d;
+  }
+  static int check_n(int n) {
+    QGML_REQUIRE(n >= 1, "qgml::MatrixConfiguration: the matrix size N must be >= 1, got " + std::to_string(n));
+    return n;
+  }
+
+  matrices_type a_;
+  matrix_type s_;
+};
+
+// max_k max_ij |A_k - A_k^H|_ij, computed on the device (0 for an exactly Hermitian configuration).
+template <class Real, class ExecSpace>
+Real hermiticity_error(const MatrixConfiguration<Real, ExecSpace>& config, const ExecSpace& exec) {
+  const auto a = config.matrices();
+  const int n = config.size();
+  Real err = 0;
+  Kokkos::parallel_reduce(
+      "qgml::hermiticity_error", Kokkos::RangePolicy<ExecSpace>(exec, 0, config.dimension() * n * n),
+      KOKKOS_LAMBDA(const int kij, Real& m) {
+        const int k = kij / (n * n);
+        const int i = (kij / n) % n;
+        const int j = kij % n;
+        const Real e = Kokkos::abs(a(k, i, j) - Kokkos::conj(a(k, j, i)));
+        if (e > m) m = e;
+      },
+      Kokkos::Max<Real>(err));
+  return err;
+}
+
+}  // namespace qgml

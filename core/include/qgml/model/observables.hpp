@@ -1,0 +1,92 @@
+// Ground-state observables per point (spec 1.1, 1.2), from a batched eigendecomposition of H(x):
+//   E_0 = w_0,  psi_0 = row 0 of V,  xbar_k = <psi_0|A_k|psi_0>,
+//   sigma^2 = sum_k (<psi_0|A_k^2|psi_0> - xbar_k^2) = sum_k (|A_k psi_0|^2 - xbar_k^2),
+//   d^2 = |x - xbar|^2,  gap = E_1 - E_0,  degenerate as in degeneracy.hpp.
+// Identity: 2 E_0 = d^2 + sigma^2.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <limits>
+#include <string>
+
+#include "qgml/common/error.hpp"
+#include "qgml/model/degeneracy.hpp"
+#include "qgml/model/matrix_configuration.hpp"
+
+namespace qgml {
+
+template <class Real, class MemorySpace>
+struct GroundStateObservables {
+  RealVector<Real, MemorySpace> energy;     // E_0
+  RealMatrix<Real, MemorySpace> xbar;       // T x D
+  RealVector<Real, MemorySpace> sigma2;     // sigma^2
+  RealVector<Real, MemorySpace> distance2;  // d^2
+  RealVector<Real, MemorySpace> gap;        // E_1 - E_0 (the largest finite Real when N = 1)
+  IntVector<MemorySpace> degenerate;        // 1 where the ground state is (nearly) degenerate
+
+  GroundStateObservables() = default;
+  GroundStateObservables(int count, int d)
+      : energy("qgml::GroundStateObservables::energy", count),
+        xbar("qgml::GroundStateObservables::xbar", count, d),
+        sigma2("qgml::GroundStateObservables::sigma2", count),
+        distance2("qgml::GroundStateObservables::distance2", count),
+        gap("qgml::GroundStateObservables::gap", count),
+        degenerate("qgml::GroundStateObservables::degenerate", count) {}
+  int size() const { return static_cast<int>(energy.extent(0)); }
+};
+
+// The ground state of point t: psi_0(i) = v(t, 0, i).
+template <class VView>
+auto ground_states(const VView& v) {
+  return Kokkos::subview(v, Kokkos::ALL, 0, Kokkos::ALL);
+}
+
+// Fills out for the first points.extent(0) points from their eigendecomposition (w, v).
+template <class Real, class ExecSpace, class PointsView, class WView, class VView>
+void compute_ground_state_observables(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
+                                      const PointsView& points, const WView& w, const VView& v,
+                                      const GroundStateObservables<Real, typename ExecSpace::memory_space>& out,
+                                      Real degeneracy_tolerance = default_degeneracy_tolerance<Real>()) {
+  const int count = static_cast<int>(points.extent(0));
+  const int d = config.dimension();
+  const int n = config.size();
+  QGML_REQUIRE(int(points.extent(1)) == d, "qgml::compute_ground_state_observables: points have " +
+                                               std::to_string(points.extent(1)) +
+                                               " coordinates, D = " + std::to_string(d));
+  QGML_REQUIRE(out.size() >= count && int(out.xbar.extent(1)) == d,
+               "qgml::compute_ground_state_observables: output holds fewer points than the batch");
+  const auto a = config.matrices();
+  const auto o = out;
+  const Real big = std::numeric_limits<Real>::max();
+  using complex_type = complex_t<Real>;
+  Kokkos::parallel_for(
+      "qgml::compute_ground_state_observables", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(const int t) {
+        Real sigma2 = 0, dist2 = 0;
+        for (int k = 0; k < d; ++k) {
+          Real expect = 0, square = 0;  // <psi|A_k|psi>, |A_k psi|^2
+          for (int i = 0; i < n; ++i) {
+            complex_type y(0);
+            for (int j = 0; j < n; ++j) y += a(k, i, j) * v(t, 0, j);
+            const complex_type vi = v(t, 0, i);
+            expect += vi.real() * y.real() + vi.imag() * y.imag();
+            square += y.real() * y.real() + y.imag() * y.imag();
+          }
+          o.xbar(t, k) = expect;
+          sigma2 += square - expect * expect;
+          const Real r = points(t, k) - expect;
+          dist2 += r * r;
+        }
+        const Real e0 = w(t, 0);
+        o.energy(t) = e0;
+        o.sigma2(t) = sigma2;
+        o.distance2(t) = dist2;
+        const Real gap = n > 1 ? w(t, 1) - e0 : big;
+        o.gap(t) = gap;
+        o.degenerate(t) =
+            ground_state_degenerate(n, e0, n > 1 ? w(t, 1) : e0, w(t, n - 1), degeneracy_tolerance) ? 1 : 0;
+      });
+}
+
+}  // namespace qgml

@@ -1,0 +1,96 @@
+// Adam (Kingma & Ba 2015; PyTorch's defaults beta1 0.9, beta2 0.999, eps 1e-8, no weight decay) on the
+// N^2 real Hermitian coordinates of every A_k (spec 1.5): a_ii, Re a_ij and Im a_ij (i < j), whose
+// gradients are G_ii, 2 Re G_ij and 2 Im G_ij. The matrices never leave the Hermitian subspace.
+// Moments are stored as D x N x N real arrays: (k, i, i) diagonal, (k, i, j) Re and (k, j, i) Im, i < j.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include "qgml/model/matrix_configuration.hpp"
+
+namespace qgml {
+
+struct AdamSettings {
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+};
+
+template <class Real, class ExecSpace>
+class HermitianAdam {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+  using moments_type = Kokkos::View<Real***, Kokkos::LayoutRight, memory_space>;
+
+  HermitianAdam() = default;
+  HermitianAdam(int d, int n, AdamSettings settings = {})
+      : settings_(settings),
+        m_("qgml::HermitianAdam::m", d, n, n),
+        v_("qgml::HermitianAdam::v", d, n, n),
+        step_("qgml::HermitianAdam::step") {}
+
+  // One step A <- A - lr m_hat / (sqrt(v_hat) + eps) unless skip() != 0; then S is refreshed.
+  // The step counter lives on the device, so skipped steps need no host round trip.
+  template <class SkipView>
+  void step(const ExecSpace& exec, MatrixConfiguration<Real, ExecSpace>& config,
+            const MatrixStack<Real, memory_space>& gradient, double lr, const SkipView& skip) {
+    const int n = config.size();
+    const auto a = config.matrices();
+    const auto m = m_;
+    const auto v = v_;
+    const auto step = step_;
+    const Real b1 = Real(settings_.beta1), b2 = Real(settings_.beta2), eps = Real(settings_.eps);
+    const Real rate = Real(lr);
+    Kokkos::parallel_for(
+        "qgml::HermitianAdam::count_step", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int) {
+          if (skip() == 0) step() += 1;
+        });
+    Kokkos::parallel_for(
+        "qgml::HermitianAdam::step", Kokkos::RangePolicy<ExecSpace>(exec, 0, config.dimension() * n * n),
+        KOKKOS_LAMBDA(const int kij) {
+          const int k = kij / (n * n), i = (kij / n) % n, j = kij % n;
+          if (skip() != 0 || i > j) return;
+          const Real c1 = Real(1) / (Real(1) - pow_int(b1, step()));
+          const Real c2 = Real(1) / (Real(1) - pow_int(b2, step()));
+          auto update = [&](const int r, const int c, const Real g) {
+            const Real mm = b1 * m(k, r, c) + (Real(1) - b1) * g;
+            const Real vv = b2 * v(k, r, c) + (Real(1) - b2) * g * g;
+            m(k, r, c) = mm;
+            v(k, r, c) = vv;
+            return rate * (mm * c1) / (math::sqrt(vv * c2) + eps);
+          };
+          if (i == j) {
+            const Real re = a(k, i, i).real() - update(i, i, gradient(k, i, i).real());
+            a(k, i, i) = complex_t<Real>(re, Real(0));
+          } else {
+            const Real re = a(k, i, j).real() - update(i, j, Real(2) * gradient(k, i, j).real());
+            const Real im = a(k, i, j).imag() - update(j, i, Real(2) * gradient(k, i, j).imag());
+            a(k, i, j) = complex_t<Real>(re, im);
+            a(k, j, i) = complex_t<Real>(re, -im);
+          }
+        });
+    config.update_square_sum(exec);
+  }
+
+  const moments_type& first_moment() const { return m_; }
+  const moments_type& second_moment() const { return v_; }
+  const Kokkos::View<int, memory_space>& step_count() const { return step_; }
+  const AdamSettings& settings() const { return settings_; }
+
+ private:
+  KOKKOS_INLINE_FUNCTION static Real pow_int(Real b, int e) {
+    Real r = 1;
+    while (e > 0) {
+      if (e & 1) r *= b;
+      b *= b;
+      e >>= 1;
+    }
+    return r;
+  }
+
+  AdamSettings settings_;
+  moments_type m_, v_;
+  Kokkos::View<int, memory_space> step_;
+};
+
+}  // namespace qgml

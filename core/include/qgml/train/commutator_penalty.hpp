@@ -1,0 +1,95 @@
+// Commutator penalty (spec 1.4): P1 = sum_{i<j} ||C_ij||_F or P2 = sum_{i<j} ||C_ij||_F^2 with
+// C_ij = [A_i, A_j], and its Hermitian gradient (convention of spec 2.1):
+//   d||C_ij||_F / dA_i = [C_ij, A_j] / ||C_ij||_F,   d||C_ij||_F / dA_j = [A_i, C_ij] / ||C_ij||_F
+//   d||C_ij||_F^2 / dA_i = 2 [C_ij, A_j],           d||C_ij||_F^2 / dA_j = 2 [A_i, C_ij]
+// with the P1 gradient taken as 0 where C_ij = 0 (PyTorch's convention).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include "qgml/model/matrix_configuration.hpp"
+#include "qgml/train/loss_settings.hpp"
+
+namespace qgml {
+
+template <class Real, class ExecSpace>
+class CommutatorPenalty {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+
+  CommutatorPenalty() = default;
+  CommutatorPenalty(int d, int n)
+      : pairs_(d * (d - 1) / 2),
+        c_(Kokkos::ViewAllocateWithoutInitializing("qgml::CommutatorPenalty::C"), pairs_ > 0 ? pairs_ : 1, n, n),
+        norms_("qgml::CommutatorPenalty::norms", pairs_ > 0 ? pairs_ : 1) {}
+
+  // gradient += weight * dP/dA; value_out() += weight * P (both on the device, asynchronous).
+  template <class ValueView>
+  void add(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, PenaltyKind kind, Real weight,
+           const MatrixStack<Real, memory_space>& gradient, const ValueView& value_out) const {
+    if (kind == PenaltyKind::none || weight == Real(0) || pairs_ == 0) return;
+    const int d = config.dimension(), n = config.size(), pairs = pairs_;
+    const auto a = config.matrices();
+    const auto c = c_;
+    const auto norms = norms_;
+    using complex_type = complex_t<Real>;
+    // C_p = A_i A_j - A_j A_i for the pair p = (i, j), i < j (pairs enumerated row by row).
+    Kokkos::parallel_for(
+        "qgml::CommutatorPenalty::commutators", Kokkos::RangePolicy<ExecSpace>(exec, 0, pairs * n * n),
+        KOKKOS_LAMBDA(const int pij) {
+          const int p = pij / (n * n), r = (pij / n) % n, s = pij % n;
+          int i = 0, j = 0;
+          pair_of(p, d, i, j);
+          complex_type sum(0);
+          for (int k = 0; k < n; ++k) sum += a(i, r, k) * a(j, k, s) - a(j, r, k) * a(i, k, s);
+          c(p, r, s) = sum;
+        });
+    const bool squared = kind == PenaltyKind::frobenius_squared;
+    Kokkos::parallel_for(
+        "qgml::CommutatorPenalty::norms", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int) {
+          Real total = 0;
+          for (int p = 0; p < pairs; ++p) {
+            Real s2 = 0;
+            for (int r = 0; r < n; ++r)
+              for (int s = 0; s < n; ++s)
+                s2 += c(p, r, s).real() * c(p, r, s).real() + c(p, r, s).imag() * c(p, r, s).imag();
+            norms(p) = math::sqrt(s2);
+            total += squared ? s2 : norms(p);
+          }
+          value_out() += weight * total;
+        });
+    Kokkos::parallel_for(
+        "qgml::CommutatorPenalty::gradient", Kokkos::RangePolicy<ExecSpace>(exec, 0, d * n * n),
+        KOKKOS_LAMBDA(const int lrs) {
+          const int l = lrs / (n * n), r = (lrs / n) % n, s = lrs % n;
+          complex_type g(0);
+          for (int m = 0; m < d; ++m) {
+            if (m == l) continue;
+            // l first in the pair: [C, A_m]; l second: [A_m, C] = -[C, A_m].
+            const int p = l < m ? pair_index(l, m, d) : pair_index(m, l, d);
+            const Real factor = squared ? Real(2) : (norms(p) > Real(0) ? Real(1) / norms(p) : Real(0));
+            complex_type comm(0);
+            for (int k = 0; k < n; ++k) comm += c(p, r, k) * a(m, k, s) - a(m, r, k) * c(p, k, s);
+            g += (l < m ? factor : -factor) * comm;
+          }
+          gradient(l, r, s) += weight * g;
+        });
+  }
+
+  KOKKOS_INLINE_FUNCTION static int pair_index(int i, int j, int d) { return i * (2 * d - i - 1) / 2 + (j - i - 1); }
+  KOKKOS_INLINE_FUNCTION static void pair_of(int p, int d, int& i, int& j) {
+    i = 0;
+    while (p >= d - 1 - i) {
+      p -= d - 1 - i;
+      ++i;
+    }
+    j = i + 1 + p;
+  }
+
+ private:
+  int pairs_ = 0;
+  MatrixStack<Real, memory_space> c_;
+  RealVector<Real, memory_space> norms_;
+};
+
+}  // namespace qgml

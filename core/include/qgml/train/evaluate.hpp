@@ -1,0 +1,73 @@
+// Evaluate API: loss, exact gradient and per-point observables of a configuration on a data set, for
+// cross-checking against other implementations (the same kernels as training, spec 1.3 and 2.5).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+
+#include "qgml/train/loss_gradient.hpp"
+
+namespace qgml {
+
+template <class Real, class MemorySpace>
+struct Evaluation {
+  double loss = 0;            // mean_t (d^2 + w sigma^2) + lambda P
+  double reconstruction = 0;  // mean_t d^2
+  double fluctuation = 0;     // mean_t sigma^2
+  double penalty = 0;         // lambda P
+  long degenerate_points = 0;
+  long eigh_failures = 0;
+  MatrixStack<Real, MemorySpace> gradient;  // D x N x N, of the loss above
+  RealMatrix<Real, MemorySpace> xbar;       // T x D
+  RealVector<Real, MemorySpace> sigma2;     // T
+  RealVector<Real, MemorySpace> energy;     // T: E_0
+};
+
+// Processes the points in chunks of at most `chunk` (buffers sized once); one host copy at the end.
+template <class Real, class ExecSpace, class PointsView>
+Evaluation<Real, typename ExecSpace::memory_space> evaluate(const ExecSpace& exec,
+                                                            const MatrixConfiguration<Real, ExecSpace>& config,
+                                                            const PointsView& points, const LossSettings& settings,
+                                                            int chunk = 25000) {
+  using memory_space = typename ExecSpace::memory_space;
+  const int count = static_cast<int>(points.extent(0));
+  const int d = config.dimension();
+  QGML_REQUIRE(count >= 1, "qgml::evaluate: no points");
+  QGML_REQUIRE(chunk >= 1, "qgml::evaluate: chunk must be >= 1");
+  const int c = std::min(chunk, count);
+  LossGradient<Real, ExecSpace> engine(d, config.size(), c);
+  Evaluation<Real, memory_space> out;
+  out.xbar = RealMatrix<Real, memory_space>("qgml::evaluate::xbar", count, d);
+  out.sigma2 = RealVector<Real, memory_space>("qgml::evaluate::sigma2", count);
+  out.energy = RealVector<Real, memory_space>("qgml::evaluate::energy", count);
+  for (int start = 0; start < count; start += c) {
+    const int m = std::min(c, count - start);
+    const auto pts = Kokkos::subview(points, Kokkos::make_pair(start, start + m), Kokkos::ALL);
+    engine.compute(exec, config, pts, settings, Real(1) / Real(count), start > 0);
+    const auto xb = engine.xbar();
+    const auto terms = engine.terms();
+    const auto o = out;
+    Kokkos::parallel_for(
+        "qgml::evaluate::copy_observables", Kokkos::RangePolicy<ExecSpace>(exec, 0, m), KOKKOS_LAMBDA(const int t) {
+          for (int k = 0; k < d; ++k) o.xbar(start + t, k) = xb(t, k);
+          o.sigma2(start + t) = terms(t, int(loss_fluctuation));
+          o.energy(start + t) = terms(t, int(loss_energy));
+        });
+  }
+  engine.add_penalty(exec, config, settings);
+  out.gradient = MatrixStack<Real, memory_space>("qgml::evaluate::gradient", d, config.size(), config.size());
+  Kokkos::deep_copy(exec, out.gradient, engine.gradient());
+  auto sums = Kokkos::create_mirror(engine.sums());
+  Kokkos::deep_copy(exec, sums, engine.sums());
+  qgml::fence(exec, "qgml::evaluate: sums on the host");
+  out.loss = sums(loss_total) / count + sums(loss_penalty);
+  out.reconstruction = sums(loss_reconstruction) / count;
+  out.fluctuation = sums(loss_fluctuation) / count;
+  out.penalty = sums(loss_penalty);
+  out.degenerate_points = long(sums(loss_degenerate_points));
+  out.eigh_failures = long(sums(loss_eigh_failures));
+  return out;
+}
+
+}  // namespace qgml

@@ -1,0 +1,404 @@
+// Loss and exact analytic gradient over a batch of points (spec 1.3, 2.5, 2.6), on the device.
+//
+// Per point x, with psi = psi_0, r = xbar - x, y_k = A_k psi, b_l = y_l - x_l psi:
+//   s   = sum_k r_k y_k,   phi = R s,  R = sum_{n>=1} |n><n| f(E_n - E_0),
+//   f(g) = g / (g^2 + eta^2) (regularised 1/g, spec 2.6),   c_l = (A_l - x_l) phi,
+//   grad_{A_l} [d^2 + w sigma^2] = M_l + M_l^H,  M_l = |a_l><psi| + |e_l><phi|,
+//   a_l = w b_l - (1 - w) c_l + (1 - w) r_l psi,   e_l = -(1 - w) b_l.
+// The batch gradient G_l = sum_t weight_t (M_l(t) + M_l(t)^H) is a product of N x 2T and 2T x N
+// matrices, U_l W^H + (U_l W^H)^H, with the columns [a_l(t) | e_l(t)] and [psi(t) | phi(t)].
+// Every sum over points runs in a fixed order, so results do not depend on the thread count.
+//
+// Two implementations of compute(). On host spaces, when the packed eigensolver applies
+// (resolve_eigh_variant gives packed, no warm start): one fused kernel per chunk of packs
+// (loss_gradient_packed.hpp) that keeps neither H, the spectrum nor U, W, and from N = 5 on solves
+// only for psi_0 and phi (set_spectral_path). Otherwise (GPUs, warm starts, other variants,
+// set_fused(false)): separate batch kernels, build H, batched_eigh, per-point terms into U and W, the
+// product U_l W^H. Both give the same results to rounding (tests/test_loss_gradient.cpp).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+
+#include "qgml/linalg/batched_eigh.hpp"
+#include "qgml/model/degeneracy.hpp"
+#include "qgml/model/hamiltonian.hpp"
+#include "qgml/model/matrix_configuration.hpp"
+#include "qgml/train/commutator_penalty.hpp"
+#include "qgml/train/loss_gradient_packed.hpp"
+#include "qgml/train/loss_settings.hpp"
+
+namespace qgml {
+
+template <class Real, class ExecSpace>
+class LossGradient {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+  using complex_type = complex_t<Real>;
+  using sums_type = Kokkos::View<double*, memory_space>;
+
+  LossGradient() = default;
+  // fused: whether compute() may use the fused host path (set_fused). Where it applies (fused() with
+  // default options), the batch buffers of the separate kernels (H, the spectrum, U, W: ~4 N^2 complex
+  // numbers per point) are not allocated until a compute() needs them (warm starts, other variants,
+  // set_fused(false)).
+  LossGradient(int d, int n, int max_batch, bool fused = true)
+      : d_(d),
+        n_(n),
+        max_batch_(max_batch),
+        info_("qgml::LossGradient::info", max_batch),
+        xbar_("qgml::LossGradient::xbar", max_batch, d),
+        terms_("qgml::LossGradient::terms", max_batch, int(loss_penalty)),
+        x_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::X"), d, n, n),
+        g_("qgml::LossGradient::gradient", d, n, n),
+        sums_("qgml::LossGradient::sums", int(loss_sum_count)),
+        penalty_(d, n) {
+    QGML_REQUIRE(max_batch >= 1, "qgml::LossGradient: max_batch must be >= 1");
+    allow_fused_ = fused;
+    if (!this->fused()) allocate_separate();
+    if constexpr (is_host_space_v<ExecSpace>) {
+      partials_ = MatrixStack4(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::partials"),
+                               detail::packed_gradient_max_chunks<Real>(n, d), d, n, n);
+    }
+  }
+
+  // Whether compute() may use the fused host path (it is used where it applies, see the top of this
+  // file). With false, compute() always runs the separate kernels.
+  void set_fused(bool fused) { allow_fused_ = fused; }
+  // The fused path's spectral work (SpectralPath): automatic (default) computes only what the gradient
+  // needs for N >= ground_state_min_n, psi_0 and phi = R s by solves with the tridiagonal T
+  // (loss_gradient_packed.hpp; ~4x fewer flops than the whole spectrum at large N), and the whole
+  // eigendecomposition below (at N = 3, 4 the two take the same time to within 10 %, perf/NOTES.md).
+  enum class SpectralPath { automatic, ground_state, full_spectrum };
+  static constexpr int ground_state_min_n = 5;
+  void set_spectral_path(SpectralPath path) { spectral_path_ = path; }
+  bool ground_state_path() const {
+    return spectral_path_ == SpectralPath::ground_state ||
+           (spectral_path_ == SpectralPath::automatic && n_ >= ground_state_min_n);
+  }
+  // The batch buffers of the separate kernels; compute() calls it when they are needed and missing.
+  void allocate_separate() {
+    if (h_.extent(0) != 0) return;
+    const int n = n_, max_batch = max_batch_;
+    h_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::H"), max_batch, n,
+                                         n);
+    v_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::V"), max_batch, n,
+                                         n);
+    w_ = RealMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::w"), max_batch, n);
+    u_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::U"), d_, n,
+                                         2 * max_batch);
+    wv_ = ComplexMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::W"), n,
+                                            2 * max_batch);
+  }
+  // Whether compute() with these options runs the fused host path.
+  bool fused(const EighOptions& eigh = {}) const {
+    if constexpr (is_host_space_v<ExecSpace>)
+      return allow_fused_ && !eigh.warm_start &&
+             resolve_eigh_variant<ExecSpace>(eigh.variant, n_) == EighVariant::packed;
+    else
+      return false;
+  }
+
+  int max_batch() const { return max_batch_; }
+
+  // Loss terms and gradient of the points (count = points.extent(0) <= max_batch). The gradient of each
+  // point is weighted by `weight` (1 / count for a batch mean); sums() are plain sums over the points.
+  // With accumulate, adds to the previous gradient and sums. Asynchronous on exec. With
+  // eigh.warm_start, eigenvectors() must hold a starting basis for each point (see batched_eigh.hpp);
+  // `sweeps` (optional, >= count ints) receives the Jacobi sweeps per point.
+  template <class PointsView>
+  void compute(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
+               const LossSettings& settings, Real weight, bool accumulate, const EighOptions& eigh = {},
+               const IntVector<memory_space>& sweeps = IntVector<memory_space>()) {
+    const int count = static_cast<int>(points.extent(0));
+    QGML_REQUIRE(count <= max_batch_, "qgml::LossGradient::compute: " + std::to_string(count) +
+                                          " points exceed max_batch = " + std::to_string(max_batch_));
+    QGML_REQUIRE(config.dimension() == d_ && config.size() == n_ && int(points.extent(1)) == d_,
+                 "qgml::LossGradient::compute: the configuration or the points do not match D = " + std::to_string(d_) +
+                     ", N = " + std::to_string(n_));
+    if (count == 0) return;
+    if (fused(eigh) && sweeps.extent(0) < std::size_t(count)) {
+      if constexpr (is_host_space_v<ExecSpace>) {
+        {
+          ScopedRegion region("qgml::fused_loss_gradient");
+          fused_chunks(exec, config, points, settings, weight, count);
+        }
+        ScopedRegion region("qgml::reduction");
+        reduce_chunks(exec, count, accumulate);
+        reduce_terms(exec, count, accumulate);
+      }
+      return;
+    }
+    allocate_separate();
+    const auto range = Kokkos::make_pair(0, count);
+    const auto h = Kokkos::subview(h_, range, Kokkos::ALL, Kokkos::ALL);
+    const auto v = Kokkos::subview(v_, range, Kokkos::ALL, Kokkos::ALL);
+    const auto w = Kokkos::subview(w_, range, Kokkos::ALL);
+    const auto info = Kokkos::subview(info_, range);
+    {
+      ScopedRegion region("qgml::build_hamiltonians");
+      build_hamiltonians(exec, config, points, h);
+    }
+    {
+      ScopedRegion region("qgml::eigensolve");
+      if (sweeps.extent(0) >= std::size_t(count))
+        batched_eigh(exec, h, w, v, info, eigh, Kokkos::subview(sweeps, range));
+      else
+        batched_eigh(exec, h, w, v, info, eigh);
+    }
+    {
+      ScopedRegion region("qgml::gradient");
+      per_point(exec, config, points, settings, weight, count);
+    }
+    ScopedRegion region("qgml::reduction");
+    reduce(exec, count, accumulate);
+  }
+
+  // Sets the gradient and the sums to zero (a rank with no points in a distributed batch).
+  void zero(const ExecSpace& exec) {
+    const auto g = g_;
+    const int n = n_;
+    Kokkos::parallel_for(
+        "qgml::LossGradient::zero_gradient", Kokkos::RangePolicy<ExecSpace>(exec, 0, d_ * n * n),
+        KOKKOS_LAMBDA(const int lij) { g(lij / (n * n), (lij / n) % n, lij % n) = complex_type(0); });
+    const auto sums = sums_;
+    Kokkos::parallel_for(
+        "qgml::LossGradient::zero_sums", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(loss_sum_count)),
+        KOKKOS_LAMBDA(const int q) { sums(q) = 0; });
+  }
+
+  // gradient += lambda dP/dA and sums(loss_penalty) += lambda P.
+  void add_penalty(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
+                   const LossSettings& settings) {
+    if (settings.penalty == PenaltyKind::none || settings.penalty_weight == 0) return;
+    const auto pen = Kokkos::subview(sums_, int(loss_penalty));
+    penalty_.add(exec, config, settings.penalty, Real(settings.penalty_weight), g_, pen);
+  }
+
+  // D x N x N Hermitian gradient, valid after compute().
+  const MatrixStack<Real, memory_space>& gradient() const { return g_; }
+  // loss_sum_count sums (see LossSum).
+  const sums_type& sums() const { return sums_; }
+  // Per-point results of the last compute(), first `count` rows valid.
+  const RealMatrix<Real, memory_space>& xbar() const { return xbar_; }
+  const IntVector<memory_space>& eigh_info() const { return info_; }
+  // The spectrum of the last compute() on the separate kernels (!fused(options)); the fused path does not
+  // store it (empty Views until the separate kernels have run).
+  const RealMatrix<Real, memory_space>& eigenvalues() const { return w_; }
+  const MatrixStack<Real, memory_space>& eigenvectors() const { return v_; }
+  // terms(t, k) for k in {loss_total, loss_reconstruction, loss_fluctuation, loss_energy,
+  // loss_degenerate_points, loss_nonfinite_points, loss_eigh_failures}, unweighted.
+  const RealMatrix<Real, memory_space>& terms() const { return terms_; }
+
+  // Bytes of device memory held, per point of max_batch and fixed.
+  std::size_t bytes() const {
+    return h_.span() * sizeof(complex_type) * 2 + w_.span() * sizeof(Real) + info_.span() * sizeof(int) +
+           u_.span() * sizeof(complex_type) + wv_.span() * sizeof(complex_type) + xbar_.span() * sizeof(Real) +
+           terms_.span() * sizeof(Real) + 2 * g_.span() * sizeof(complex_type) +
+           partials_.span() * sizeof(complex_type);
+  }
+
+ public:
+  // Implementation steps of compute(); public only because nvcc rejects device lambdas in private
+  // member functions.
+  template <class PointsView>
+  void per_point(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
+                 const LossSettings& settings, Real weight, int count) {
+    const int d = d_, n = n_, half = max_batch_;
+    const auto a = config.matrices();
+    const auto v = v_;
+    const auto w = w_;
+    const auto info = info_;
+    const auto u = u_;
+    const auto wv = wv_;
+    const auto xbar = xbar_;
+    const auto terms = terms_;
+    const Real lw = Real(settings.w);
+    const Real eta_rel = degeneracy_eta<Real>(settings), tol = degeneracy_tolerance<Real>(settings);
+    const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
+    Kokkos::parallel_for(
+        "qgml::LossGradient::per_point", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+          const Real e0 = w(t, 0);
+          // 1. y_k = A_k psi (kept in U(k, :, t)), xbar, sigma^2, d^2.
+          Real sigma2 = 0, dist2 = 0;
+          for (int k = 0; k < d; ++k) {
+            Real xb = 0, q = 0;
+            for (int i = 0; i < n; ++i) {
+              complex_type y(0);
+              for (int j = 0; j < n; ++j) y += a(k, i, j) * v(t, 0, j);
+              u(k, i, t) = y;
+              xb += v(t, 0, i).real() * y.real() + v(t, 0, i).imag() * y.imag();
+              q += y.real() * y.real() + y.imag() * y.imag();
+            }
+            xbar(t, k) = xb;
+            sigma2 += q - xb * xb;
+            const Real r = xb - x(t, k);
+            dist2 += r * r;
+          }
+          // 2. s = sum_k r_k y_k, kept in W(:, half + t).
+          for (int i = 0; i < n; ++i) {
+            complex_type s(0);
+            for (int k = 0; k < d; ++k) s += (xbar(t, k) - x(t, k)) * u(k, i, t);
+            wv(i, half + t) = s;
+          }
+          // 3. c_n = f(E_n - E_0) <n|s>, n >= 1, kept in U(0, n, half + t).
+          const Real eta = eta_rel * spectral_scale(e0, w(t, n - 1));
+          const bool degenerate = ground_state_degenerate(n, e0, n > 1 ? w(t, 1) : e0, w(t, n - 1), tol);
+          for (int m = 1; m < n; ++m) {
+            const Real f = regularized_inverse_gap(w(t, m) - e0, eta);
+            complex_type c(0);
+            for (int i = 0; i < n; ++i) c += Kokkos::conj(v(t, m, i)) * wv(i, half + t);
+            u(0, m, half + t) = f * c;
+          }
+          // 4. phi = sum_{n>=1} c_n |n>, into W(:, half + t); psi into W(:, t).
+          for (int i = 0; i < n; ++i) {
+            complex_type p(0);
+            for (int m = 1; m < n; ++m) p += u(0, m, half + t) * v(t, m, i);
+            wv(i, half + t) = p;
+            wv(i, t) = v(t, 0, i);
+          }
+          // 5. a_l, e_l scaled by the point's weight.
+          const Real pw = (skip_degenerate && degenerate) ? Real(0) : weight;
+          for (int l = 0; l < d; ++l) {
+            const Real xl = x(t, l);
+            const Real rl = xbar(t, l) - xl;
+            for (int i = 0; i < n; ++i) {
+              complex_type aphi(0);
+              for (int j = 0; j < n; ++j) aphi += a(l, i, j) * wv(j, half + t);
+              const complex_type psi_i = v(t, 0, i);
+              const complex_type b = u(l, i, t) - xl * psi_i;
+              const complex_type c = aphi - xl * wv(i, half + t);
+              u(l, i, t) = pw * (lw * b - (Real(1) - lw) * c + (Real(1) - lw) * rl * psi_i);
+              u(l, i, half + t) = pw * (-(Real(1) - lw)) * b;
+            }
+          }
+          const Real total = dist2 + lw * sigma2;
+          const bool finite = math::isfinite(total) && math::isfinite(e0);
+          terms(t, int(loss_total)) = total;
+          terms(t, int(loss_reconstruction)) = dist2;
+          terms(t, int(loss_fluctuation)) = sigma2;
+          terms(t, int(loss_energy)) = e0;
+          terms(t, int(loss_degenerate_points)) = degenerate ? Real(1) : Real(0);
+          terms(t, int(loss_nonfinite_points)) = finite ? Real(0) : Real(1);
+          terms(t, int(loss_eigh_failures)) = info(t) == 0 ? Real(0) : Real(1);
+        });
+  }
+
+  void reduce(const ExecSpace& exec, int count, bool accumulate) {
+    const int n = n_, half = max_batch_;
+    const auto u = u_;
+    const auto wv = wv_;
+    const auto x = x_;
+    const auto g = g_;
+    // X_l = U_l W^H over the 2 count used columns.
+    Kokkos::parallel_for(
+        "qgml::LossGradient::reduce_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, d_ * n * n),
+        KOKKOS_LAMBDA(const int lij) {
+          const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
+          complex_type sum(0);
+          for (int t = 0; t < count; ++t) sum += u(l, i, t) * Kokkos::conj(wv(j, t));
+          for (int t = half; t < half + count; ++t) sum += u(l, i, t) * Kokkos::conj(wv(j, t));
+          x(l, i, j) = sum;
+        });
+    Kokkos::parallel_for(
+        "qgml::LossGradient::symmetrize", Kokkos::RangePolicy<ExecSpace>(exec, 0, d_ * n * n),
+        KOKKOS_LAMBDA(const int lij) {
+          const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
+          const complex_type gij = x(l, i, j) + Kokkos::conj(x(l, j, i));
+          g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
+        });
+    reduce_terms(exec, count, accumulate);
+  }
+
+  // Fixed-order sums of the per-point terms; the penalty entry is reset unless accumulating.
+  void reduce_terms(const ExecSpace& exec, int count, bool accumulate) {
+    const auto terms = terms_;
+    const auto sums = sums_;
+    Kokkos::parallel_for(
+        "qgml::LossGradient::reduce_terms", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(loss_penalty) + 1),
+        KOKKOS_LAMBDA(const int q) {
+          double s = 0;
+          if (q < int(loss_penalty))
+            for (int t = 0; t < count; ++t) s += double(terms(t, q));
+          sums(q) = accumulate ? sums(q) + s : s;
+        });
+  }
+
+  // The fused host path: one thread per chunk of packs (loss_gradient_packed.hpp).
+  template <class PointsView>
+  void fused_chunks(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
+                    const LossSettings& settings, Real weight, int count) {
+    constexpr int width = linalg::packed_eigh_width<Real>;
+    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+    using member_type = typename policy_type::member_type;
+    using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+    const int d = d_, n = n_;
+    const int per = detail::packed_gradient_chunk_packs<Real>(count, n, d);
+    const int chunks = detail::packed_gradient_chunks<Real>(count, n, d);
+    const std::size_t reals = detail::packed_gradient_scratch_reals(n, d, width);
+    const std::size_t bytes = scratch_view::shmem_size(reals);
+    const int level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
+    const auto a = config.matrices();
+    const auto sq = config.square_sum();
+    const auto xbar = xbar_;
+    const auto terms = terms_;
+    const auto info = info_;
+    const auto partials = partials_;
+    const Real lw = Real(settings.w);
+    const Real eta_rel = degeneracy_eta<Real>(settings), tol = degeneracy_tolerance<Real>(settings);
+    const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
+    const int packs_total = (count + width - 1) / width;
+    const bool ground_state = ground_state_path();
+    Kokkos::parallel_for(
+        "qgml::LossGradient::fused_chunks",
+        policy_type(exec, chunks, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
+        KOKKOS_LAMBDA(const member_type& member) {
+          scratch_view buf(member.team_scratch(level), reals);
+          const int c = member.league_rank();
+          const int first_pack = c * per;
+          const int packs = packs_total - first_pack < per ? packs_total - first_pack : per;
+          detail::packed_loss_gradient_chunk<width>(a, sq, x, xbar, terms, info, partials, c, first_pack * width, packs,
+                                                    count, weight, lw, eta_rel, tol, skip_degenerate, ground_state,
+                                                    buf.data());
+        });
+  }
+
+  // G_l = X_l + X_l^H with X_l the sum of the chunks' partials in chunk order.
+  void reduce_chunks(const ExecSpace& exec, int count, bool accumulate) {
+    const int n = n_;
+    const int chunks = detail::packed_gradient_chunks<Real>(count, n, d_);
+    const auto partials = partials_;
+    const auto g = g_;
+    Kokkos::parallel_for(
+        "qgml::LossGradient::reduce_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, d_ * n * n),
+        KOKKOS_LAMBDA(const int lij) {
+          const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
+          complex_type x(0), xt(0);
+          for (int c = 0; c < chunks; ++c) {
+            x += partials(c, l, i, j);
+            xt += partials(c, l, j, i);
+          }
+          const complex_type gij = x + Kokkos::conj(xt);
+          g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
+        });
+  }
+
+ private:
+  int d_ = 0, n_ = 0, max_batch_ = 0;
+  MatrixStack<Real, memory_space> h_, v_;
+  RealMatrix<Real, memory_space> w_;
+  IntVector<memory_space> info_;
+  MatrixStack<Real, memory_space> u_;
+  ComplexMatrix<Real, memory_space> wv_;
+  RealMatrix<Real, memory_space> xbar_, terms_;
+  MatrixStack<Real, memory_space> x_, g_;
+  sums_type sums_;
+  CommutatorPenalty<Real, ExecSpace> penalty_;
+  using MatrixStack4 = Kokkos::View<complex_type****, memory_space>;
+  MatrixStack4 partials_;  // fused host path: chunk x D x N x N partial sums of X
+  bool allow_fused_ = true;
+  SpectralPath spectral_path_ = SpectralPath::automatic;
+};
+
+}  // namespace qgml

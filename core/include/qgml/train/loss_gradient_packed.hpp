@@ -1,0 +1,595 @@
+// Loss terms and gradient of a batch on CPUs in one pass per pack of W points (the "fused host path" of
+// LossGradient, perf/NOTES.md "Fused loss and gradient on CPUs, and the ground-state path"): for every
+// pack, H(x) (spec 1.1) is built straight into the packed eigensolver's arrays
+// (linalg/hermitian_eigensolver_packed.hpp), and every per-point term of spec 2.5 / 2.6 is formed with
+// the W lanes innermost, so that every loop over i, j, k is a SIMD loop over the points of the pack.
+//
+// Per point (loss_gradient.hpp has the same formulas): psi = psi_0, y_k = A_k psi,
+// xbar_k = <psi|y_k>, r = xbar - x, s = sum_k r_k y_k, phi = R s with R = sum_{n != 0} f(E_n - E_0) |n><n|,
+// a_l = w b_l - (1 - w) c_l + (1 - w) r_l psi, e_l = -(1 - w) b_l, b_l = y_l - x_l psi,
+// c_l = (A_l - x_l) phi. The spectral work, per pack:
+//  - full spectrum: the whole eigendecomposition; the sum over n runs over all eigenpairs in the
+//    solver's order (the ground state's own term is f(0) = 0 exactly, so no sorting is needed, only the
+//    index of the smallest eigenvalue, the first one on ties as in the sorted solver);
+//  - ground state (default from N = 5): A = Q T Q^H by Householder, the eigenvalues of T (for E_0, E_1,
+//    E_max), psi = Q z_0 with z_0 from inverse iteration on T, and phi = Q R_T Q^H s with R_T applied by
+//    a complex tridiagonal solve (packed_reduced_resolvent): O(N^2) per point after the reduction.
+//
+// The batch gradient X_l = sum_t |a_l(t)><psi(t)| + |e_l(t)><phi(t)| is accumulated per lane over the
+// packs of a chunk, then summed over the lanes in a fixed order into the chunk's partial; a second
+// kernel sums the partials of the chunks in order and forms G_l = X_l + X_l^H. The chunks depend only
+// on the number of points, N and D (packed_gradient_chunk_packs), never on the thread count, so Serial
+// and OpenMP runs give identical results.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+
+#include "qgml/common/types.hpp"
+#include "qgml/linalg/hermitian_eigensolver_packed.hpp"
+#include "qgml/model/degeneracy.hpp"
+#include "qgml/train/loss_settings.hpp"
+
+#if defined(_OPENMP) && !defined(__CUDACC__)
+#define QGML_GRAD_LANES(q, W) _Pragma("omp simd") for (int q = 0; q < (W); ++q)
+#elif defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__) && !defined(__INTEL_COMPILER)
+#define QGML_GRAD_LANES(q, W) _Pragma("GCC ivdep") for (int q = 0; q < (W); ++q)
+#else
+#define QGML_GRAD_LANES(q, W) for (int q = 0; q < (W); ++q)
+#endif
+
+namespace qgml::detail {
+
+// Reals of one chunk's scratch: the eigensolver's arrays, psi, phi, s, c (complex, n per lane), the
+// ground-state path's T, z_0 and factors (8 n per lane), y_k then a_l and e_l (complex, D n per lane),
+// x_k and r_k (D per lane), and the per-lane partial gradient (complex, D n^2 per lane).
+KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_gradient_scratch_reals(int n, int d, int width) {
+  return std::size_t(width) * (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 16 * std::size_t(n) +
+                               4 * std::size_t(d) * n + 2 * std::size_t(d) + 2 * std::size_t(d) * n * n);
+}
+
+// Number of chunks the partials have room for: as many as fit ~8 MiB (one D x N x N complex matrix per
+// chunk), between 16 and 2048. Allocated once whatever the batch size, so that the memory of the
+// batch buffers stays an affine function of the batch size (qgml tune relies on it).
+template <class Real>
+int packed_gradient_max_chunks(int n, int d) {
+  const long long bytes_per_chunk = 2LL * d * n * n * (long long)sizeof(Real);
+  const long long chunks = (8LL << 20) / (bytes_per_chunk > 0 ? bytes_per_chunk : 1);
+  return int(chunks < 16 ? 16 : (chunks > 2048 ? 2048 : chunks));
+}
+
+// Packs per chunk for `count` points: one, unless that makes more than packed_gradient_max_chunks
+// chunks. A function of (count, n, d) only.
+template <class Real>
+int packed_gradient_chunk_packs(int count, int n, int d) {
+  const int width = linalg::packed_eigh_width<Real>;
+  const int packs = (count + width - 1) / width;
+  const int max_chunks = packed_gradient_max_chunks<Real>(n, d);
+  const int per = (packs + max_chunks - 1) / max_chunks;
+  return per < 1 ? 1 : per;
+}
+
+template <class Real>
+int packed_gradient_chunks(int count, int n, int d) {
+  const int width = linalg::packed_eigh_width<Real>;
+  const int packs = (count + width - 1) / width;
+  const int per = packed_gradient_chunk_packs<Real>(count, n, d);
+  return (packs + per - 1) / per;
+}
+
+// (out_r, out_i)[q] = row i of A_k x (lane q), A_k = a(k, :, :) shared by the lanes, x complex (xr, xi).
+template <int W, class Real, class AView>
+KOKKOS_INLINE_FUNCTION void packed_matrix_row_times(const AView& a, const int k, const int i, const int n,
+                                                    const Real* xr, const Real* xi, Real* out_r, Real* out_i) {
+  QGML_GRAD_LANES(q, W) out_r[q] = out_i[q] = Real(0);
+  for (int j = 0; j < n; ++j) {
+    const Real a_r = a(k, i, j).real(), a_i = a(k, i, j).imag();
+    const Real* x_r = xr + j * W;
+    const Real* x_i = xi + j * W;
+    QGML_GRAD_LANES(q, W) {
+      out_r[q] += a_r * x_r[q] - a_i * x_i[q];
+      out_i[q] += a_r * x_i[q] + a_i * x_r[q];
+    }
+  }
+}
+
+// x <- Q x (adjoint: x <- Q^H x) for the Q = H_0 ... H_{n-2} of linalg::packed_tridiagonalize, x complex
+// (xr, xi, lane innermost): O(n^2) per lane.
+template <int W, class Real>
+KOKKOS_INLINE_FUNCTION void packed_apply_q(const linalg::PackedEighArrays<W, Real>& p, Real* xr, Real* xi,
+                                           const bool adjoint) {
+  const int n = p.n;
+  for (int step = 0; step < n - 1; ++step) {
+    const int k = adjoint ? step : n - 2 - step;  // Q x: H_{n-2} first; Q^H x: H_0^H first
+    const int b = k + 1;
+    const Real* tkr = p.tr + k * W;
+    const Real* tki = p.ti + k * W;
+    Real dr[W], di[W];
+    QGML_GRAD_LANES(q, W) dr[q] = di[q] = Real(0);
+    for (int i = b; i < n; ++i) {  // v^H x
+      const Real* vr = p.at(p.ar, i, k);
+      const Real* vi = p.at(p.ai, i, k);
+      const Real* x_r = xr + i * W;
+      const Real* x_i = xi + i * W;
+      QGML_GRAD_LANES(q, W) {
+        dr[q] += vr[q] * x_r[q] + vi[q] * x_i[q];
+        di[q] += vr[q] * x_i[q] - vi[q] * x_r[q];
+      }
+    }
+    const Real sign = adjoint ? Real(-1) : Real(1);  // tau or conj(tau)
+    QGML_GRAD_LANES(q, W) {
+      const Real x = dr[q], y = di[q], ti = sign * tki[q];
+      dr[q] = tkr[q] * x - ti * y;
+      di[q] = tkr[q] * y + ti * x;
+    }
+    for (int i = b; i < n; ++i) {  // x -= (tau v^H x) v
+      const Real* vr = p.at(p.ar, i, k);
+      const Real* vi = p.at(p.ai, i, k);
+      Real* x_r = xr + i * W;
+      Real* x_i = xi + i * W;
+      QGML_GRAD_LANES(q, W) {
+        x_r[q] -= dr[q] * vr[q] - di[q] * vi[q];
+        x_i[q] -= dr[q] * vi[q] + di[q] * vr[q];
+      }
+    }
+  }
+}
+
+// z_0: the unit eigenvector of the tridiagonal T (diagonal td, off-diagonal te) for its smallest
+// eigenvalue e0, by inverse iteration with the shift e0 - delta, delta = 64 eps max(E_max - E_0, 1), on
+// T - e0 + delta (positive definite: LDL^T without pivoting). Each iteration shrinks the other
+// components by delta / (E_n - E_0 + delta); four iterations. dd, ll: n reals per lane of work.
+template <int W, class Real>
+KOKKOS_INLINE_FUNCTION void packed_ground_vector(const int n, const Real* td, const Real* te, const Real* e0,
+                                                 const Real* emax, Real* dd, Real* ll, Real* z) {
+  constexpr Real eps = epsilon<Real>();
+  Real shift[W], tiny[W];
+  QGML_GRAD_LANES(q, W) {
+    const Real scale = spectral_scale(e0[q], emax[q]);
+    shift[q] = e0[q] - Real(64) * eps * scale;
+    tiny[q] = eps * eps * scale;
+  }
+  // T - shift = L D L^T; dd holds 1 / D_i, ll holds L_i (row i + 1, column i).
+  for (int i = 0; i < n; ++i) {
+    const Real* t = td + i * W;
+    Real* di = dd + i * W;
+    QGML_GRAD_LANES(q, W) {
+      Real dv = t[q] - shift[q];
+      if (i > 0) dv -= ll[(i - 1) * W + q] * te[(i - 1) * W + q];
+      dv = math::fabs(dv) < tiny[q] ? tiny[q] : dv;
+      di[q] = Real(1) / dv;
+      if (i + 1 < n) ll[i * W + q] = te[i * W + q] * di[q];
+    }
+  }
+  for (int i = 0; i < n; ++i) {  // a start with components along every eigenvector of an unreduced T
+    const Real v = Real(1) + Real(0.5) * Real(i % 7) / Real(7) - Real(0.25) * Real(i % 3);
+    QGML_GRAD_LANES(q, W) z[i * W + q] = v;
+  }
+  for (int it = 0; it < 4; ++it) {
+    for (int i = 1; i < n; ++i) QGML_GRAD_LANES(q, W) z[i * W + q] -= ll[(i - 1) * W + q] * z[(i - 1) * W + q];
+    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) z[i * W + q] *= dd[i * W + q];
+    for (int i = n - 2; i >= 0; --i) QGML_GRAD_LANES(q, W) z[i * W + q] -= ll[i * W + q] * z[(i + 1) * W + q];
+    Real norm[W];
+    QGML_GRAD_LANES(q, W) norm[q] = Real(0);
+    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) norm[q] += z[i * W + q] * z[i * W + q];
+    QGML_GRAD_LANES(q, W) norm[q] = Real(1) / math::sqrt(norm[q]);
+    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) z[i * W + q] *= norm[q];
+  }
+}
+
+// One step of a bidiagonal solve for two complex right-hand sides: (ur, ui) <- (ar, ai) - l (ur, ui) and
+// (vr, vi) <- (br, bi) - l (vr, vi), l = (lr, li).
+template <class Real>
+KOKKOS_FORCEINLINE_FUNCTION void eliminate(const Real lr, const Real li, const Real ar, const Real ai, const Real br,
+                                           const Real bi, Real& ur, Real& ui, Real& vr, Real& vi) {
+  const Real nur = ar - (lr * ur - li * ui), nui = ai - (lr * ui + li * ur);
+  const Real nvr = br - (lr * vr - li * vi), nvi = bi - (lr * vi + li * vr);
+  ur = nur;
+  ui = nui;
+  vr = nvr;
+  vi = nvi;
+}
+
+// (xr, xi) <- R_T (xr, xi) for the real operator R_T = sum_{n != 0} f(E_n - E_0) z_n z_n^T (spec 2.5,
+// 2.6), f(g) = g / (g^2 + eta^2) = Re 1 / (g - i eta): Re (T - E_0 - i eta)^{-1} applied to the real and
+// imaginary parts (complex LDL^T without pivoting: T - E_0 is positive semidefinite and the shift
+// -i eta keeps every pivot away from zero). The computed E_0 is off by some rounding r, which would
+// weigh z_0 with r / (r^2 + eta^2) (up to 1 / (2 eta)) instead of f(0) = 0, so the component along z_0
+// is removed before and after the solve (either removal alone suffices; the tests fail without both).
+// eta is at least eps max(|E_0|, 1). fdr, fdi, flr, fli: n reals per lane of work.
+template <int W, class Real>
+KOKKOS_INLINE_FUNCTION void packed_reduced_resolvent(const int n, const Real* td, const Real* te, const Real* e0,
+                                                     const Real* eta, const Real* z0, Real* fdr, Real* fdi, Real* flr,
+                                                     Real* fli, Real* xr, Real* xi) {
+  auto project_out = [&]() {
+    Real cr[W], ci[W];
+    QGML_GRAD_LANES(q, W) cr[q] = ci[q] = Real(0);
+    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) {
+        cr[q] += z0[i * W + q] * xr[i * W + q];
+        ci[q] += z0[i * W + q] * xi[i * W + q];
+      }
+    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) {
+        xr[i * W + q] -= cr[q] * z0[i * W + q];
+        xi[i * W + q] -= ci[q] * z0[i * W + q];
+      }
+  };
+  project_out();
+  constexpr Real eps = epsilon<Real>();
+  // T - E_0 - i eta = L D L^T (complex symmetric): fd = 1 / D_i, fl = L_i.
+  for (int i = 0; i < n; ++i) {
+    QGML_GRAD_LANES(q, W) {
+      const Real floor = eps * (math::fabs(e0[q]) > Real(1) ? math::fabs(e0[q]) : Real(1));
+      Real dr = td[i * W + q] - e0[q];
+      Real di = -(eta[q] > floor ? eta[q] : floor);
+      if (i > 0) {
+        const Real t = te[(i - 1) * W + q];
+        dr -= flr[(i - 1) * W + q] * t;
+        di -= fli[(i - 1) * W + q] * t;
+      }
+      const Real m2 = dr * dr + di * di;
+      const Real ir = dr / m2, ii = -di / m2;
+      fdr[i * W + q] = ir;
+      fdi[i * W + q] = ii;
+      if (i + 1 < n) {
+        const Real t = te[i * W + q];
+        flr[i * W + q] = t * ir;
+        fli[i * W + q] = t * ii;
+      }
+    }
+  }
+  // Two real right-hand sides (xr and xi), complex solutions u and v, of which Re u and Re v are kept.
+  // Forward L y = b, then z = D^{-1} y: Re z over x, Im z over fdr / fdi (1 / D_i is read just before).
+  Real ur_prev[W], ui_prev[W], vr_prev[W], vi_prev[W];
+  QGML_GRAD_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
+  for (int i = 0; i < n; ++i) {
+    const int below = i > 0 ? i - 1 : 0;  // L_{i-1}; zero for i = 0 (the previous values are zero too)
+    QGML_GRAD_LANES(q, W) {
+      const Real lr = i > 0 ? flr[below * W + q] : Real(0), li = i > 0 ? fli[below * W + q] : Real(0);
+      eliminate(lr, li, xr[i * W + q], Real(0), xi[i * W + q], Real(0), ur_prev[q], ui_prev[q], vr_prev[q], vi_prev[q]);
+    }
+    QGML_GRAD_LANES(q, W) {
+      const Real dr = fdr[i * W + q], di = fdi[i * W + q];
+      const Real wr = ur_prev[q] * dr - ui_prev[q] * di, wi = ur_prev[q] * di + ui_prev[q] * dr;
+      const Real yr = vr_prev[q] * dr - vi_prev[q] * di, yi = vr_prev[q] * di + vi_prev[q] * dr;
+      xr[i * W + q] = wr;
+      xi[i * W + q] = yr;
+      fdr[i * W + q] = wi;
+      fdi[i * W + q] = yi;
+    }
+  }
+  // Backward L^T u = z: u_i = z_i - L_i u_{i+1}.
+  QGML_GRAD_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
+  for (int i = n - 1; i >= 0; --i) {
+    QGML_GRAD_LANES(q, W) {
+      const Real lr = i + 1 < n ? flr[i * W + q] : Real(0), li = i + 1 < n ? fli[i * W + q] : Real(0);
+      eliminate(lr, li, xr[i * W + q], fdr[i * W + q], xi[i * W + q], fdi[i * W + q], ur_prev[q], ui_prev[q],
+                vr_prev[q], vi_prev[q]);
+      xr[i * W + q] = ur_prev[q];  // Re u
+      xi[i * W + q] = vr_prev[q];  // Re v
+    }
+  }
+  project_out();
+}
+
+// Loss terms of the points first .. first + packs * W - 1 (below count) and their chunk's partial
+// X (partial(chunk, l, i, j)). a: D x N x N configuration, s: its S = 1/2 sum A_k^2, x: count x D points,
+// xbar: count x D, terms: count x loss_penalty, info: count (eigh codes). weight: each point's weight
+// (0 for skipped degenerate points and padding lanes).
+template <int W, class Real, class AView, class SView, class XView, class XbarView, class TermsView, class InfoView,
+          class PartialView>
+KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq, const XView& x, const XbarView& xbar,
+                                                const TermsView& terms, const InfoView& info,
+                                                const PartialView& partial, const int chunk, const int first,
+                                                const int packs, const int count, const Real weight, const Real lw,
+                                                const Real eta_rel, const Real tol, const bool skip_degenerate,
+                                                const bool ground_state, Real* scratch) {
+  const int d = static_cast<int>(a.extent(0));
+  const int n = static_cast<int>(a.extent(1));
+  const linalg::PackedEighArrays<W, Real> p(n, scratch);
+  Real* const psr = scratch + std::size_t(W) * linalg::packed_eigh_scratch_reals(n, 1);  // psi
+  Real* const psi = psr + n * W;
+  Real* const phr = psi + n * W;  // phi
+  Real* const phi = phr + n * W;
+  Real* const svr = phi + n * W;  // s, then c_n
+  Real* const svi = svr + n * W;
+  Real* const cvr = svi + n * W;
+  Real* const cvi = cvr + n * W;
+  Real* const td = cvi + n * W;  // ground-state path: T (diagonal, off-diagonal), z_0, LDL^T factors
+  Real* const te = td + n * W;
+  Real* const z0 = te + n * W;
+  Real* const fdr = z0 + n * W;  // 1 / D_i (complex)
+  Real* const fdi = fdr + n * W;
+  Real* const flr = fdi + n * W;  // L_i (complex)
+  Real* const fli = flr + n * W;
+  Real* const yr = fli + 2 * n * W;  // y_k(i) at (k * n + i) * W, then a_l(i)
+  Real* const yi = yr + d * n * W;
+  Real* const er = yi + d * n * W;  // e_l(i)
+  Real* const ei = er + d * n * W;
+  Real* const xk = ei + d * n * W;  // x_k at k * W
+  Real* const rk = xk + d * W;      // r_k
+  Real* const gr = rk + d * W;      // per-lane partial X_l(i, j) at ((l * n + i) * n + j) * W
+  Real* const gi = gr + std::size_t(d) * n * n * W;
+  const Real one_minus_w = Real(1) - lw;
+
+  for (int pk = 0; pk < packs; ++pk) {
+    const int t0 = first + pk * W;
+    const int lanes = count - t0 < W ? count - t0 : W;
+    // --- H(x) = S - sum_k x_k A_k + |x|^2 / 2 (lower triangle), padding lanes at x = 0.
+    Real x2[W], fin[W];
+    for (int k = 0; k < d; ++k)
+      for (int q = 0; q < W; ++q) xk[k * W + q] = q < lanes ? Real(x(t0 + q, k)) : Real(0);
+    QGML_GRAD_LANES(q, W) {
+      x2[q] = Real(0);
+      fin[q] = Real(0);
+    }
+    for (int k = 0; k < d; ++k) {
+      const Real* xq = xk + k * W;
+      QGML_GRAD_LANES(q, W) x2[q] += xq[q] * xq[q];
+    }
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j <= i; ++j) {
+        Real* hr = p.at(p.ar, i, j);
+        Real* hi = p.at(p.ai, i, j);
+        const Real s_r = sq(i, j).real(), s_i = sq(i, j).imag();
+        QGML_GRAD_LANES(q, W) {
+          hr[q] = s_r;
+          hi[q] = s_i;
+        }
+        for (int k = 0; k < d; ++k) {
+          const Real a_r = a(k, i, j).real(), a_i = a(k, i, j).imag();
+          const Real* xq = xk + k * W;
+          QGML_GRAD_LANES(q, W) {
+            hr[q] -= xq[q] * a_r;
+            hi[q] -= xq[q] * a_i;
+          }
+        }
+        if (i == j) QGML_GRAD_LANES(q, W) hr[q] += Real(0.5) * x2[q];
+        QGML_GRAD_LANES(q, W) fin[q] += (hr[q] - hr[q]) + (hi[q] - hi[q]);  // NaN once any entry is not finite
+      }
+    int code[W], failed[W];
+    for (int q = 0; q < W; ++q) {
+      code[q] = (q < lanes && fin[q] == Real(0)) ? linalg::eigh_success : linalg::eigh_non_finite_input;
+      if (code[q] != linalg::eigh_success)  // solved as a zero matrix: no sweeps, no contamination
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j <= i; ++j) p.at(p.ar, i, j)[q] = p.at(p.ai, i, j)[q] = Real(0);
+    }
+    if (ground_state) {
+      linalg::packed_tridiagonalize<W>(p);
+      for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) {
+          td[i * W + q] = p.d[i * W + q];
+          te[i * W + q] = p.e[i * W + q];
+        }
+      linalg::packed_ql<W>(p, failed, false);
+    } else {
+      linalg::packed_eigh_solve<W>(p, failed);
+    }
+
+    // --- Ground state of every lane: index, E_0, E_1, E_max; failed lanes get NaN (as the sorted path).
+    const Real nan = math::sqrt(Real(-1));
+    int n0[W];
+    Real e0[W], e1[W], emax[W], pw[W];
+    for (int q = 0; q < W; ++q) {
+      if (q < lanes && code[q] == linalg::eigh_success && failed[q]) code[q] = linalg::eigh_not_converged;
+      if (q < lanes && code[q] != linalg::eigh_success) {
+        for (int i = 0; i < n; ++i) p.d[i * W + q] = nan;
+        if (code[q] == linalg::eigh_non_finite_input && !ground_state)
+          for (int ij = 0; ij < n * n; ++ij) p.zr[ij * W + q] = p.zi[ij * W + q] = nan;
+      }
+      int m = 0;
+      for (int i = 1; i < n; ++i)
+        if (p.d[i * W + q] < p.d[m * W + q]) m = i;
+      n0[q] = m;
+    }
+    QGML_GRAD_LANES(q, W) {
+      e0[q] = p.d[n0[q] * W + q];
+      emax[q] = e0[q];
+      e1[q] = e0[q];
+    }
+    if (n > 1)
+      for (int q = 0; q < W; ++q) {
+        Real second = p.d[(n0[q] == 0 ? 1 : 0) * W + q], top = e0[q];
+        for (int i = 0; i < n; ++i) {
+          const Real v = p.d[i * W + q];
+          if (i != n0[q] && v < second) second = v;
+          top = v > top ? v : top;
+        }
+        e1[q] = second;
+        emax[q] = top;
+      }
+    for (int q = 0; q < W; ++q)
+      if (q < lanes && code[q] != linalg::eigh_success) e0[q] = nan;
+    if (ground_state) {
+      packed_ground_vector<W>(n, td, te, e0, emax, fdr, flr, z0);
+      for (int j = 0; j < n; ++j) QGML_GRAD_LANES(q, W) {
+          psr[j * W + q] = z0[j * W + q];
+          psi[j * W + q] = Real(0);
+        }
+      packed_apply_q<W>(p, psr, psi, false);
+    } else {
+      for (int q = 0; q < W; ++q)
+        for (int j = 0; j < n; ++j) {
+          psr[j * W + q] = p.at(p.zr, n0[q], j)[q];
+          psi[j * W + q] = p.at(p.zi, n0[q], j)[q];
+        }
+    }
+
+    // --- y_k = A_k psi, xbar_k, sigma^2, d^2.
+    Real sigma2[W], dist2[W];
+    QGML_GRAD_LANES(q, W) sigma2[q] = dist2[q] = Real(0);
+    for (int k = 0; k < d; ++k) {
+      Real xb[W], qq[W];
+      QGML_GRAD_LANES(q, W) xb[q] = qq[q] = Real(0);
+      for (int i = 0; i < n; ++i) {
+        Real ar_[W], ai_[W];
+        packed_matrix_row_times<W>(a, k, i, n, psr, psi, ar_, ai_);
+        Real* y_r = yr + (k * n + i) * W;
+        Real* y_i = yi + (k * n + i) * W;
+        const Real* pr_ = psr + i * W;
+        const Real* pi_ = psi + i * W;
+        QGML_GRAD_LANES(q, W) {
+          y_r[q] = ar_[q];
+          y_i[q] = ai_[q];
+          xb[q] += pr_[q] * ar_[q] + pi_[q] * ai_[q];
+          qq[q] += ar_[q] * ar_[q] + ai_[q] * ai_[q];
+        }
+      }
+      const Real* xq = xk + k * W;
+      Real* r = rk + k * W;
+      QGML_GRAD_LANES(q, W) {
+        sigma2[q] += qq[q] - xb[q] * xb[q];
+        r[q] = xb[q] - xq[q];
+        dist2[q] += r[q] * r[q];
+      }
+      for (int q = 0; q < lanes; ++q) xbar(t0 + q, k) = xb[q];
+    }
+    // --- s = sum_k r_k y_k.
+    for (int i = 0; i < n; ++i) {
+      Real* s_r = svr + i * W;
+      Real* s_i = svi + i * W;
+      QGML_GRAD_LANES(q, W) s_r[q] = s_i[q] = Real(0);
+      for (int k = 0; k < d; ++k) {
+        const Real* r = rk + k * W;
+        const Real* y_r = yr + (k * n + i) * W;
+        const Real* y_i = yi + (k * n + i) * W;
+        QGML_GRAD_LANES(q, W) {
+          s_r[q] += r[q] * y_r[q];
+          s_i[q] += r[q] * y_i[q];
+        }
+      }
+    }
+    // --- c_m = f(E_m - E_0) <m|s> (0 for the ground state itself), phi = sum_m c_m |m>.
+    Real eta[W], degenerate[W];
+    QGML_GRAD_LANES(q, W) {
+      eta[q] = eta_rel * spectral_scale(e0[q], emax[q]);
+      degenerate[q] = ground_state_degenerate(n, e0[q], e1[q], emax[q], tol) ? Real(1) : Real(0);
+    }
+    if (ground_state) {
+      // phi = Q R_T Q^H s with R_T = Re (T - E_0 - i eta)^{-1} on the complement of z_0 (spec 2.5, 2.6).
+      for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) {
+          phr[i * W + q] = svr[i * W + q];
+          phi[i * W + q] = svi[i * W + q];
+        }
+      packed_apply_q<W>(p, phr, phi, true);
+      packed_reduced_resolvent<W>(n, td, te, e0, eta, z0, fdr, fdi, flr, fli, phr, phi);
+      packed_apply_q<W>(p, phr, phi, false);
+    }
+    for (int m = 0; m < n && !ground_state; ++m) {
+      Real cr[W], ci[W];
+      QGML_GRAD_LANES(q, W) cr[q] = ci[q] = Real(0);
+      for (int i = 0; i < n; ++i) {
+        const Real* z_r = p.at(p.zr, m, i);
+        const Real* z_i = p.at(p.zi, m, i);
+        const Real* s_r = svr + i * W;
+        const Real* s_i = svi + i * W;
+        QGML_GRAD_LANES(q, W) {
+          cr[q] += z_r[q] * s_r[q] + z_i[q] * s_i[q];
+          ci[q] += z_r[q] * s_i[q] - z_i[q] * s_r[q];
+        }
+      }
+      const Real* dm = p.d + m * W;
+      Real* c_r = cvr + m * W;
+      Real* c_i = cvi + m * W;
+      QGML_GRAD_LANES(q, W) {
+        const Real f = regularized_inverse_gap(dm[q] - e0[q], eta[q]);
+        c_r[q] = f * cr[q];
+        c_i[q] = f * ci[q];
+      }
+    }
+    for (int i = 0; i < n && !ground_state; ++i) {
+      Real* f_r = phr + i * W;
+      Real* f_i = phi + i * W;
+      QGML_GRAD_LANES(q, W) f_r[q] = f_i[q] = Real(0);
+      for (int m = 0; m < n; ++m) {
+        const Real* z_r = p.at(p.zr, m, i);
+        const Real* z_i = p.at(p.zi, m, i);
+        const Real* c_r = cvr + m * W;
+        const Real* c_i = cvi + m * W;
+        QGML_GRAD_LANES(q, W) {
+          f_r[q] += c_r[q] * z_r[q] - c_i[q] * z_i[q];
+          f_i[q] += c_r[q] * z_i[q] + c_i[q] * z_r[q];
+        }
+      }
+    }
+    // --- a_l (over y_l) and e_l, scaled by the point's weight.
+    QGML_GRAD_LANES(q, W) pw[q] = (q < lanes && !(skip_degenerate && degenerate[q] != Real(0))) ? weight : Real(0);
+    for (int l = 0; l < d; ++l) {
+      const Real* xl = xk + l * W;
+      const Real* rl = rk + l * W;
+      for (int i = 0; i < n; ++i) {
+        Real ar_[W], ai_[W];
+        packed_matrix_row_times<W>(a, l, i, n, phr, phi, ar_, ai_);
+        Real* y_r = yr + (l * n + i) * W;
+        Real* y_i = yi + (l * n + i) * W;
+        Real* e_r = er + (l * n + i) * W;
+        Real* e_i = ei + (l * n + i) * W;
+        const Real* p_r = psr + i * W;
+        const Real* p_i = psi + i * W;
+        const Real* f_r = phr + i * W;
+        const Real* f_i = phi + i * W;
+        QGML_GRAD_LANES(q, W) {
+          const Real b_r = y_r[q] - xl[q] * p_r[q], b_i = y_i[q] - xl[q] * p_i[q];
+          const Real c_r = ar_[q] - xl[q] * f_r[q], c_i = ai_[q] - xl[q] * f_i[q];
+          y_r[q] = pw[q] * (lw * b_r - one_minus_w * c_r + one_minus_w * rl[q] * p_r[q]);
+          y_i[q] = pw[q] * (lw * b_i - one_minus_w * c_i + one_minus_w * rl[q] * p_i[q]);
+          e_r[q] = pw[q] * (-one_minus_w) * b_r;
+          e_i[q] = pw[q] * (-one_minus_w) * b_i;
+        }
+      }
+    }
+    // --- X_l(i, j) += a_l(i) conj(psi(j)) + e_l(i) conj(phi(j)), per lane (assigned by the first pack).
+    const bool assign = pk == 0;
+    for (int l = 0; l < d; ++l)
+      for (int i = 0; i < n; ++i) {
+        const Real* a_r = yr + (l * n + i) * W;
+        const Real* a_i = yi + (l * n + i) * W;
+        const Real* e_r = er + (l * n + i) * W;
+        const Real* e_i = ei + (l * n + i) * W;
+        for (int j = 0; j < n; ++j) {
+          Real* g_r = gr + (std::size_t(l * n + i) * n + j) * W;
+          Real* g_i = gi + (std::size_t(l * n + i) * n + j) * W;
+          const Real* p_r = psr + j * W;
+          const Real* p_i = psi + j * W;
+          const Real* f_r = phr + j * W;
+          const Real* f_i = phi + j * W;
+          QGML_GRAD_LANES(q, W) {
+            const Real vr = a_r[q] * p_r[q] + a_i[q] * p_i[q] + e_r[q] * f_r[q] + e_i[q] * f_i[q];
+            const Real vi = a_i[q] * p_r[q] - a_r[q] * p_i[q] + e_i[q] * f_r[q] - e_r[q] * f_i[q];
+            g_r[q] = assign ? vr : g_r[q] + vr;
+            g_i[q] = assign ? vi : g_i[q] + vi;
+          }
+        }
+      }
+    // --- Per-point terms (unweighted).
+    for (int q = 0; q < lanes; ++q) {
+      const int t = t0 + q;
+      const Real total = dist2[q] + lw * sigma2[q];
+      const bool finite = math::isfinite(total) && math::isfinite(e0[q]);
+      terms(t, int(loss_total)) = total;
+      terms(t, int(loss_reconstruction)) = dist2[q];
+      terms(t, int(loss_fluctuation)) = sigma2[q];
+      terms(t, int(loss_energy)) = e0[q];
+      terms(t, int(loss_degenerate_points)) = degenerate[q];
+      terms(t, int(loss_nonfinite_points)) = finite ? Real(0) : Real(1);
+      terms(t, int(loss_eigh_failures)) = code[q] == linalg::eigh_success ? Real(0) : Real(1);
+      info(t) = code[q];
+    }
+  }
+  // --- The chunk's partial: the lanes summed in order.
+  for (int l = 0; l < d; ++l)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        const Real* g_r = gr + (std::size_t(l * n + i) * n + j) * W;
+        const Real* g_i = gi + (std::size_t(l * n + i) * n + j) * W;
+        Real sr = 0, si = 0;
+        for (int q = 0; q < W; ++q) {
+          sr += g_r[q];
+          si += g_i[q];
+        }
+        partial(chunk, l, i, j) = complex_t<Real>(sr, si);
+      }
+}
+
+}  // namespace qgml::detail
+
+#undef QGML_GRAD_LANES

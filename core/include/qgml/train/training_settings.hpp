@@ -1,0 +1,73 @@
+// Settings and per-epoch records of training (spec 1.5); the trainer itself is in trainer.hpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "qgml/train/adam.hpp"
+#include "qgml/train/loss_settings.hpp"
+
+namespace qgml {
+
+// Learning rate as a function of the epoch e = 0, 1, ...:
+//   constant: lr;  exponential: lr gamma^e;  step: lr gamma^floor(e / step_size);
+//   cosine: min_lr + (lr - min_lr) (1 + cos(pi e / epochs)) / 2.
+struct LearningRateSchedule {
+  enum class Kind { constant, exponential, step, cosine };
+  Kind kind = Kind::constant;
+  double gamma = 1.0;
+  int step_size = 1;
+  double min_lr = 0.0;
+
+  double at(double lr, int epoch, int epochs) const;
+};
+
+LearningRateSchedule::Kind parse_schedule_kind(const std::string& s);
+std::string to_string(LearningRateSchedule::Kind k);
+
+struct TrainingSettings {
+  int epochs = 100;
+  int batch_size = 0;  // 0 or >= T: full batch
+  double learning_rate = 1e-3;
+  LearningRateSchedule schedule;
+  LossSettings loss;
+  AdamSettings adam;
+  std::uint64_t seed = 0;           // shuffling: epoch e uses the permutation keyed by (seed, e)
+  int checkpoint_every = 0;         // epochs between checkpoints (0: only at the end, if a directory is set)
+  std::string checkpoint_dir;       // empty: no checkpoints
+  double early_stop_tolerance = 0;  // stop when |L_e - L_{e-1}| <= tol |L_{e-1}| (0: never)
+  bool check_replicas = false;      // data-parallel debugging: compare the matrices of all ranks every epoch
+  // Warm-started eigensolves: each point's eigenvectors from the previous epoch are the starting basis
+  // of a Jacobi refinement (EighOptions::warm_start); holds T N^2 complex numbers. On CPUs the cold
+  // packed solver is faster (perf/NOTES.md); this is for measurement and for GPU work.
+  bool warm_start_eigh = false;
+  // On CPUs, the loss and gradient of a batch in one fused kernel per pack of points where the packed
+  // eigensolver applies (LossGradient::set_fused); false runs the separate kernels (for comparison).
+  bool fused_loss_gradient = true;
+  // With it, psi_0 and phi by tridiagonal solves instead of the whole spectrum where that pays
+  // (LossGradient::SpectralPath::automatic; false: full_spectrum).
+  bool ground_state_path = true;
+};
+
+// What one epoch did. Loss values are means over the epoch's batches (each batch a mean over its
+// points), as in the reference; skipped batches are left out of them.
+struct EpochRecord {
+  int epoch = 0;  // 1-based
+  double total = 0, reconstruction = 0, fluctuation = 0, penalty = 0;
+  double learning_rate = 0;
+  long degenerate_points = 0;  // points with a (nearly) degenerate ground state, summed over batches
+  int skipped_batches = 0;     // batches whose loss or gradient was not finite
+  int eigh_failures = 0;       // points whose eigensolve failed
+  int batches = 0;
+  double seconds = 0, points_per_second = 0;
+  double eigh_sweeps = 0;  // mean Jacobi sweeps per point with warm_start_eigh (0: cold solves); not in the CSV
+};
+
+// Writes the history as CSV (one row per epoch) or JSON (an array of objects), atomically.
+void write_history_csv(const std::string& path, const std::vector<EpochRecord>& history);
+void write_history_json(const std::string& path, const std::vector<EpochRecord>& history);
+// Reads a CSV written by write_history_csv; throws qgml::Error naming the file and line otherwise.
+std::vector<EpochRecord> read_history_csv(const std::string& path);
+
+}  // namespace qgml

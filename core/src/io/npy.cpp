@@ -1,0 +1,198 @@
+#include "qgml/io/npy.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "qgml/common/error.hpp"
+#include "qgml/io/atomic_file.hpp"
+
+namespace qgml {
+
+std::size_t npy_item_size(NpyType t) {
+  switch (t) {
+    case NpyType::float32:
+      return 4;
+    case NpyType::float64:
+      return 8;
+    case NpyType::complex64:
+      return 8;
+    case NpyType::complex128:
+      return 16;
+  }
+  return 0;
+}
+
+const char* npy_descr(NpyType t) {
+  switch (t) {
+    case NpyType::float32:
+      return "<f4";
+    case NpyType::float64:
+      return "<f8";
+    case NpyType::complex64:
+      return "<c8";
+    case NpyType::complex128:
+      return "<c16";
+  }
+  return "";
+}
+
+std::size_t NpyArray::count() const {
+  std::size_t n = 1;
+  for (auto s : shape) n *= s;
+  return n;
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw Error("npy file '" + path + "': " + what);
+}
+
+// Value of 'key' in the header dictionary, e.g. "'<f8'", "False", "(3, 4, 4)".
+std::string header_value(const std::string& header, const std::string& key, const std::string& path) {
+  const std::string quoted = "'" + key + "'";
+  auto p = header.find(quoted);
+  if (p == std::string::npos) fail(path, "header has no '" + key + "' entry: " + header);
+  p = header.find(':', p + quoted.size());
+  if (p == std::string::npos) fail(path, "malformed header: " + header);
+  ++p;
+  while (p < header.size() && header[p] == ' ') ++p;
+  if (p >= header.size()) fail(path, "malformed header: " + header);
+  std::size_t end = p;
+  if (header[p] == '(') {
+    end = header.find(')', p);
+    if (end == std::string::npos) fail(path, "malformed shape in header: " + header);
+    return header.substr(p, end - p + 1);
+  }
+  if (header[p] == '\'') {
+    end = header.find('\'', p + 1);
+    if (end == std::string::npos) fail(path, "malformed header: " + header);
+    return header.substr(p, end - p + 1);
+  }
+  while (end < header.size() && header[end] != ',' && header[end] != '}') ++end;
+  return header.substr(p, end - p);
+}
+
+}  // namespace
+
+NpyArray read_npy(const std::string& path) { return read_npy_rows(path, {}); }
+
+NpyArray read_npy_rows(const std::string& path, const NpyRowSelector& select) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  in.seekg(0, std::ios::end);
+  const auto file_size = static_cast<std::size_t>(in.tellg());
+  in.seekg(0);
+  unsigned char magic[8];
+  if (file_size < 10 || !in.read(reinterpret_cast<char*>(magic), 8))
+    fail(path, "too short to be an npy file (" + std::to_string(file_size) + " bytes)");
+  if (std::memcmp(magic, "\x93NUMPY", 6) != 0) fail(path, "not an npy file (bad magic string)");
+  const int major = magic[6];
+  std::size_t header_len = 0;
+  std::size_t prefix = 0;
+  if (major == 1) {
+    unsigned char l[2];
+    in.read(reinterpret_cast<char*>(l), 2);
+    header_len = l[0] | (std::size_t(l[1]) << 8);
+    prefix = 10;
+  } else if (major == 2 || major == 3) {
+    unsigned char l[4];
+    if (!in.read(reinterpret_cast<char*>(l), 4)) fail(path, "truncated header");
+    header_len = l[0] | (std::size_t(l[1]) << 8) | (std::size_t(l[2]) << 16) | (std::size_t(l[3]) << 24);
+    prefix = 12;
+  } else {
+    fail(path, "unsupported npy format version " + std::to_string(major));
+  }
+  if (prefix + header_len > file_size) fail(path, "truncated header");
+  std::string header(header_len, '\0');
+  in.read(header.data(), static_cast<std::streamsize>(header_len));
+
+  NpyArray a;
+  const std::string descr = header_value(header, "descr", path);
+  if (descr == "'<f4'")
+    a.type = NpyType::float32;
+  else if (descr == "'<f8'")
+    a.type = NpyType::float64;
+  else if (descr == "'<c8'")
+    a.type = NpyType::complex64;
+  else if (descr == "'<c16'")
+    a.type = NpyType::complex128;
+  else
+    fail(path, "unsupported dtype " + descr + " (expected little-endian float32, float64, complex64 or complex128)");
+  if (header_value(header, "fortran_order", path) != "False")
+    fail(path, "Fortran-ordered arrays are not supported (save with C order)");
+  const std::string shape = header_value(header, "shape", path);
+  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') fail(path, "malformed shape '" + shape + "'");
+  std::stringstream ss(shape.substr(1, shape.size() - 2));
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto first = item.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    std::size_t used = 0;
+    unsigned long long v = 0;
+    try {
+      v = std::stoull(item.substr(first), &used);
+    } catch (const std::exception&) {
+      fail(path, "malformed shape " + shape);
+    }
+    a.shape.push_back(static_cast<std::size_t>(v));
+    if (v > file_size)
+      fail(path,
+           "truncated: shape " + shape + " needs more data than the file's " + std::to_string(file_size) + " bytes");
+  }
+  const std::size_t expected = a.count() * npy_item_size(a.type);
+  const std::size_t available = file_size - prefix - header_len;
+  if (available < expected)
+    fail(path, "truncated: the header announces shape " + shape + " of " + descr + " (" + std::to_string(expected) +
+                   " bytes of data) but only " + std::to_string(available) + " bytes follow");
+  if (available > expected)
+    fail(path, "has " + std::to_string(available - expected) + " bytes after the data announced by shape " + shape);
+  if (select) {
+    if (a.shape.empty()) fail(path, "expected an array with rows, got a 0-d array");
+    const std::size_t rows = a.shape[0], row_bytes = rows ? expected / rows : 0;
+    const auto [first, end] = select(rows);
+    if (first > end || end > rows)
+      fail(path,
+           "rows [" + std::to_string(first) + ", " + std::to_string(end) + ") requested of " + std::to_string(rows));
+    a.first_row = first;
+    a.total_rows = rows;
+    a.shape[0] = end - first;
+    a.bytes.resize((end - first) * row_bytes);
+    in.seekg(static_cast<std::streamoff>(prefix + header_len + first * row_bytes));
+    in.read(reinterpret_cast<char*>(a.bytes.data()), static_cast<std::streamsize>(a.bytes.size()));
+    if (!in) fail(path, "read error");
+    return a;
+  }
+  a.total_rows = a.shape.empty() ? 0 : a.shape[0];
+  a.bytes.resize(expected);
+  in.read(reinterpret_cast<char*>(a.bytes.data()), static_cast<std::streamsize>(expected));
+  if (!in) fail(path, "read error");
+  return a;
+}
+
+void write_npy(const std::string& path, NpyType type, const std::vector<std::size_t>& shape, const void* data) {
+  std::string dict = std::string("{'descr': '") + npy_descr(type) + "', 'fortran_order': False, 'shape': (";
+  std::size_t count = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    dict += std::to_string(shape[i]) + (shape.size() == 1 ? "," : (i + 1 < shape.size() ? ", " : ""));
+    count *= shape[i];
+  }
+  dict += "), }";
+  // Pad so that the data starts on a 64-byte boundary; the header ends with '\n'.
+  std::size_t total = 10 + dict.size() + 1;
+  dict.append((64 - total % 64) % 64, ' ');
+  dict += '\n';
+  std::string out = "\x93NUMPY";
+  out += char(1);
+  out += char(0);
+  out += char(dict.size() & 0xff);
+  out += char((dict.size() >> 8) & 0xff);
+  out += dict;
+  const std::size_t bytes = count * npy_item_size(type);
+  out.append(static_cast<const char*>(data), bytes);
+  write_file_atomically(path, out);
+}
+
+}  // namespace qgml

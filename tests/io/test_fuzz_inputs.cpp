@@ -1,0 +1,99 @@
+// Fuzz-style robustness: thousands of random mutations of a valid config, CSV data file and NPY
+// matrix file go through the program's readers. Every input must either load or raise qgml::Error
+// with a message; any other exception, crash or sanitizer report (under the debug-asan preset) fails.
+#include <catch2/catch_test_macros.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "qgml/common/error.hpp"
+#include "qgml/common/random.hpp"
+#include "qgml/io/configuration_io.hpp"
+#include "qgml/io/data_io.hpp"
+
+#include "config.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// One random edit: flip, insert, delete, duplicate a span, or truncate.
+std::string mutate(std::string s, const qgml::CounterRng& rng, std::uint64_t& c) {
+  const int edits = 1 + int(rng.uniform(c++) * 4);
+  const char alphabet[] = "0123456789-+.eE,:\n #[]{}\"'abcnaNinfINF\t\r\\";
+  for (int e = 0; e < edits; ++e) {
+    const std::size_t pos = s.empty() ? 0 : std::size_t(rng.uniform(c++) * s.size());
+    switch (int(rng.uniform(c++) * 5)) {
+      case 0:
+        if (!s.empty()) s[pos] = char(rng.bits(c++) & 0xff);
+        break;
+      case 1:
+        s.insert(pos, 1, alphabet[rng.bits(c++) % (sizeof(alphabet) - 1)]);
+        break;
+      case 2:
+        if (!s.empty()) s.erase(pos, 1 + std::size_t(rng.uniform(c++) * 8));
+        break;
+      case 3:
+        s.insert(pos, s.substr(pos, std::size_t(rng.uniform(c++) * 16)));
+        break;
+      default:
+        s = s.substr(0, pos);
+    }
+  }
+  return s;
+}
+
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("qgml-fuzz-" + std::to_string(::getpid()));
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch() { fs::remove_all(dir); }
+  std::string write(const std::string& name, const std::string& bytes) const {
+    const std::string p = (dir / name).string();
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+};
+
+// Runs f; true if it succeeded, false if it raised qgml::Error; any other exception propagates.
+template <class F>
+bool loads(F&& f) {
+  try {
+    f();
+    return true;
+  } catch (const qgml::Error& e) {
+    REQUIRE(std::string(e.what()).size() > 10);
+    return false;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("1000 mutations each of a config, a CSV and an NPY file: loaded or a qgml::Error", "[fuzz]") {
+  Scratch scratch;
+  const std::string config =
+      "data:\n  generator: sphere\n  points: 100\n  noise: 0.1\nmodel:\n  N: 4\n  precision: double\n"
+      "training:\n  epochs: 3\n  lr: 0.01\n  w: 0.25\n  penalty: frobenius\nanalysis:\n  metric: quantum\n";
+  const std::string csv = "x,y,z\n0.1,0.2,0.3\n-1e-3,2.5,7\n1,2,3\n4,5,6\n";
+  qgml::save_matrices(scratch.write("seed.npy", ""), qgml::spin_matrices(3), qgml::Precision::double_precision);
+  std::ifstream in(scratch.dir / "seed.npy", std::ios::binary);
+  const std::string npy((std::istreambuf_iterator<char>(in)), {});
+  fs::remove(scratch.dir / "seed.json");
+  const qgml::CounterRng rng(2024, 1);
+  std::uint64_t c = 0;
+  int ok_config = 0, ok_csv = 0, ok_npy = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string p = scratch.write("c.yaml", mutate(config, rng, c));
+    ok_config += loads([&] { qgml::app::load_config(p, {}); });
+    const std::string q = scratch.write("d.csv", mutate(csv, rng, c));
+    ok_csv += loads([&] { qgml::read_points_csv(q); });
+    const std::string r = scratch.write("m.npy", mutate(npy, rng, c));
+    ok_npy += loads([&] { qgml::load_matrices(r); });
+  }
+  // The mutations are mostly harmless to YAML and mostly fatal to the binary format.
+  INFO("loaded: config " << ok_config << ", csv " << ok_csv << ", npy " << ok_npy << " of 1000");
+  CHECK(ok_config > 0);
+  CHECK(ok_config < 1000);
+  CHECK(ok_csv < 1000);
+  CHECK(ok_npy < 1000);
+}

@@ -1,0 +1,386 @@
+#include <catch2/catch_template_test_macros.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include <limits>
+
+#include "qgml/linalg/batched_eigh.hpp"
+
+#include "linalg/eigh_fixtures.hpp"
+#ifdef QGML_TEST_WITH_LAPACKE
+#include "qgml/lapacke/batched_eigh.hpp"
+#endif
+
+using namespace qgml;
+using namespace qgml::test;
+
+namespace {
+
+const int sizes[] = {1, 2, 3, 4, 7, 8, 16, 31, 32, 33, 64};
+
+// One batch holding every matrix kind (twice, with different seeds), as rounded to Real; with count,
+// the kinds repeat (new seeds) until there are count matrices (matrix t has kind t % kinds).
+template <class Real>
+std::vector<HostMatrix> make_batch(int n, int count = 0) {
+  const int kinds = static_cast<int>(all_matrix_kinds().size());
+  if (count <= 0) count = 2 * kinds;
+  std::vector<HostMatrix> batch;
+  for (int t = 0; t < count; ++t) {
+    HostMatrix h = make_matrix(all_matrix_kinds()[t % kinds], n, 1000 * n + t / kinds);
+    for (auto& x : h.a) x = cplx(double(Real(x.real())), double(Real(x.imag())));
+    batch.push_back(h);
+  }
+  return batch;
+}
+
+template <class Real, class Mem>
+MatrixStack<Real, Mem> to_device(const std::vector<HostMatrix>& batch, int n) {
+  MatrixStack<Real, Mem> h("qgml::test::H", batch.size(), n, n);
+  auto m = Kokkos::create_mirror_view(h);
+  for (std::size_t t = 0; t < batch.size(); ++t)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        m(t, i, j) = complex_t<Real>(Real(batch[t](i, j).real()), Real(batch[t](i, j).imag()));
+  Kokkos::deep_copy(h, m);
+  return h;
+}
+
+template <class Real>
+std::vector<double> reference_eigenvalues(const HostMatrix& h);
+
+// Eigenvalues of a Hermitian matrix in double precision: cyclic Jacobi on the host, independent of
+// every solver under test (converges for any Hermitian input; O(N^3) per sweep).
+template <class Real>
+std::vector<double> reference_eigenvalues(const HostMatrix& h0) {
+  HostMatrix a = h0;
+  const int n = a.n;
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0, diag = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) (i == j ? diag : off) += std::norm(a(i, j));
+    if (off <= 1e-30 * (diag + off) || off == 0) break;
+    for (int p = 0; p < n; ++p)
+      for (int q = p + 1; q < n; ++q) {
+        const double apq = std::abs(a(p, q));
+        if (apq == 0) continue;
+        const cplx phase = a(p, q) / apq;  // a_pq = |a_pq| e^{i phi}
+        const double theta = 0.5 * std::atan2(2 * apq, a(q, q).real() - a(p, p).real());
+        const double c = std::cos(theta), s = std::sin(theta);
+        // Rotation J with columns p, q: J_pp = c, J_qq = c, J_pq = s phase, J_qp = -s conj(phase).
+        for (int k = 0; k < n; ++k) {  // A <- A J
+          const cplx akp = a(k, p), akq = a(k, q);
+          a(k, p) = c * akp - s * std::conj(phase) * akq;
+          a(k, q) = s * phase * akp + c * akq;
+        }
+        for (int k = 0; k < n; ++k) {  // A <- J^H A
+          const cplx apk = a(p, k), aqk = a(q, k);
+          a(p, k) = c * apk - s * phase * aqk;
+          a(q, k) = s * std::conj(phase) * apk + c * aqk;
+        }
+      }
+  }
+  std::vector<double> w(n);
+  for (int i = 0; i < n; ++i) w[i] = a(i, i).real();
+  std::sort(w.begin(), w.end());
+  return w;
+}
+
+// batch_count > 0: that many matrices instead of two of every kind; the outputs then get `spare`
+// extra rows holding sentinels, which must come back unchanged (no writes past the batch).
+template <class Real, class Space, class Solve>
+void check_solver(const Space& exec, const Solve& solve, const std::string& label, int batch_count = 0, int spare = 0) {
+  using Mem = typename Space::memory_space;
+  for (int n : sizes) {
+    const auto batch = make_batch<Real>(n, batch_count);
+    const int count = static_cast<int>(batch.size());
+    auto h = to_device<Real, Mem>(batch, n);
+    RealMatrix<Real, Mem> w("qgml::test::w", count + spare, n);
+    MatrixStack<Real, Mem> v("qgml::test::V", count + spare, n, n);
+    IntVector<Mem> info("qgml::test::info", count + spare);
+    const auto spare_rows = Kokkos::make_pair(count, count + spare);
+    Kokkos::deep_copy(Kokkos::subview(w, spare_rows, Kokkos::ALL), Real(42));
+    Kokkos::deep_copy(Kokkos::subview(v, spare_rows, Kokkos::ALL, Kokkos::ALL), complex_t<Real>(Real(42)));
+    Kokkos::deep_copy(Kokkos::subview(info, spare_rows), -7);
+    solve(exec, h, w, v, info);
+    auto wh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+    auto vh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    auto ih = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info);
+    for (int t = count; t < count + spare; ++t) {
+      INFO(label << ", N = " << n << ": spare output row " << t << " (batch of " << count << ") was written");
+      int changed = ih(t) == -7 ? 0 : 1;
+      for (int i = 0; i < n; ++i) {
+        changed += wh(t, i) == Real(42) ? 0 : 1;
+        for (int j = 0; j < n; ++j) changed += vh(t, i, j) == complex_t<Real>(Real(42)) ? 0 : 1;
+      }
+      CHECK(changed == 0);
+    }
+    for (int t = 0; t < count; ++t) {
+      const MatrixKind kind = all_matrix_kinds()[t % all_matrix_kinds().size()];
+      INFO(label << ", N = " << n << ", " << to_string(kind) << ", batch index " << t);
+      REQUIRE(ih(t) == linalg::eigh_success);
+      const auto wt = Kokkos::subview(wh, t, Kokkos::ALL);
+      const auto vt = Kokkos::subview(vh, t, Kokkos::ALL, Kokkos::ALL);
+      const EighCheck c = check_eigh(batch[t], wt, vt);
+      CHECK(c.ascending);
+      CHECK(c.residual <= eigh_tolerance<Real>());
+      CHECK(c.orthogonality <= eigh_tolerance<Real>());
+      const std::vector<double> ref = reference_eigenvalues<Real>(batch[t]);
+      double hnorm = 0;
+      for (auto x : batch[t].a) hnorm += std::norm(x);
+      hnorm = std::max(std::sqrt(hnorm), 1e-300);
+      double err = 0;
+      for (int j = 0; j < n; ++j) err = std::max(err, std::abs(double(wt(j)) - ref[j]));
+      CHECK(err / hnorm <= eigh_tolerance<Real>());
+    }
+  }
+}
+
+template <class Space>
+int team_size_for_tests(const Space& exec) {
+  return exec.concurrency() >= 2 ? 2 : 1;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("batched_eigh serial variant: residual, orthogonality, eigenvalues", "[eigh]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  check_solver<Real>(
+      Space(),
+      [](const Space& exec, auto h, auto w, auto v, auto info) {
+        batched_eigh(exec, h, w, v, info, EighOptions{EighVariant::serial, 0});
+      },
+      "serial");
+}
+
+TEMPLATE_TEST_CASE("batched_eigh team variant: residual, orthogonality, eigenvalues", "[eigh]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  const int ts = is_host_space_v<Space> ? team_size_for_tests(exec) : 0;
+  check_solver<Real>(
+      exec,
+      [ts](const Space& e, auto h, auto w, auto v, auto info) {
+        batched_eigh(e, h, w, v, info, EighOptions{EighVariant::team, ts});
+      },
+      "team (team size " + std::to_string(ts) + ")");
+}
+
+TEMPLATE_TEST_CASE("batched_eigh team variant with team sizes 2, 3, 5, 8 (as many as the space has threads)",
+                   "[eigh][team-sizes]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  int expected = 0, ran = 0;
+  for (int ts : {2, 3, 5, 8}) {
+    if (is_host_space_v<Space> && ts > int(exec.concurrency())) continue;
+    ++expected;
+    check_solver<Real>(
+        exec,
+        [ts, &ran](const Space& e, auto h, auto w, auto v, auto info) {
+          batched_eigh(e, h, w, v, info, EighOptions{EighVariant::team, ts});
+          ++ran;
+        },
+        "team (team size " + std::to_string(ts) + ")");
+  }
+  CHECK(ran == expected * int(sizeof(sizes) / sizeof(sizes[0])));
+}
+
+// The packed variant (linalg/hermitian_eigensolver_packed.hpp) solves packs of W =
+// linalg::packed_eigh_width<Real> matrices (8 doubles, 16 floats) per thread; batches of 16 (whole
+// packs in double, one padded pack in float), 2 W + 3 and 5 (a padded last pack; no writes past the
+// batch). On device spaces it is the serial variant.
+TEMPLATE_TEST_CASE("batched_eigh packed variant: residual, orthogonality, eigenvalues", "[eigh][packed]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const auto solve = [](const Space& exec, auto h, auto w, auto v, auto info) {
+    batched_eigh(exec, h, w, v, info, EighOptions{EighVariant::packed, 0});
+  };
+  const int width = linalg::packed_eigh_width<Real>;
+  check_solver<Real>(Space(), solve, "packed");
+  check_solver<Real>(Space(), solve, "packed, batch 2 W + 3", 2 * width + 3, width);
+  check_solver<Real>(Space(), solve, "packed, batch 5", 5, width);
+}
+
+// Lanes of a pack are independent: the result of every matrix is the same, bit for bit, whether it is
+// solved alone (a pack with padding) or in a pack with other matrices, NaN / Inf ones included; and
+// the packed results agree with the serial variant.
+TEMPLATE_TEST_CASE("batched_eigh packed variant: lanes do not interact, NaN lanes do not contaminate", "[eigh][packed]",
+                   QGML_TEST_HOST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using Mem = typename TestType::memory_space;
+  const Space exec;
+  const int width = linalg::packed_eigh_width<Real>;
+  for (int n : {3, 4, 8, 16}) {
+    const int count = width + 3;
+    std::vector<HostMatrix> batch = make_batch<Real>(n, count);
+    batch[2](1, 2) = cplx(std::numeric_limits<double>::quiet_NaN(), 0);
+    batch[5](0, 0) = cplx(0, std::numeric_limits<double>::infinity());
+    batch[width + 1](n - 1, 0) = cplx(-std::numeric_limits<double>::infinity(), 1);
+    auto h = to_device<Real, Mem>(batch, n);
+    RealMatrix<Real, Mem> w("qgml::test::w", count, n), ws("qgml::test::w", count, n);
+    MatrixStack<Real, Mem> v("qgml::test::V", count, n, n), vs("qgml::test::V", count, n, n);
+    IntVector<Mem> info("qgml::test::info", count), infos("qgml::test::info", count);
+    batched_eigh(exec, h, w, v, info, EighOptions{EighVariant::packed, 0});
+    batched_eigh(exec, h, ws, vs, infos, EighOptions{EighVariant::serial, 0});
+    for (int t = 0; t < count; ++t) {
+      const bool bad = t == 2 || t == 5 || t == width + 1;
+      INFO("N = " << n << ", batch index " << t << (bad ? " (non-finite)" : ""));
+      CHECK(info(t) == (bad ? linalg::eigh_non_finite_input : linalg::eigh_success));
+      CHECK(info(t) == infos(t));
+      if (bad) {
+        int nans = 0;
+        for (int i = 0; i < n; ++i) {
+          nans += std::isnan(w(t, i)) ? 1 : 0;
+          for (int j = 0; j < n; ++j) nans += (std::isnan(v(t, i, j).real()) && std::isnan(v(t, i, j).imag())) ? 1 : 0;
+        }
+        CHECK(nans == n + n * n);
+        continue;
+      }
+      // Alone: a batch of one matrix, the other lanes padding.
+      auto h1 = to_device<Real, Mem>({batch[t]}, n);
+      RealMatrix<Real, Mem> w1("qgml::test::w", 1, n);
+      MatrixStack<Real, Mem> v1("qgml::test::V", 1, n, n);
+      IntVector<Mem> info1("qgml::test::info", 1);
+      batched_eigh(exec, h1, w1, v1, info1, EighOptions{EighVariant::packed, 0});
+      CHECK(info1(0) == linalg::eigh_success);
+      int differ = 0;
+      double max_dw = 0;
+      for (int i = 0; i < n; ++i) {
+        differ += w1(0, i) == w(t, i) ? 0 : 1;
+        for (int j = 0; j < n; ++j) differ += v1(0, i, j) == v(t, i, j) ? 0 : 1;
+        max_dw = std::max(max_dw, std::abs(double(w(t, i)) - double(ws(t, i))));
+      }
+      CHECK(differ == 0);
+      const EighCheck c =
+          check_eigh(batch[t], Kokkos::subview(w, t, Kokkos::ALL), Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL));
+      CHECK(c.ascending);
+      CHECK(c.residual <= eigh_tolerance<Real>());
+      CHECK(c.orthogonality <= eigh_tolerance<Real>());
+      double hnorm = 0;
+      for (auto x : batch[t].a) hnorm += std::norm(x);
+      CHECK(max_dw <= eigh_tolerance<Real>() * std::max(1.0, std::sqrt(hnorm)));
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("automatic variant: packed on host spaces for 2 <= N <= 64, never on devices or above the limit",
+                   "[eigh][packed]", QGML_TEST_CONFIGS) {
+  using Space = typename TestType::execution_space;
+  const bool host = is_host_space_v<Space>;
+  for (int n : {1, 2, 3, 8, 16, 64, 65}) {
+    INFO("N = " << n);
+    const EighVariant v = resolve_eigh_variant<Space>(EighVariant::automatic, n);
+    if (host)
+      CHECK(v == (n >= 2 && n <= 64 ? EighVariant::packed : EighVariant::serial));
+    else
+      CHECK(v != EighVariant::packed);
+    CHECK(resolve_eigh_variant<Space>(EighVariant::packed, n) == (host ? EighVariant::packed : EighVariant::serial));
+    CHECK(resolve_eigh_variant<Space>(EighVariant::serial, n) == EighVariant::serial);
+  }
+  CHECK(resolve_eigh_variant<Space>(EighVariant::packed, eigh_packed_limit_n + 1) == EighVariant::serial);
+}
+
+#ifdef QGML_TEST_WITH_LAPACKE
+TEMPLATE_TEST_CASE("LAPACKE backend: residual, orthogonality, eigenvalues", "[eigh][lapacke]", QGML_TEST_HOST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  check_solver<Real>(
+      Space(), [](const Space& exec, auto h, auto w, auto v, auto info) { lapacke::batched_eigh(exec, h, w, v, info); },
+      "lapacke");
+}
+#endif
+
+TEMPLATE_TEST_CASE("batched_eigh reports NaN and Inf input through info, without hanging", "[eigh]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using Mem = typename TestType::memory_space;
+  const Space exec;
+  for (auto variant : {EighVariant::serial, EighVariant::team, EighVariant::packed}) {
+    const int n = 5;
+    std::vector<HostMatrix> batch{make_matrix(MatrixKind::random, n, 1), make_matrix(MatrixKind::random, n, 2),
+                                  make_matrix(MatrixKind::random, n, 3)};
+    batch[0](2, 3) = cplx(std::numeric_limits<double>::quiet_NaN(), 0);
+    batch[2](4, 4) = cplx(std::numeric_limits<double>::infinity(), 0);
+    auto h = to_device<Real, Mem>(batch, n);
+    RealMatrix<Real, Mem> w("qgml::test::w", 3, n);
+    MatrixStack<Real, Mem> v("qgml::test::V", 3, n, n);
+    IntVector<Mem> info("qgml::test::info", 3);
+    const int ts = (variant == EighVariant::team && is_host_space_v<Space>) ? team_size_for_tests(exec) : 0;
+    batched_eigh(exec, h, w, v, info, EighOptions{variant, ts});
+    auto ih = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info);
+    auto wh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+    CHECK(ih(0) == linalg::eigh_non_finite_input);
+    CHECK(ih(1) == linalg::eigh_success);
+    CHECK(ih(2) == linalg::eigh_non_finite_input);
+    CHECK(std::isnan(wh(0, 0)));
+    CHECK(std::isfinite(wh(1, 0)));
+    CHECK(count_eigh_failures(exec, info) == 2);
+  }
+}
+
+TEMPLATE_TEST_CASE("batched_eigh rejects mismatched shapes with a clear error", "[eigh]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using Mem = typename TestType::memory_space;
+  MatrixStack<Real, Mem> h("qgml::test::H", 2, 3, 3);
+  RealMatrix<Real, Mem> w("qgml::test::w", 2, 4);
+  MatrixStack<Real, Mem> v("qgml::test::V", 2, 3, 3);
+  IntVector<Mem> info("qgml::test::info", 2);
+  CHECK_THROWS_AS(batched_eigh(Space(), h, w, v, info), qgml::Error);
+}
+
+TEMPLATE_TEST_CASE("warm start: from a nearby basis, Jacobi converges in few sweeps to the same eigenpairs",
+                   "[eigh][warm]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using Mem = typename TestType::memory_space;
+  const Space exec;
+  for (int n : {1, 2, 3, 4, 8, 16, 33}) {
+    auto batch = make_batch<Real>(n);
+    const int count = static_cast<int>(batch.size());
+    // Cold solve for the starting basis, then perturb every matrix a little (the next training step).
+    auto h = to_device<Real, Mem>(batch, n);
+    RealMatrix<Real, Mem> w("qgml::test::w", count, n);
+    MatrixStack<Real, Mem> v("qgml::test::V", count, n, n);
+    IntVector<Mem> info("qgml::test::info", count), sweeps("qgml::test::sweeps", count);
+    batched_eigh(exec, h, w, v, info);
+    std::vector<HostMatrix> next = batch;
+    for (std::size_t t = 0; t < next.size(); ++t) {
+      const HostMatrix e = make_matrix(MatrixKind::random, n, 555 + t);
+      for (int i = 0; i < n * n; ++i) {
+        const cplx z = next[t].a[i] + 1e-3 * e.a[i];
+        next[t].a[i] = cplx(double(Real(z.real())), double(Real(z.imag())));
+      }
+    }
+    auto h2 = to_device<Real, Mem>(next, n);
+    batched_eigh(exec, h2, w, v, info, EighOptions{EighVariant::serial, 0, true}, sweeps);
+    auto wh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+    auto vh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    auto ih = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info);
+    auto sh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sweeps);
+    for (int t = 0; t < count; ++t) {
+      INFO("N = " << n << ", " << to_string(all_matrix_kinds()[t % all_matrix_kinds().size()]) << ", sweeps " << sh(t));
+      REQUIRE(ih(t) == linalg::eigh_success);
+      const EighCheck c =
+          check_eigh(next[t], Kokkos::subview(wh, t, Kokkos::ALL), Kokkos::subview(vh, t, Kokkos::ALL, Kokkos::ALL));
+      CHECK(c.ascending);
+      CHECK(c.residual <= eigh_tolerance<Real>());
+      CHECK(c.orthogonality <= eigh_tolerance<Real>());
+      // Quadratic convergence from a nearby basis where the perturbation is small against the gaps;
+      // for degenerate spectra the perturbation picks new eigenvectors and Jacobi starts afresh.
+      const MatrixKind kind = all_matrix_kinds()[t % all_matrix_kinds().size()];
+      if (kind == MatrixKind::random || kind == MatrixKind::diagonal || kind == MatrixKind::fuzzy_sphere) {
+        CHECK(sh(t) <= 3);
+      }
+      CHECK(sh(t) <= linalg::jacobi_max_sweeps);
+      const std::vector<double> ref = reference_eigenvalues<Real>(next[t]);
+      double hn = 0;
+      for (auto x : next[t].a) hn += std::norm(x);
+      for (int j = 0; j < n; ++j)
+        CHECK(std::abs(wh(t, j) - ref[j]) <= eigh_tolerance<Real>() * std::max(1.0, std::sqrt(hn)));
+    }
+  }
+}

@@ -1,0 +1,215 @@
+#include <catch2/catch_template_test_macros.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
+
+#include "qgml/data/datasets.hpp"
+#include "qgml/model/initializers.hpp"
+#include "qgml/model/observables.hpp"
+#include "qgml/train/trainer.hpp"
+
+#include "test_support.hpp"
+#include "train/training_fixtures.hpp"
+
+using namespace qgml;
+using namespace qgml::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+template <class Real, class Space>
+std::vector<EpochRecord> train_sphere(int epochs, HostMatrices* final_matrices = nullptr) {
+  const Space exec;
+  const auto run = train_sphere_run<Real>(exec, epochs);
+  if (final_matrices) *final_matrices = to_host(run.config, exec);
+  return run.history;
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() : path(fs::temp_directory_path() / ("qgml-trainer-" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("end to end: the unit sphere trains to the spin-1 fuzzy sphere (spec 4.2, 8.5)", "[training]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  const auto run = train_sphere_run<Real>(exec, 100);
+  const auto& [data, config, history] = run;
+  REQUIRE(history.size() == 100);
+  CHECK(history.front().batches == 5);
+  const EpochRecord& last = history.back();
+  INFO("final loss " << last.total << ", reconstruction " << last.reconstruction << ", fluctuation "
+                     << last.fluctuation);
+  CHECK(std::abs(last.total - 0.200) <= 0.005);
+  CHECK(last.skipped_batches == 0);
+  CHECK(hermiticity_error(config, exec) == Real(0));
+  // Mean |xbar| over the data.
+  const int count = 2500;
+  qgml::MatrixStack<Real, typename Space::memory_space> h("H", count, 3, 3), v("V", count, 3, 3);
+  qgml::RealMatrix<Real, typename Space::memory_space> w("w", count, 3);
+  qgml::IntVector<typename Space::memory_space> info("info", count);
+  GroundStateObservables<Real, typename Space::memory_space> obs(count, 3);
+  build_hamiltonians(exec, config, data, h);
+  batched_eigh(exec, h, w, v, info);
+  compute_ground_state_observables(exec, config, data, w, v, obs);
+  auto xbar = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), obs.xbar);
+  double mean = 0;
+  for (int t = 0; t < count; ++t)
+    mean +=
+        std::sqrt(double(xbar(t, 0)) * xbar(t, 0) + double(xbar(t, 1)) * xbar(t, 1) + double(xbar(t, 2)) * xbar(t, 2));
+  mean /= count;
+  INFO("mean |xbar| = " << mean);
+  CHECK(std::abs(mean - 0.800) <= 0.01);
+}
+
+#if defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP)
+TEST_CASE("Serial and OpenMP give the same loss history for the same seed", "[training]") {
+  const auto serial = train_sphere<double, Kokkos::Serial>(20);
+  const auto openmp = train_sphere<double, Kokkos::OpenMP>(20);
+  REQUIRE(serial.size() == openmp.size());
+  for (std::size_t e = 0; e < serial.size(); ++e) {
+    INFO("epoch " << e + 1);
+    CHECK(std::abs(serial[e].total - openmp[e].total) <= 1e-10 * std::abs(serial[e].total));
+    CHECK(std::abs(serial[e].reconstruction - openmp[e].reconstruction) <= 1e-10 * std::abs(serial[e].reconstruction));
+  }
+}
+#endif
+
+// Data kept in host memory the device can read (pinned memory on CUDA): batches are streamed by the
+// gather kernel; results are those of device-resident data.
+TEMPLATE_TEST_CASE("data in host-side memory train exactly like device-resident data", "[training]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using HostSide = host_readable_space_t<Space>;
+  const Space exec;
+  HostMatrices resident;
+  const auto full = train_sphere<Real, Space>(4, &resident);
+  const auto device_data = sphere_points<Real>(exec, 2500, 3, 0.0, 42);
+  Kokkos::View<Real**, Kokkos::LayoutRight, HostSide> host_data("host_data", 2500, 3);
+  Kokkos::deep_copy(host_data, device_data);
+  auto config = qr_configuration<Real>(3, 3, 1, exec);
+  Trainer<Real, Space, HostSide> streamed(config, host_data, sphere_settings(4), exec);
+  static_assert(std::is_same_v<typename decltype(streamed)::data_space, HostSide>);
+  const auto history = streamed.train();
+  REQUIRE(history.size() == 4);
+  for (int e = 0; e < 4; ++e) CHECK(history[e].total == full[e].total);
+  const HostMatrices m = to_host(config, exec);
+  CHECK(std::memcmp(m.values.data(), resident.values.data(), m.values.size() * sizeof(cplx)) == 0);
+}
+
+// Warm-started eigensolves (the previous epoch's eigenvectors as the Jacobi starting basis): the same
+// training to rounding, cold solves in the first epoch only, and few sweeps afterwards.
+TEMPLATE_TEST_CASE("warm-started eigensolves train like cold ones in a few Jacobi sweeps", "[training]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  const auto data = sphere_points<Real>(exec, 1000, 3, 0.0, 42);
+  auto cold_config = qr_configuration<Real>(3, 4, 1, exec);
+  auto warm_config = qr_configuration<Real>(3, 4, 1, exec);
+  TrainingSettings s = sphere_settings(8);
+  s.batch_size = 250;
+  const auto cold = Trainer<Real, Space>(cold_config, data, s, exec).train();
+  s.warm_start_eigh = true;
+  const auto warm = Trainer<Real, Space>(warm_config, data, s, exec).train();
+  REQUIRE(warm.size() == cold.size());
+  const double tol = std::is_same_v<Real, double> ? 1e-9 : 2e-3;
+  for (std::size_t e = 0; e < cold.size(); ++e) {
+    INFO("epoch " << e + 1 << ": " << warm[e].eigh_sweeps << " sweeps");
+    CHECK(std::abs(warm[e].total - cold[e].total) <= tol * std::abs(cold[e].total));
+    CHECK(warm[e].eigh_failures == 0);
+    CHECK(cold[e].eigh_sweeps == 0);
+    if (e == 0) {
+      CHECK(warm[e].eigh_sweeps == 0);  // no basis yet: cold
+    } else {
+      CHECK(warm[e].eigh_sweeps >= 1);
+      CHECK(warm[e].eigh_sweeps <= 8);
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("resuming from a checkpoint continues bit-identically", "[training]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  TempDir dir;
+  HostMatrices uninterrupted;
+  const auto full = train_sphere<Real, Space>(6, &uninterrupted);
+
+  auto data = sphere_points<Real>(exec, 2500, 3, 0.0, 42);
+  {
+    auto config = qr_configuration<Real>(3, 3, 1, exec);
+    TrainingSettings s = sphere_settings(6);
+    s.checkpoint_dir = dir.path.string();
+    s.checkpoint_every = 3;
+    Trainer<Real, Space> first(config, data, s, exec);
+    first.train([](const EpochRecord& r) { return r.epoch < 3; });  // interrupted after epoch 3
+    REQUIRE(first.epoch() == 3);
+  }
+  auto config = qr_configuration<Real>(3, 3, 999, exec);  // overwritten by the checkpoint
+  Trainer<Real, Space> resumed(config, data, sphere_settings(6), exec);
+  resumed.load_checkpoint(dir.path.string());
+  CHECK(resumed.epoch() == 3);
+  const auto history = resumed.train();
+  REQUIRE(history.size() == 6);
+  for (int e = 0; e < 6; ++e) CHECK(history[e].total == full[e].total);
+  const HostMatrices m = to_host(config, exec);
+  CHECK(std::memcmp(m.values.data(), uninterrupted.values.data(), m.values.size() * sizeof(cplx)) == 0);
+}
+
+TEMPLATE_TEST_CASE("a batch with a non-finite loss is skipped and never reaches the matrices", "[training]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  auto data = sphere_points<Real>(exec, 100, 3, 0.0, 1);
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), data);
+  host(17, 1) = std::numeric_limits<Real>::quiet_NaN();
+  Kokkos::deep_copy(data, host);
+  auto config = qr_configuration<Real>(3, 3, 1, exec);
+  TrainingSettings s;
+  s.epochs = 3;
+  s.batch_size = 10;
+  s.learning_rate = 0.01;
+  Trainer<Real, Space> trainer(config, data, s, exec);
+  const auto history = trainer.train();
+  for (const auto& r : history) {
+    CHECK(r.skipped_batches == 1);
+    CHECK(r.batches == 9);
+    CHECK(std::isfinite(r.total));
+  }
+  const HostMatrices m = to_host(config, exec);
+  for (auto z : m.values) CHECK((std::isfinite(z.real()) && std::isfinite(z.imag())));
+}
+
+TEMPLATE_TEST_CASE("the last partial batch is kept and the learning-rate schedule is applied", "[training]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  auto data = sphere_points<Real>(exec, 1050, 3, 0.1, 3);
+  auto config = qr_configuration<Real>(3, 4, 2, exec);
+  TrainingSettings s;
+  s.epochs = 3;
+  s.batch_size = 500;
+  s.learning_rate = 0.02;
+  s.schedule.kind = LearningRateSchedule::Kind::exponential;
+  s.schedule.gamma = 0.5;
+  Trainer<Real, Space> trainer(config, data, s, exec);
+  const auto history = trainer.train();
+  CHECK(history[0].batches == 3);
+  CHECK(history[0].learning_rate == 0.02);
+  CHECK(history[2].learning_rate == 0.005);
+  CHECK(history[2].total < history[0].total);
+}
