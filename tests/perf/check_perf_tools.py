@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Checks of the perf tools (perf/regression_check.py, perf/sweep_gather.py, perf/run_perf.py --dry-run)
-on the fixture files next to this script. Standard library only; registered with CTest by CMakeLists.txt.
+"""Checks of the perf tools (perf/regression_check.py, perf/sweep_gather.py, perf/run_perf.py --dry-run,
+perf/gpu_resource_usage.py --from-dump) on the fixture files next to this script. Standard library only
+(and c++filt for gpu_resource_usage); registered with CTest by CMakeLists.txt.
 
   check_perf_tools.py CHECK --perf-dir perf/ --work SCRATCH_DIR
 
@@ -137,12 +138,77 @@ def check_run_perf_dry_run():
            {p["T"] for p in quick if p["suite"] != "gemm_peak"} == {2500}, "--quick grid: N 3 8 16 32, T 2500")
 
 
+def markdown_rows(text):
+    """Table rows of Markdown output as lists of cells (header and separator left out)."""
+    rows = [[c.strip() for c in l.strip().strip("|").split("|")] for l in text.splitlines() if l.startswith("| ")]
+    return rows[1:]
+
+
+def check_gpu_resource_usage():
+    # A saved `cuobjdump --dump-resource-usage` (excerpts of the sm_80 cubins of a CUDA build of qgml_app and
+    # of a small Kokkos program with a named functor), in the format --save-dump writes.
+    dump = fx("cuobjdump_resource_usage.txt")
+    r = run("gpu_resource_usage.py", "--from-dump", dump, "--block-size", "32", "256")
+    expect(r.returncode == 0, f"exit {r.returncode}, expected 0")
+    rows = {(c[0], c[1]): c[2:] for c in markdown_rows(r.stdout)}
+    # columns after kernel and mapped via: pattern/policy, Real, entries, registers, static smem, stack, local,
+    # constant, occupancy at 32, occupancy at 256
+    want = {
+        ("`qgml::batched_eigh`", "enclosing function, lambda(CudaTeamMember const&)#1"):
+            ["for, TeamPolicy", "double / float", "2", "90 / 76", "16", "24", "0", "720 / 696",
+             "31 % (20, registers) / 38 % (24, registers)", "25 % (2, registers) / 38 % (3, registers)"],
+        ("`qgml::batched_eigh`", "enclosing function, lambda(CudaTeamMember const&)#2"):
+            ["for, TeamPolicy", "double", "1", "76", "144", "24", "0", "672", "38 % (24, registers)",
+             "38 % (3, registers)"],
+        ("`qgml::build_hamiltonians`", "enclosing function, lambda(unsigned long)#1"):
+            ["for, RangePolicy", "double / float", "2", "34", "0", "0", "0", "568", "50 % (32, blocks)",
+             "75 % (6, registers)"],
+        ("`qgml::Trainer::finish_batch`", "enclosing function, lambda(int, int&)#1"):
+            ["reduce, RangePolicy", "double", "1", "24", "0", "0", "0", "512", "50 % (32, blocks)",
+             "100 % (8, threads)"],
+        ("`qgml::Trainer::train_distributed_batches`", "enclosing function, lambda(int, int&, bool)#1"):
+            ["scan, RangePolicy", "double", "1", "30", "0", "8", "0", "528", "50 % (32, blocks)",
+             "100 % (8, registers, threads)"],
+        ("`qgml::count_eigh_failures`", "enclosing function, lambda(int, int&)#1"):
+            ["reduce, RangePolicy", "-", "1", "21", "0", "0", "0", "464", "50 % (32, blocks)", "100 % (8, threads)"],
+        ("`qgml::ScaleFunctor`", "functor"):
+            ["for, RangePolicy", "double", "1", "11", "0", "0", "0", "408", "50 % (32, blocks)", "100 % (8, threads)"],
+    }
+    for key, cells in want.items():
+        expect(rows.get(key) == cells, f"row {key}:\n  got  {rows.get(key)}\n  want {cells}")
+    expect(len(rows) == len(want), f"expected {len(want)} qgml rows, got {len(rows)}: {sorted(rows)}")
+    expect("1 Kokkos::Impl::ViewCopy" in r.stdout and "1 main" in r.stdout,
+           "the Kokkos-internal and non-qgml kernels must be counted under 'Not listed'")
+    expect("14 entries (13 distinct), 0 with local memory" in r.stdout, "expected '14 entries (13 distinct)'")
+    # --all-kernels lists them; --dynamic-smem enters the shared-memory limit (16 + 40000 + 1024 reserved,
+    # in units of 128: 41088 B per block, 4 blocks in 164 KB).
+    r = run("gpu_resource_usage.py", "--from-dump", dump, "--all-kernels", "--block-size", "32",
+            "--dynamic-smem", "40000")
+    rows = {(c[0], c[1]): c[2:] for c in markdown_rows(r.stdout)}
+    expect(r.returncode == 0 and rows.get(("`Kokkos::Impl::ViewCopy`", "functor"), [""])[0] == "for, MDRangePolicy",
+           "--all-kernels must list Kokkos::Impl::ViewCopy (for, MDRangePolicy)")
+    eigh = rows.get(("`qgml::batched_eigh`", "enclosing function, lambda(CudaTeamMember const&)#1"), [""])
+    expect(eigh[-1] == "6 % (4, shared)", f"--dynamic-smem 40000 at B = 32: got {eigh[-1]}")
+    # --save-dump writes what --from-dump reads back to the same table.
+    saved = os.path.join(WORK, "saved_dump.txt")
+    r1 = run("gpu_resource_usage.py", "--from-dump", dump, "--save-dump", saved)
+    r2 = run("gpu_resource_usage.py", "--from-dump", saved)
+    expect(r1.returncode == 0 and r2.returncode == 0 and r1.stdout == r2.stdout, "--save-dump round trip differs")
+    # Errors: an architecture that is not in the dump, a --cuobjdump that does not exist.
+    r = run("gpu_resource_usage.py", "--from-dump", dump, "--arch", "sm_90")
+    expect(r.returncode == 2 and "no kernel entries found for sm_90 (found: sm_80)" in r.stderr,
+           "--arch sm_90: exit 2 naming the architectures found")
+    r = run("gpu_resource_usage.py", WORK, "--cuobjdump", os.path.join(WORK, "no-cuobjdump"))
+    expect(r.returncode == 2 and "not an executable file" in r.stderr, "missing --cuobjdump: exit 2 with a message")
+
+
 CHECKS = {
     "regression-equal": check_regression_equal,
     "regression-slower": check_regression_slower,
     "regression-bad-input": check_regression_bad_input,
     "sweep-gather": check_sweep_gather,
     "run-perf-dry-run": check_run_perf_dry_run,
+    "gpu-resource-usage": check_gpu_resource_usage,
 }
 
 
