@@ -1,15 +1,44 @@
 #include "analysis.hpp"
 
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "qgml/io/atomic_file.hpp"
 
 namespace qgml::app {
 
 GeometrySettings geometry_settings(const std::string& metric, double min_gap_ratio) {
   GeometrySettings s;
   s.metric = parse_metric_kind(metric);
-  s.geometric_tensor = s.metric == MetricKind::fubini_study;
   s.estimator.min_gap_ratio = min_gap_ratio;
   return s;
+}
+
+void write_analysis(const DimensionAnalysis& analysis, const std::string& out_dir, Communicator& comm) {
+  const int d = analysis.ambient_dimension;
+  run_collectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    std::ostringstream csv;
+    csv.precision(10);
+    for (int k = 0; k < d; ++k) csv << "x" << k << ",";
+    for (int k = 0; k < d; ++k) csv << "xbar" << k << ",";
+    for (int k = 0; k < d; ++k) csv << "e" << k << ",";
+    csv << "dimension\n";
+    for (long t = 0; t < analysis.count; ++t) {
+      const std::size_t row = std::size_t(t) * d;
+      for (int k = 0; k < d; ++k) csv << analysis.points[row + k] << ",";
+      for (int k = 0; k < d; ++k) csv << analysis.xbar[row + k] << ",";
+      for (int k = 0; k < d; ++k) csv << analysis.eigenvalues[row + k] << ",";
+      csv << analysis.dimension[t] << "\n";
+    }
+    namespace fs = std::filesystem;
+    write_file_atomically((fs::path(out_dir) / "per_point.csv").string(), csv.str());
+    write_dimension_summary_json((fs::path(out_dir) / "dimension_summary.json").string(), analysis.summary,
+                                 "\"metric\": \"" + to_string(analysis.metric) +
+                                     "\",\n  \"failed_points\": " + std::to_string(analysis.failed_points));
+  });
 }
 
 void plot_run(const std::string& dir, bool quiet) {

@@ -9,6 +9,7 @@
 #include "qgml/common/error.hpp"
 #include "qgml/common/random.hpp"
 #include "qgml/data/datasets.hpp"
+#include "qgml/io/atomic_file.hpp"
 #include "qgml/io/configuration_io.hpp"
 #include "qgml/io/data_io.hpp"
 #include "qgml/io/npy.hpp"
@@ -109,7 +110,9 @@ int estimate(const std::map<std::string, std::string>& o) {
     s = geometry_settings(o.at("metric"), number(o, "min-gap-ratio"));
     if (comm.rank() == 0) prepare_output(o.at("out"));
   });
-  const DimensionSummary sum = analyze_points(exec, in.config, in.data, s, 25000, o.at("out"), comm);
+  const DimensionAnalysis analysis = analyze_dimension(exec, in.config, in.data, s, 25000, comm);
+  write_analysis(analysis, o.at("out"), comm);
+  const DimensionSummary& sum = analysis.summary;
   if (comm.rank() != 0) return 0;
   std::printf("%ld points, D = %d, N = %d, %s metric\n", sum.points, in.config.dimension(), in.config.size(),
               o.at("metric").c_str());

@@ -19,6 +19,7 @@
 
 #include "qgml/data/datasets.hpp"
 #include "qgml/data/manifolds.hpp"
+#include "qgml/geometry/analyze_dimension.hpp"
 #include "qgml/geometry/dimension_estimate.hpp"
 #include "qgml/geometry/quantum_geometry.hpp"
 #include "qgml/io/atomic_file.hpp"
@@ -100,31 +101,21 @@ inline Points standardise(const Exec& exec, const Points& x, double* scale_out =
 inline Spectrum metric_spectrum(const Exec& exec, const qgml::MatrixConfiguration<Real, Exec>& config,
                                 const Points& points, qgml::MetricKind kind) {
   const int T = int(points.extent(0)), D = int(points.extent(1));
-  qgml::QuantumGeometry<Real, Exec> geometry(D, config.size(), T, false);
   qgml::GeometrySettings gs;
   gs.metric = kind;
-  geometry.compute(exec, config, points, gs);
-  auto e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geometry.eigenvalues());
-  auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), geometry.dimension());
+  const qgml::DimensionAnalysis a = qgml::analyze_dimension(exec, config, points, gs, T);
   Spectrum s;
   s.D = D;
-  s.eigenvalues.resize(std::size_t(T) * D);
-  s.dimension.resize(T);
+  s.eigenvalues = a.eigenvalues;
+  s.dimension = a.dimension;
+  s.summary = a.summary;
+  s.failures = a.failed_points;
   s.mean_eigenvalues.assign(D, 0.0);
-  std::vector<long> histogram(D + 1, 0);
-  for (int t = 0; t < T; ++t) {
-    s.dimension[t] = d(t);
-    for (int i = 0; i < D; ++i) s.eigenvalues[std::size_t(t) * D + i] = e(t, i);
-    if (d(t) < 0) {
-      ++s.failures;
-      continue;
-    }
-    ++histogram[d(t)];
-    for (int i = 0; i < D; ++i) s.mean_eigenvalues[i] += e(t, i);
-  }
+  for (int t = 0; t < T; ++t)
+    if (s.dimension[t] >= 0)
+      for (int i = 0; i < D; ++i) s.mean_eigenvalues[i] += s.eigenvalues[std::size_t(t) * D + i];
   const long valid = T - s.failures;
   for (auto& m : s.mean_eigenvalues) m = valid > 0 ? m / valid : std::nan("");
-  s.summary = qgml::summarize_dimensions(histogram);
   return s;
 }
 

@@ -1,4 +1,6 @@
 // Quantum geometry of the ground state per point (spec 3.1-3.3), from one eigendecomposition of H(x).
+// The ground-state terms come from the same pass (ground_state_terms.hpp, spec 1.1-1.2): E_0 = w_0,
+// xbar_k = <psi_0|A_k|psi_0>, sigma^2; so an analysis needs no second eigensolve.
 // With W_{n,mu} = <n|A_mu|psi_0> and gaps g_n = E_n - E_0 (n >= 1):
 //   quantum metric (Eq. 7)  g_{mu,nu} = 2 Re sum_n conj(W_{n,mu}) W_{n,nu} / g_n  = d xbar_mu / d x_nu
 //   covariance metric        g_{mu,nu} = 2 Re sum_n conj(W_{n,mu}) W_{n,nu}        (every gap set to 1)
@@ -17,6 +19,7 @@
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/linalg/symmetric_eigenvalues.hpp"
 #include "qgml/model/degeneracy.hpp"
+#include "qgml/model/ground_state_terms.hpp"
 #include "qgml/model/hamiltonian.hpp"
 #include "qgml/model/matrix_configuration.hpp"
 
@@ -34,6 +37,86 @@ struct GeometrySettings {
   double degeneracy_eta = -1;  // relative regulariser of 1/g; < 0: default_degeneracy_tolerance
 };
 
+namespace detail {
+
+// Per point t: the ground-state terms, W_{m,mu} = <m|A_mu|psi_0>, the metric of `kind` and, with
+// `tensor`, the Fubini-Study metric and the Berry curvature.
+template <class Real, class MemorySpace, class PointsView>
+struct GeometryTensors {
+  using complex_type = complex_t<Real>;
+  using tensor_type = Kokkos::View<Real***, Kokkos::LayoutRight, MemorySpace>;
+  MatrixStack<Real, MemorySpace> a, v, proj;
+  RealMatrix<Real, MemorySpace> w, xbar;
+  RealVector<Real, MemorySpace> energy, sigma2;
+  PointsView x;
+  tensor_type metric, fs, berry;
+  int kind = 0;
+  bool tensor = false;
+  Real eta_rel = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    const int d = static_cast<int>(a.extent(0)), n = static_cast<int>(a.extent(1));
+    for (int mu = 0; mu < d; ++mu)
+      for (int m = 0; m < n; ++m) proj(t, m, mu) = complex_type(0);
+    const auto terms = ground_state_terms<Real>(
+        a, Kokkos::subview(v, t, 0, Kokkos::ALL), Kokkos::subview(x, t, Kokkos::ALL),
+        Kokkos::subview(xbar, t, Kokkos::ALL), [&](const int mu, const int i, const complex_type& y) {
+          for (int m = 0; m < n; ++m) proj(t, m, mu) += Kokkos::conj(v(t, m, i)) * y;
+        });
+    const Real e0 = w(t, 0);
+    energy(t) = e0;
+    sigma2(t) = terms.sigma2;
+    const Real eta = eta_rel * spectral_scale(e0, w(t, n - 1));
+    const bool fubini_study = kind == int(MetricKind::fubini_study);
+    for (int mu = 0; mu < d; ++mu)
+      for (int nu = mu; nu < d; ++nu) {
+        Real g = 0;
+        complex_type q(0);
+        for (int m = 1; m < n; ++m) {
+          const complex_type z = Kokkos::conj(proj(t, m, mu)) * proj(t, m, nu);
+          const Real inv = regularized_inverse_gap(w(t, m) - e0, eta);
+          if (kind == int(MetricKind::covariance))
+            g += Real(2) * z.real();
+          else if (kind == int(MetricKind::quantum))
+            g += Real(2) * inv * z.real();
+          if (tensor || fubini_study) q += (inv * inv) * z;
+        }
+        if (fubini_study) g = q.real();
+        metric(t, mu, nu) = g;
+        metric(t, nu, mu) = g;
+        if (tensor) {
+          fs(t, mu, nu) = q.real();
+          fs(t, nu, mu) = q.real();
+          berry(t, mu, nu) = Real(-2) * q.imag();
+          berry(t, nu, mu) = Real(2) * q.imag();
+        }
+      }
+  }
+};
+
+// Per point t: the metric's eigenvalues (descending) and the dimension estimate (-1 where the
+// eigensolve of H failed).
+template <class Real, class MemorySpace>
+struct GeometrySpectrum {
+  using tensor_type = Kokkos::View<Real***, Kokkos::LayoutRight, MemorySpace>;
+  tensor_type metric, work;
+  RealMatrix<Real, MemorySpace> eigenvalues;
+  IntVector<MemorySpace> dimension, info;
+  Real ratio = 0, floor = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    const int d = static_cast<int>(metric.extent(1));
+    for (int i = 0; i < d; ++i)
+      for (int j = 0; j < d; ++j) work(t, i, j) = metric(t, i, j);
+    const auto wt = Kokkos::subview(work, t, Kokkos::ALL, Kokkos::ALL);
+    const auto et = Kokkos::subview(eigenvalues, t, Kokkos::ALL);
+    linalg::symmetric_eigenvalues_descending(wt, et);
+    dimension(t) = info(t) == 0 ? estimate_dimension_from_descending(&eigenvalues(t, 0), d, ratio, floor) : -1;
+  }
+};
+
+}  // namespace detail
+
 template <class Real, class ExecSpace>
 class QuantumGeometry {
  public:
@@ -41,6 +124,8 @@ class QuantumGeometry {
   using tensor_type = Kokkos::View<Real***, Kokkos::LayoutRight, memory_space>;  // T x D x D
 
   QuantumGeometry() = default;
+  // geometric_tensor: allocate the storage of fubini_study() and berry_curvature() (needed only for
+  // GeometrySettings::geometric_tensor; the metric of every MetricKind needs none).
   QuantumGeometry(int d, int n, int max_batch, bool geometric_tensor)
       : d_(d),
         n_(n),
@@ -50,6 +135,9 @@ class QuantumGeometry {
         w_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::w"), max_batch, n),
         info_("qgml::QuantumGeometry::info", max_batch),
         proj_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::W"), max_batch, n, d),
+        xbar_("qgml::QuantumGeometry::xbar", max_batch, d),
+        energy_("qgml::QuantumGeometry::energy", max_batch),
+        sigma2_("qgml::QuantumGeometry::sigma2", max_batch),
         metric_("qgml::QuantumGeometry::metric", max_batch, d, d),
         work_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::work"), max_batch, d, d),
         eigenvalues_("qgml::QuantumGeometry::eigenvalues", max_batch, d),
@@ -58,6 +146,9 @@ class QuantumGeometry {
         berry_("qgml::QuantumGeometry::berry_curvature", geometric_tensor ? max_batch : 0, d, d) {
     QGML_REQUIRE(max_batch >= 1 && d >= 1 && n >= 1, "qgml::QuantumGeometry: need D, N, max_batch >= 1");
   }
+  // With the tensor storage where `settings` asks for the geometric tensor.
+  QuantumGeometry(int d, int n, int max_batch, const GeometrySettings& settings)
+      : QuantumGeometry(d, n, max_batch, settings.geometric_tensor) {}
 
   int max_batch() const { return max_batch_; }
 
@@ -71,10 +162,9 @@ class QuantumGeometry {
     QGML_REQUIRE(config.dimension() == d_ && config.size() == n_ && int(points.extent(1)) == d_,
                  "qgml::QuantumGeometry::compute: the configuration or the points do not match D = " +
                      std::to_string(d_) + ", N = " + std::to_string(n_));
-    QGML_REQUIRE(
-        !(settings.geometric_tensor || settings.metric == MetricKind::fubini_study) || fubini_study_.extent(0) > 0,
-        "qgml::QuantumGeometry: construct with geometric_tensor = true for the Fubini-Study metric "
-        "or the Berry curvature");
+    QGML_REQUIRE(!settings.geometric_tensor || fubini_study_.extent(0) > 0,
+                 "qgml::QuantumGeometry: construct with geometric_tensor = true for fubini_study() and "
+                 "berry_curvature()");
     if (count == 0) return;
     const auto range = Kokkos::make_pair(0, count);
     const auto h = Kokkos::subview(h_, range, Kokkos::ALL, Kokkos::ALL);
@@ -85,11 +175,39 @@ class QuantumGeometry {
                    Kokkos::subview(v_, range, Kokkos::ALL, Kokkos::ALL), Kokkos::subview(info_, range), eigh);
     }
     ScopedRegion region("qgml::metric");
-    tensors(exec, config, settings, count);
-    spectrum(exec, settings, count);
+    detail::GeometryTensors<Real, memory_space, PointsView> tensors;
+    tensors.a = config.matrices();
+    tensors.v = v_;
+    tensors.proj = proj_;
+    tensors.w = w_;
+    tensors.xbar = xbar_;
+    tensors.energy = energy_;
+    tensors.sigma2 = sigma2_;
+    tensors.x = points;
+    tensors.metric = metric_;
+    tensors.fs = fubini_study_;
+    tensors.berry = berry_;
+    tensors.kind = int(settings.metric);
+    tensors.tensor =
+        fubini_study_.extent(0) > 0 && (settings.geometric_tensor || settings.metric == MetricKind::fubini_study);
+    tensors.eta_rel = degeneracy_eta<Real>(settings);
+    Kokkos::parallel_for("qgml::QuantumGeometry::tensors", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), tensors);
+    detail::GeometrySpectrum<Real, memory_space> spectrum;
+    spectrum.metric = metric_;
+    spectrum.work = work_;
+    spectrum.eigenvalues = eigenvalues_;
+    spectrum.dimension = dimension_;
+    spectrum.info = info_;
+    spectrum.ratio = Real(settings.estimator.min_gap_ratio);
+    spectrum.floor =
+        Real(settings.estimator.relative_floor >= 0 ? settings.estimator.relative_floor : 100 * epsilon<Real>());
+    Kokkos::parallel_for("qgml::QuantumGeometry::spectrum", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), spectrum);
   }
 
   // Per-point results of the last compute(); the first `count` rows are valid.
+  const RealMatrix<Real, memory_space>& xbar() const { return xbar_; }                // T x D: <psi_0|A_k|psi_0>
+  const RealVector<Real, memory_space>& energy() const { return energy_; }            // E_0
+  const RealVector<Real, memory_space>& sigma2() const { return sigma2_; }            // sigma^2
   const tensor_type& metric() const { return metric_; }                               // the metric of settings.metric
   const RealMatrix<Real, memory_space>& eigenvalues() const { return eigenvalues_; }  // descending
   const IntVector<memory_space>& dimension() const { return dimension_; }
@@ -97,88 +215,14 @@ class QuantumGeometry {
   const tensor_type& berry_curvature() const { return berry_; }
   const IntVector<memory_space>& eigh_info() const { return info_; }
 
-  // Implementation steps of compute(); public only because nvcc rejects device lambdas in private
-  // member functions.
-  void tensors(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
-               const GeometrySettings& settings, int count) {
-    const int d = d_, n = n_;
-    const auto a = config.matrices();
-    const auto v = v_;
-    const auto w = w_;
-    const auto proj = proj_;
-    const auto metric = metric_;
-    const auto fs = fubini_study_;
-    const auto berry = berry_;
-    const bool tensor = fs.extent(0) > 0 && (settings.geometric_tensor || settings.metric == MetricKind::fubini_study);
-    const int kind = int(settings.metric);
-    const Real eta_rel = degeneracy_eta<Real>(settings);
-    using complex_type = complex_t<Real>;
-    Kokkos::parallel_for(
-        "qgml::QuantumGeometry::tensors", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
-          // W_{m,mu} = <m| A_mu |psi_0> for every eigenvector m.
-          for (int mu = 0; mu < d; ++mu)
-            for (int i = 0; i < n; ++i) proj(t, i, mu) = complex_type(0);
-          for (int mu = 0; mu < d; ++mu)
-            for (int i = 0; i < n; ++i) {
-              complex_type y(0);
-              for (int j = 0; j < n; ++j) y += a(mu, i, j) * v(t, 0, j);
-              for (int m = 0; m < n; ++m) proj(t, m, mu) += Kokkos::conj(v(t, m, i)) * y;
-            }
-          const Real e0 = w(t, 0);
-          const Real eta = eta_rel * spectral_scale(e0, w(t, n - 1));
-          for (int mu = 0; mu < d; ++mu)
-            for (int nu = mu; nu < d; ++nu) {
-              Real g = 0;
-              complex_type q(0);
-              for (int m = 1; m < n; ++m) {
-                const complex_type z = Kokkos::conj(proj(t, m, mu)) * proj(t, m, nu);
-                const Real inv = regularized_inverse_gap(w(t, m) - e0, eta);
-                if (kind == int(MetricKind::covariance))
-                  g += Real(2) * z.real();
-                else if (kind == int(MetricKind::quantum))
-                  g += Real(2) * inv * z.real();
-                if (tensor || kind == int(MetricKind::fubini_study)) q += (inv * inv) * z;
-              }
-              if (kind == int(MetricKind::fubini_study)) g = q.real();
-              metric(t, mu, nu) = g;
-              metric(t, nu, mu) = g;
-              if (tensor) {
-                fs(t, mu, nu) = q.real();
-                fs(t, nu, mu) = q.real();
-                berry(t, mu, nu) = Real(-2) * q.imag();
-                berry(t, nu, mu) = Real(2) * q.imag();
-              }
-            }
-        });
-  }
-
-  void spectrum(const ExecSpace& exec, const GeometrySettings& settings, int count) {
-    const int d = d_;
-    const auto metric = metric_;
-    const auto work = work_;
-    const auto e = eigenvalues_;
-    const auto dim = dimension_;
-    const auto info = info_;
-    const Real ratio = Real(settings.estimator.min_gap_ratio);
-    const Real floor =
-        Real(settings.estimator.relative_floor >= 0 ? settings.estimator.relative_floor : 100 * epsilon<Real>());
-    Kokkos::parallel_for(
-        "qgml::QuantumGeometry::spectrum", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
-          for (int i = 0; i < d; ++i)
-            for (int j = 0; j < d; ++j) work(t, i, j) = metric(t, i, j);
-          const auto wt = Kokkos::subview(work, t, Kokkos::ALL, Kokkos::ALL);
-          const auto et = Kokkos::subview(e, t, Kokkos::ALL);
-          linalg::symmetric_eigenvalues_descending(wt, et);
-          dim(t) = info(t) == 0 ? estimate_dimension_from_descending(&e(t, 0), d, ratio, floor) : -1;
-        });
-  }
-
  private:
   int d_ = 0, n_ = 0, max_batch_ = 0;
   MatrixStack<Real, memory_space> h_, v_;
   RealMatrix<Real, memory_space> w_;
   IntVector<memory_space> info_;
   MatrixStack<Real, memory_space> proj_;
+  RealMatrix<Real, memory_space> xbar_;
+  RealVector<Real, memory_space> energy_, sigma2_;
   tensor_type metric_, work_;
   RealMatrix<Real, memory_space> eigenvalues_;
   IntVector<memory_space> dimension_;

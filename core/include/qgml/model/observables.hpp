@@ -1,7 +1,6 @@
 // Ground-state observables per point (spec 1.1, 1.2), from a batched eigendecomposition of H(x):
-//   E_0 = w_0,  psi_0 = row 0 of V,  xbar_k = <psi_0|A_k|psi_0>,
-//   sigma^2 = sum_k (<psi_0|A_k^2|psi_0> - xbar_k^2) = sum_k (|A_k psi_0|^2 - xbar_k^2),
-//   d^2 = |x - xbar|^2,  gap = E_1 - E_0,  degenerate as in degeneracy.hpp.
+//   E_0 = w_0,  psi_0 = row 0 of V,  xbar, sigma^2 and d^2 = |x - xbar|^2 as in ground_state_terms.hpp,
+//   gap = E_1 - E_0,  degenerate as in degeneracy.hpp.
 // Identity: 2 E_0 = d^2 + sigma^2.
 #pragma once
 
@@ -12,6 +11,7 @@
 
 #include "qgml/common/error.hpp"
 #include "qgml/model/degeneracy.hpp"
+#include "qgml/model/ground_state_terms.hpp"
 #include "qgml/model/matrix_configuration.hpp"
 
 namespace qgml {
@@ -59,29 +59,16 @@ void compute_ground_state_observables(const ExecSpace& exec, const MatrixConfigu
   const auto a = config.matrices();
   const auto o = out;
   const Real big = std::numeric_limits<Real>::max();
-  using complex_type = complex_t<Real>;
   Kokkos::parallel_for(
       "qgml::compute_ground_state_observables", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
       KOKKOS_LAMBDA(const int t) {
-        Real sigma2 = 0, dist2 = 0;
-        for (int k = 0; k < d; ++k) {
-          Real expect = 0, square = 0;  // <psi|A_k|psi>, |A_k psi|^2
-          for (int i = 0; i < n; ++i) {
-            complex_type y(0);
-            for (int j = 0; j < n; ++j) y += a(k, i, j) * v(t, 0, j);
-            const complex_type vi = v(t, 0, i);
-            expect += vi.real() * y.real() + vi.imag() * y.imag();
-            square += y.real() * y.real() + y.imag() * y.imag();
-          }
-          o.xbar(t, k) = expect;
-          sigma2 += square - expect * expect;
-          const Real r = points(t, k) - expect;
-          dist2 += r * r;
-        }
+        const auto terms =
+            ground_state_terms<Real>(a, Kokkos::subview(v, t, 0, Kokkos::ALL), Kokkos::subview(points, t, Kokkos::ALL),
+                                     Kokkos::subview(o.xbar, t, Kokkos::ALL), IgnoreProducts());
         const Real e0 = w(t, 0);
         o.energy(t) = e0;
-        o.sigma2(t) = sigma2;
-        o.distance2(t) = dist2;
+        o.sigma2(t) = terms.sigma2;
+        o.distance2(t) = terms.distance2;
         const Real gap = n > 1 ? w(t, 1) - e0 : big;
         o.gap(t) = gap;
         o.degenerate(t) =

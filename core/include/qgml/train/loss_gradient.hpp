@@ -23,6 +23,7 @@
 
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/model/degeneracy.hpp"
+#include "qgml/model/ground_state_terms.hpp"
 #include "qgml/model/hamiltonian.hpp"
 #include "qgml/model/matrix_configuration.hpp"
 #include "qgml/train/commutator_penalty.hpp"
@@ -30,6 +31,206 @@
 #include "qgml/train/loss_settings.hpp"
 
 namespace qgml {
+
+namespace detail {
+
+// The buffers of a LossGradient that the implementation steps of LossGradient::compute() use.
+template <class Real, class MemorySpace>
+struct LossGradientViews {
+  int d = 0, n = 0, max_batch = 0;
+  MatrixStack<Real, MemorySpace> v, u, x, g;  // x: X_l = U_l W^H
+  RealMatrix<Real, MemorySpace> w, xbar, terms;
+  IntVector<MemorySpace> info;
+  ComplexMatrix<Real, MemorySpace> wv;
+  Kokkos::View<double*, MemorySpace> sums;
+  Kokkos::View<complex_t<Real>****, MemorySpace> partials;
+};
+
+template <class Real, class ExecSpace, class PointsView>
+void loss_gradient_per_point(const ExecSpace& exec,
+                             const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
+                             const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
+                             const LossSettings& settings, Real weight, int count) {
+  using complex_type = complex_t<Real>;
+  const int d = buf.d, n = buf.n, half = buf.max_batch;
+  const auto a = config.matrices();
+  const auto v = buf.v;
+  const auto w = buf.w;
+  const auto info = buf.info;
+  const auto u = buf.u;
+  const auto wv = buf.wv;
+  const auto xbar = buf.xbar;
+  const auto terms = buf.terms;
+  const Real lw = Real(settings.w);
+  const Real eta_rel = degeneracy_eta<Real>(settings), tol = degeneracy_tolerance<Real>(settings);
+  const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
+  Kokkos::parallel_for(
+      "qgml::LossGradient::per_point", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+        const Real e0 = w(t, 0);
+        // 1. y_k = A_k psi (kept in U(k, :, t)), xbar, sigma^2, d^2 (ground_state_terms.hpp).
+        const auto gs =
+            ground_state_terms<Real>(a, Kokkos::subview(v, t, 0, Kokkos::ALL), Kokkos::subview(x, t, Kokkos::ALL),
+                                     Kokkos::subview(xbar, t, Kokkos::ALL),
+                                     [&](const int k, const int i, const complex_type& y) { u(k, i, t) = y; });
+        const Real sigma2 = gs.sigma2, dist2 = gs.distance2;
+        // 2. s = sum_k r_k y_k, kept in W(:, half + t).
+        for (int i = 0; i < n; ++i) {
+          complex_type s(0);
+          for (int k = 0; k < d; ++k) s += (xbar(t, k) - x(t, k)) * u(k, i, t);
+          wv(i, half + t) = s;
+        }
+        // 3. c_n = f(E_n - E_0) <n|s>, n >= 1, kept in U(0, n, half + t).
+        const Real eta = eta_rel * spectral_scale(e0, w(t, n - 1));
+        const bool degenerate = ground_state_degenerate(n, e0, n > 1 ? w(t, 1) : e0, w(t, n - 1), tol);
+        for (int m = 1; m < n; ++m) {
+          const Real f = regularized_inverse_gap(w(t, m) - e0, eta);
+          complex_type c(0);
+          for (int i = 0; i < n; ++i) c += Kokkos::conj(v(t, m, i)) * wv(i, half + t);
+          u(0, m, half + t) = f * c;
+        }
+        // 4. phi = sum_{n>=1} c_n |n>, into W(:, half + t); psi into W(:, t).
+        for (int i = 0; i < n; ++i) {
+          complex_type p(0);
+          for (int m = 1; m < n; ++m) p += u(0, m, half + t) * v(t, m, i);
+          wv(i, half + t) = p;
+          wv(i, t) = v(t, 0, i);
+        }
+        // 5. a_l, e_l scaled by the point's weight.
+        const Real pw = (skip_degenerate && degenerate) ? Real(0) : weight;
+        for (int l = 0; l < d; ++l) {
+          const Real xl = x(t, l);
+          const Real rl = xbar(t, l) - xl;
+          for (int i = 0; i < n; ++i) {
+            complex_type aphi(0);
+            for (int j = 0; j < n; ++j) aphi += a(l, i, j) * wv(j, half + t);
+            const complex_type psi_i = v(t, 0, i);
+            const complex_type b = u(l, i, t) - xl * psi_i;
+            const complex_type c = aphi - xl * wv(i, half + t);
+            u(l, i, t) = pw * (lw * b - (Real(1) - lw) * c + (Real(1) - lw) * rl * psi_i);
+            u(l, i, half + t) = pw * (-(Real(1) - lw)) * b;
+          }
+        }
+        const Real total = dist2 + lw * sigma2;
+        const bool finite = math::isfinite(total) && math::isfinite(e0);
+        terms(t, int(loss_total)) = total;
+        terms(t, int(loss_reconstruction)) = dist2;
+        terms(t, int(loss_fluctuation)) = sigma2;
+        terms(t, int(loss_energy)) = e0;
+        terms(t, int(loss_degenerate_points)) = degenerate ? Real(1) : Real(0);
+        terms(t, int(loss_nonfinite_points)) = finite ? Real(0) : Real(1);
+        terms(t, int(loss_eigh_failures)) = info(t) == 0 ? Real(0) : Real(1);
+      });
+}
+
+// Fixed-order sums of the per-point terms; the penalty entry is reset unless accumulating.
+template <class Real, class ExecSpace>
+void loss_gradient_reduce_terms(const ExecSpace& exec,
+                                const LossGradientViews<Real, typename ExecSpace::memory_space>& buf, int count,
+                                bool accumulate) {
+  const auto terms = buf.terms;
+  const auto sums = buf.sums;
+  Kokkos::parallel_for(
+      "qgml::LossGradient::reduce_terms", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(loss_penalty) + 1),
+      KOKKOS_LAMBDA(const int q) {
+        double s = 0;
+        if (q < int(loss_penalty))
+          for (int t = 0; t < count; ++t) s += double(terms(t, q));
+        sums(q) = accumulate ? sums(q) + s : s;
+      });
+}
+
+template <class Real, class ExecSpace>
+void loss_gradient_reduce(const ExecSpace& exec, const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
+                          int count, bool accumulate) {
+  using complex_type = complex_t<Real>;
+  const int n = buf.n, half = buf.max_batch;
+  const auto u = buf.u;
+  const auto wv = buf.wv;
+  const auto x = buf.x;
+  const auto g = buf.g;
+  // X_l = U_l W^H over the 2 count used columns.
+  Kokkos::parallel_for(
+      "qgml::LossGradient::reduce_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, buf.d * n * n),
+      KOKKOS_LAMBDA(const int lij) {
+        const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
+        complex_type sum(0);
+        for (int t = 0; t < count; ++t) sum += u(l, i, t) * Kokkos::conj(wv(j, t));
+        for (int t = half; t < half + count; ++t) sum += u(l, i, t) * Kokkos::conj(wv(j, t));
+        x(l, i, j) = sum;
+      });
+  Kokkos::parallel_for(
+      "qgml::LossGradient::symmetrize", Kokkos::RangePolicy<ExecSpace>(exec, 0, buf.d * n * n),
+      KOKKOS_LAMBDA(const int lij) {
+        const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
+        const complex_type gij = x(l, i, j) + Kokkos::conj(x(l, j, i));
+        g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
+      });
+  loss_gradient_reduce_terms(exec, buf, count, accumulate);
+}
+
+// The fused host path: one thread per chunk of packs (loss_gradient_packed.hpp).
+template <class Real, class ExecSpace, class PointsView>
+void loss_gradient_fused_chunks(const ExecSpace& exec,
+                                const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
+                                const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
+                                const LossSettings& settings, Real weight, int count, bool ground_state) {
+  constexpr int width = linalg::packed_eigh_width<Real>;
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using member_type = typename policy_type::member_type;
+  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const int d = buf.d, n = buf.n;
+  const int per = packed_gradient_chunk_packs<Real>(count, n, d);
+  const int chunks = packed_gradient_chunks<Real>(count, n, d);
+  const std::size_t reals = packed_gradient_scratch_reals(n, d, width);
+  const std::size_t bytes = scratch_view::shmem_size(reals);
+  const int level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
+  const auto a = config.matrices();
+  const auto sq = config.square_sum();
+  const auto xbar = buf.xbar;
+  const auto terms = buf.terms;
+  const auto info = buf.info;
+  const auto partials = buf.partials;
+  const Real lw = Real(settings.w);
+  const Real eta_rel = degeneracy_eta<Real>(settings), tol = degeneracy_tolerance<Real>(settings);
+  const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
+  const int packs_total = (count + width - 1) / width;
+  Kokkos::parallel_for(
+      "qgml::LossGradient::fused_chunks", policy_type(exec, chunks, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(const member_type& member) {
+        scratch_view scratch(member.team_scratch(level), reals);
+        const int c = member.league_rank();
+        const int first_pack = c * per;
+        const int packs = packs_total - first_pack < per ? packs_total - first_pack : per;
+        packed_loss_gradient_chunk<width>(a, sq, x, xbar, terms, info, partials, c, first_pack * width, packs, count,
+                                          weight, lw, eta_rel, tol, skip_degenerate, ground_state, scratch.data());
+      });
+}
+
+// G_l = X_l + X_l^H with X_l the sum of the chunks' partials in chunk order.
+template <class Real, class ExecSpace>
+void loss_gradient_reduce_chunks(const ExecSpace& exec,
+                                 const LossGradientViews<Real, typename ExecSpace::memory_space>& buf, int count,
+                                 bool accumulate) {
+  using complex_type = complex_t<Real>;
+  const int n = buf.n;
+  const int chunks = packed_gradient_chunks<Real>(count, n, buf.d);
+  const auto partials = buf.partials;
+  const auto g = buf.g;
+  Kokkos::parallel_for(
+      "qgml::LossGradient::reduce_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, buf.d * n * n),
+      KOKKOS_LAMBDA(const int lij) {
+        const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
+        complex_type x(0), xt(0);
+        for (int c = 0; c < chunks; ++c) {
+          x += partials(c, l, i, j);
+          xt += partials(c, l, j, i);
+        }
+        const complex_type gij = x + Kokkos::conj(xt);
+        g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
+      });
+}
+
+}  // namespace detail
 
 template <class Real, class ExecSpace>
 class LossGradient {
@@ -199,192 +400,45 @@ class LossGradient {
            partials_.span() * sizeof(complex_type);
   }
 
- public:
-  // Implementation steps of compute(); public only because nvcc rejects device lambdas in private
-  // member functions.
+ private:
+  detail::LossGradientViews<Real, memory_space> views() const {
+    detail::LossGradientViews<Real, memory_space> b;
+    b.d = d_;
+    b.n = n_;
+    b.max_batch = max_batch_;
+    b.v = v_;
+    b.u = u_;
+    b.x = x_;
+    b.g = g_;
+    b.w = w_;
+    b.xbar = xbar_;
+    b.terms = terms_;
+    b.info = info_;
+    b.wv = wv_;
+    b.sums = sums_;
+    b.partials = partials_;
+    return b;
+  }
   template <class PointsView>
   void per_point(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
                  const LossSettings& settings, Real weight, int count) {
-    const int d = d_, n = n_, half = max_batch_;
-    const auto a = config.matrices();
-    const auto v = v_;
-    const auto w = w_;
-    const auto info = info_;
-    const auto u = u_;
-    const auto wv = wv_;
-    const auto xbar = xbar_;
-    const auto terms = terms_;
-    const Real lw = Real(settings.w);
-    const Real eta_rel = degeneracy_eta<Real>(settings), tol = degeneracy_tolerance<Real>(settings);
-    const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
-    Kokkos::parallel_for(
-        "qgml::LossGradient::per_point", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
-          const Real e0 = w(t, 0);
-          // 1. y_k = A_k psi (kept in U(k, :, t)), xbar, sigma^2, d^2.
-          Real sigma2 = 0, dist2 = 0;
-          for (int k = 0; k < d; ++k) {
-            Real xb = 0, q = 0;
-            for (int i = 0; i < n; ++i) {
-              complex_type y(0);
-              for (int j = 0; j < n; ++j) y += a(k, i, j) * v(t, 0, j);
-              u(k, i, t) = y;
-              xb += v(t, 0, i).real() * y.real() + v(t, 0, i).imag() * y.imag();
-              q += y.real() * y.real() + y.imag() * y.imag();
-            }
-            xbar(t, k) = xb;
-            sigma2 += q - xb * xb;
-            const Real r = xb - x(t, k);
-            dist2 += r * r;
-          }
-          // 2. s = sum_k r_k y_k, kept in W(:, half + t).
-          for (int i = 0; i < n; ++i) {
-            complex_type s(0);
-            for (int k = 0; k < d; ++k) s += (xbar(t, k) - x(t, k)) * u(k, i, t);
-            wv(i, half + t) = s;
-          }
-          // 3. c_n = f(E_n - E_0) <n|s>, n >= 1, kept in U(0, n, half + t).
-          const Real eta = eta_rel * spectral_scale(e0, w(t, n - 1));
-          const bool degenerate = ground_state_degenerate(n, e0, n > 1 ? w(t, 1) : e0, w(t, n - 1), tol);
-          for (int m = 1; m < n; ++m) {
-            const Real f = regularized_inverse_gap(w(t, m) - e0, eta);
-            complex_type c(0);
-            for (int i = 0; i < n; ++i) c += Kokkos::conj(v(t, m, i)) * wv(i, half + t);
-            u(0, m, half + t) = f * c;
-          }
-          // 4. phi = sum_{n>=1} c_n |n>, into W(:, half + t); psi into W(:, t).
-          for (int i = 0; i < n; ++i) {
-            complex_type p(0);
-            for (int m = 1; m < n; ++m) p += u(0, m, half + t) * v(t, m, i);
-            wv(i, half + t) = p;
-            wv(i, t) = v(t, 0, i);
-          }
-          // 5. a_l, e_l scaled by the point's weight.
-          const Real pw = (skip_degenerate && degenerate) ? Real(0) : weight;
-          for (int l = 0; l < d; ++l) {
-            const Real xl = x(t, l);
-            const Real rl = xbar(t, l) - xl;
-            for (int i = 0; i < n; ++i) {
-              complex_type aphi(0);
-              for (int j = 0; j < n; ++j) aphi += a(l, i, j) * wv(j, half + t);
-              const complex_type psi_i = v(t, 0, i);
-              const complex_type b = u(l, i, t) - xl * psi_i;
-              const complex_type c = aphi - xl * wv(i, half + t);
-              u(l, i, t) = pw * (lw * b - (Real(1) - lw) * c + (Real(1) - lw) * rl * psi_i);
-              u(l, i, half + t) = pw * (-(Real(1) - lw)) * b;
-            }
-          }
-          const Real total = dist2 + lw * sigma2;
-          const bool finite = math::isfinite(total) && math::isfinite(e0);
-          terms(t, int(loss_total)) = total;
-          terms(t, int(loss_reconstruction)) = dist2;
-          terms(t, int(loss_fluctuation)) = sigma2;
-          terms(t, int(loss_energy)) = e0;
-          terms(t, int(loss_degenerate_points)) = degenerate ? Real(1) : Real(0);
-          terms(t, int(loss_nonfinite_points)) = finite ? Real(0) : Real(1);
-          terms(t, int(loss_eigh_failures)) = info(t) == 0 ? Real(0) : Real(1);
-        });
+    detail::loss_gradient_per_point(exec, views(), config, x, settings, weight, count);
   }
-
   void reduce(const ExecSpace& exec, int count, bool accumulate) {
-    const int n = n_, half = max_batch_;
-    const auto u = u_;
-    const auto wv = wv_;
-    const auto x = x_;
-    const auto g = g_;
-    // X_l = U_l W^H over the 2 count used columns.
-    Kokkos::parallel_for(
-        "qgml::LossGradient::reduce_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, d_ * n * n),
-        KOKKOS_LAMBDA(const int lij) {
-          const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
-          complex_type sum(0);
-          for (int t = 0; t < count; ++t) sum += u(l, i, t) * Kokkos::conj(wv(j, t));
-          for (int t = half; t < half + count; ++t) sum += u(l, i, t) * Kokkos::conj(wv(j, t));
-          x(l, i, j) = sum;
-        });
-    Kokkos::parallel_for(
-        "qgml::LossGradient::symmetrize", Kokkos::RangePolicy<ExecSpace>(exec, 0, d_ * n * n),
-        KOKKOS_LAMBDA(const int lij) {
-          const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
-          const complex_type gij = x(l, i, j) + Kokkos::conj(x(l, j, i));
-          g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
-        });
-    reduce_terms(exec, count, accumulate);
+    detail::loss_gradient_reduce(exec, views(), count, accumulate);
   }
-
-  // Fixed-order sums of the per-point terms; the penalty entry is reset unless accumulating.
   void reduce_terms(const ExecSpace& exec, int count, bool accumulate) {
-    const auto terms = terms_;
-    const auto sums = sums_;
-    Kokkos::parallel_for(
-        "qgml::LossGradient::reduce_terms", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(loss_penalty) + 1),
-        KOKKOS_LAMBDA(const int q) {
-          double s = 0;
-          if (q < int(loss_penalty))
-            for (int t = 0; t < count; ++t) s += double(terms(t, q));
-          sums(q) = accumulate ? sums(q) + s : s;
-        });
+    detail::loss_gradient_reduce_terms(exec, views(), count, accumulate);
   }
-
-  // The fused host path: one thread per chunk of packs (loss_gradient_packed.hpp).
   template <class PointsView>
   void fused_chunks(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
                     const LossSettings& settings, Real weight, int count) {
-    constexpr int width = linalg::packed_eigh_width<Real>;
-    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-    using member_type = typename policy_type::member_type;
-    using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-    const int d = d_, n = n_;
-    const int per = detail::packed_gradient_chunk_packs<Real>(count, n, d);
-    const int chunks = detail::packed_gradient_chunks<Real>(count, n, d);
-    const std::size_t reals = detail::packed_gradient_scratch_reals(n, d, width);
-    const std::size_t bytes = scratch_view::shmem_size(reals);
-    const int level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
-    const auto a = config.matrices();
-    const auto sq = config.square_sum();
-    const auto xbar = xbar_;
-    const auto terms = terms_;
-    const auto info = info_;
-    const auto partials = partials_;
-    const Real lw = Real(settings.w);
-    const Real eta_rel = degeneracy_eta<Real>(settings), tol = degeneracy_tolerance<Real>(settings);
-    const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
-    const int packs_total = (count + width - 1) / width;
-    const bool ground_state = ground_state_path();
-    Kokkos::parallel_for(
-        "qgml::LossGradient::fused_chunks",
-        policy_type(exec, chunks, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
-        KOKKOS_LAMBDA(const member_type& member) {
-          scratch_view buf(member.team_scratch(level), reals);
-          const int c = member.league_rank();
-          const int first_pack = c * per;
-          const int packs = packs_total - first_pack < per ? packs_total - first_pack : per;
-          detail::packed_loss_gradient_chunk<width>(a, sq, x, xbar, terms, info, partials, c, first_pack * width, packs,
-                                                    count, weight, lw, eta_rel, tol, skip_degenerate, ground_state,
-                                                    buf.data());
-        });
+    detail::loss_gradient_fused_chunks(exec, views(), config, x, settings, weight, count, ground_state_path());
   }
-
-  // G_l = X_l + X_l^H with X_l the sum of the chunks' partials in chunk order.
   void reduce_chunks(const ExecSpace& exec, int count, bool accumulate) {
-    const int n = n_;
-    const int chunks = detail::packed_gradient_chunks<Real>(count, n, d_);
-    const auto partials = partials_;
-    const auto g = g_;
-    Kokkos::parallel_for(
-        "qgml::LossGradient::reduce_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, d_ * n * n),
-        KOKKOS_LAMBDA(const int lij) {
-          const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
-          complex_type x(0), xt(0);
-          for (int c = 0; c < chunks; ++c) {
-            x += partials(c, l, i, j);
-            xt += partials(c, l, j, i);
-          }
-          const complex_type gij = x + Kokkos::conj(xt);
-          g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
-        });
+    detail::loss_gradient_reduce_chunks(exec, views(), count, accumulate);
   }
 
- private:
   int d_ = 0, n_ = 0, max_batch_ = 0;
   MatrixStack<Real, memory_space> h_, v_;
   RealMatrix<Real, memory_space> w_;

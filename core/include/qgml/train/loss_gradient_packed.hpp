@@ -29,6 +29,7 @@
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
 #include "qgml/model/degeneracy.hpp"
+#include "qgml/model/ground_state_terms.hpp"
 #include "qgml/train/loss_settings.hpp"
 
 #if defined(_OPENMP) && !defined(__CUDACC__)
@@ -76,22 +77,6 @@ int packed_gradient_chunks(int count, int n, int d) {
   const int packs = (count + width - 1) / width;
   const int per = packed_gradient_chunk_packs<Real>(count, n, d);
   return (packs + per - 1) / per;
-}
-
-// (out_r, out_i)[q] = row i of A_k x (lane q), A_k = a(k, :, :) shared by the lanes, x complex (xr, xi).
-template <int W, class Real, class AView>
-KOKKOS_INLINE_FUNCTION void packed_matrix_row_times(const AView& a, const int k, const int i, const int n,
-                                                    const Real* xr, const Real* xi, Real* out_r, Real* out_i) {
-  QGML_GRAD_LANES(q, W) out_r[q] = out_i[q] = Real(0);
-  for (int j = 0; j < n; ++j) {
-    const Real a_r = a(k, i, j).real(), a_i = a(k, i, j).imag();
-    const Real* x_r = xr + j * W;
-    const Real* x_i = xi + j * W;
-    QGML_GRAD_LANES(q, W) {
-      out_r[q] += a_r * x_r[q] - a_i * x_i[q];
-      out_i[q] += a_r * x_i[q] + a_i * x_r[q];
-    }
-  }
 }
 
 // x <- Q x (adjoint: x <- Q^H x) for the Q = H_0 ... H_{n-2} of linalg::packed_tridiagonalize, x complex
@@ -414,35 +399,11 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         }
     }
 
-    // --- y_k = A_k psi, xbar_k, sigma^2, d^2.
+    // --- y_k = A_k psi, xbar_k, sigma^2, d^2 (model/ground_state_terms.hpp).
     Real sigma2[W], dist2[W];
-    QGML_GRAD_LANES(q, W) sigma2[q] = dist2[q] = Real(0);
-    for (int k = 0; k < d; ++k) {
-      Real xb[W], qq[W];
-      QGML_GRAD_LANES(q, W) xb[q] = qq[q] = Real(0);
-      for (int i = 0; i < n; ++i) {
-        Real ar_[W], ai_[W];
-        packed_matrix_row_times<W>(a, k, i, n, psr, psi, ar_, ai_);
-        Real* y_r = yr + (k * n + i) * W;
-        Real* y_i = yi + (k * n + i) * W;
-        const Real* pr_ = psr + i * W;
-        const Real* pi_ = psi + i * W;
-        QGML_GRAD_LANES(q, W) {
-          y_r[q] = ar_[q];
-          y_i[q] = ai_[q];
-          xb[q] += pr_[q] * ar_[q] + pi_[q] * ai_[q];
-          qq[q] += ar_[q] * ar_[q] + ai_[q] * ai_[q];
-        }
-      }
-      const Real* xq = xk + k * W;
-      Real* r = rk + k * W;
-      QGML_GRAD_LANES(q, W) {
-        sigma2[q] += qq[q] - xb[q] * xb[q];
-        r[q] = xb[q] - xq[q];
-        dist2[q] += r[q] * r[q];
-      }
+    ground_state_terms_lanes<W>(a, psr, psi, xk, yr, yi, rk, sigma2, dist2, [&](const int k, const Real* xb) {
       for (int q = 0; q < lanes; ++q) xbar(t0 + q, k) = xb[q];
-    }
+    });
     // --- s = sum_k r_k y_k.
     for (int i = 0; i < n; ++i) {
       Real* s_r = svr + i * W;

@@ -1,0 +1,98 @@
+// Dimension analysis of a configuration on a set of points (spec 3.5): per point, one geometry pass
+// (QuantumGeometry: one eigensolve of H(x) gives xbar, E_0, the metric spectrum and the estimate), in
+// chunks; the histogram of estimates is summed over the ranks and the per-point rows are gathered to
+// rank 0.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "qgml/geometry/dimension_estimate.hpp"
+#include "qgml/geometry/quantum_geometry.hpp"
+#include "qgml/parallel/communicator.hpp"
+
+namespace qgml {
+
+struct DimensionAnalysis {
+  MetricKind metric = MetricKind::quantum;
+  int ambient_dimension = 0;  // D
+  DimensionSummary summary;   // over every rank's points with a valid estimate (on every rank)
+  long failed_points = 0;     // points of every rank whose eigensolve failed (estimate -1)
+  // Per-point rows of every rank in rank order, on rank 0 only (empty elsewhere); count x D row-major.
+  long count = 0;
+  std::vector<double> points;       // x
+  std::vector<double> xbar;         // <psi_0|A_k|psi_0>
+  std::vector<double> eigenvalues;  // of the metric, descending
+  std::vector<double> energy;       // E_0
+  std::vector<int> dimension;       // the estimate, -1 where the eigensolve failed
+};
+
+namespace detail {
+
+// Per-point values of one rank, appended chunk by chunk: D + D + D + 1 + 1 doubles per point
+// (x, xbar, eigenvalues, E_0, estimate).
+struct DimensionRows {
+  int d = 0;
+  std::vector<double> values;
+  std::vector<std::int64_t> histogram;  // estimates 0 .. D, then failures
+  explicit DimensionRows(int d_) : d(d_), histogram(std::size_t(d_) + 2, 0) {}
+  int width() const { return 3 * d + 2; }
+};
+
+// Sums the histogram over the ranks, gathers the rows to rank 0 and builds the result. A collective.
+DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metric, Communicator& comm);
+
+}  // namespace detail
+
+// A collective: each rank analyses its own points (`points`, count x D, its shard of all ranks'
+// points in rank order) in chunks of at most `chunk` points (buffers sized once).
+template <class Real, class ExecSpace, class PointsView>
+DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
+                                    const PointsView& points, const GeometrySettings& settings, int chunk,
+                                    Communicator& comm) {
+  const int count = int(points.extent(0)), d = config.dimension();
+  QGML_REQUIRE(int(points.extent(1)) == d, "qgml::analyze_dimension: the points have " +
+                                               std::to_string(points.extent(1)) +
+                                               " coordinates, D = " + std::to_string(d));
+  const int c = std::max(1, std::min(chunk, count));
+  QuantumGeometry<Real, ExecSpace> geometry(d, config.size(), c, settings);
+  detail::DimensionRows rows(d);
+  rows.values.reserve(std::size_t(count) * rows.width());
+  auto x = Kokkos::create_mirror_view(Kokkos::HostSpace(), points);
+  Kokkos::deep_copy(exec, x, points);
+  auto xbar = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.xbar());
+  auto energy = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.energy());
+  auto ev = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.eigenvalues());
+  auto dim = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.dimension());
+  for (int start = 0; start < count; start += c) {
+    const int m = std::min(c, count - start);
+    geometry.compute(exec, config, Kokkos::subview(points, Kokkos::make_pair(start, start + m), Kokkos::ALL), settings);
+    Kokkos::deep_copy(exec, xbar, geometry.xbar());
+    Kokkos::deep_copy(exec, energy, geometry.energy());
+    Kokkos::deep_copy(exec, ev, geometry.eigenvalues());
+    Kokkos::deep_copy(exec, dim, geometry.dimension());
+    qgml::fence(exec, "qgml::analyze_dimension: chunk on the host");
+    for (int t = 0; t < m; ++t) {
+      for (int k = 0; k < d; ++k) rows.values.push_back(double(x(start + t, k)));
+      for (int k = 0; k < d; ++k) rows.values.push_back(double(xbar(t, k)));
+      for (int k = 0; k < d; ++k) rows.values.push_back(double(ev(t, k)));
+      rows.values.push_back(double(energy(t)));
+      rows.values.push_back(double(dim(t)));
+      ++rows.histogram[dim(t) >= 0 && dim(t) <= d ? dim(t) : d + 1];
+    }
+  }
+  return detail::finish_dimension_analysis(rows, settings.metric, comm);
+}
+
+// One process.
+template <class Real, class ExecSpace, class PointsView>
+DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
+                                    const PointsView& points, const GeometrySettings& settings, int chunk) {
+  SelfCommunicator self;
+  return analyze_dimension(exec, config, points, settings, chunk, self);
+}
+
+}  // namespace qgml

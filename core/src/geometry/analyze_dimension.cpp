@@ -1,0 +1,31 @@
+#include "qgml/geometry/analyze_dimension.hpp"
+
+namespace qgml::detail {
+
+DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metric, Communicator& comm) {
+  const int d = rows.d, width = rows.width();
+  comm.allreduce_sum(rows.histogram.data(), rows.histogram.size());
+  const std::vector<double> all = comm.gather_to_root(rows.values);
+  DimensionAnalysis r;
+  r.metric = metric;
+  r.ambient_dimension = d;
+  r.failed_points = long(rows.histogram[std::size_t(d) + 1]);
+  r.summary = summarize_dimensions(std::vector<long>(rows.histogram.begin(), rows.histogram.begin() + d + 1));
+  r.count = long(all.size() / width);
+  r.points.reserve(std::size_t(r.count) * d);
+  r.xbar.reserve(std::size_t(r.count) * d);
+  r.eigenvalues.reserve(std::size_t(r.count) * d);
+  r.energy.reserve(r.count);
+  r.dimension.reserve(r.count);
+  for (std::size_t row = 0; row + width <= all.size(); row += width) {
+    const double* v = all.data() + row;
+    r.points.insert(r.points.end(), v, v + d);
+    r.xbar.insert(r.xbar.end(), v + d, v + 2 * d);
+    r.eigenvalues.insert(r.eigenvalues.end(), v + 2 * d, v + 3 * d);
+    r.energy.push_back(v[3 * d]);
+    r.dimension.push_back(int(v[3 * d + 1]));
+  }
+  return r;
+}
+
+}  // namespace qgml::detail
