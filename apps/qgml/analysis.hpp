@@ -73,9 +73,8 @@ DimensionSummary analyze_points(const ExecSpace& exec, const MatrixConfiguration
     }
     namespace fs = std::filesystem;
     write_file_atomically((fs::path(out_dir) / "per_point.csv").string(), csv.str());
-    write_dimension_summary_json(
-        (fs::path(out_dir) / "dimension_summary.json").string(), s,
-        "\"metric\": \"" + to_string(settings.metric) + "\",\n  \"failed_points\": " + std::to_string(failed));
+    write_dimension_summary_json((fs::path(out_dir) / "dimension_summary.json").string(), s,
+                                 JsonFields().add("metric", to_string(settings.metric)).add("failed_points", failed));
   });
   return s;
 }
