@@ -10,7 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -86,34 +86,18 @@ Timing time_runs(const ExecSpace& exec, int warmup, int repeats, const std::func
   return t;
 }
 
-// One JSON object on one line, keys in insertion order.
+// One JSON object on one line, keys in insertion order; non-finite numbers are written as null.
 class JsonLine {
  public:
-  JsonLine& add(const std::string& key, const std::string& value) {
-    std::string escaped;
-    for (char c : value) {
-      if (c == '"' || c == '\\') escaped += '\\';
-      escaped += c;
-    }
-    return raw(key, "\"" + escaped + "\"");
-  }
-  JsonLine& add(const std::string& key, const char* value) { return add(key, std::string(value)); }
-  JsonLine& add(const std::string& key, double value) {
-    std::ostringstream s;
-    s.precision(6);
-    s << value;
-    return raw(key, s.str());
-  }
-  JsonLine& add(const std::string& key, int value) { return raw(key, std::to_string(value)); }
-  JsonLine& add(const std::string& key, long value) { return raw(key, std::to_string(value)); }
-  std::string str() const { return "{" + body_ + "}"; }
-
- private:
-  JsonLine& raw(const std::string& key, const std::string& v) {
-    body_ += (body_.empty() ? "\"" : ", \"") + key + "\": " + v;
+  template <class T>
+  JsonLine& add(const std::string& key, const T& value) {
+    j_[key] = value;
     return *this;
   }
-  std::string body_;
+  std::string str() const { return j_.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace); }
+
+ private:
+  nlohmann::ordered_json j_ = nlohmann::ordered_json::object();
 };
 
 // Settings every line carries: Kokkos version and space, concurrency, OpenMP environment, revision.

@@ -36,8 +36,9 @@ void write_analysis(const DimensionAnalysis& analysis, const std::string& out_di
     namespace fs = std::filesystem;
     write_file_atomically((fs::path(out_dir) / "per_point.csv").string(), csv.str());
     write_dimension_summary_json((fs::path(out_dir) / "dimension_summary.json").string(), analysis.summary,
-                                 "\"metric\": \"" + to_string(analysis.metric) +
-                                     "\",\n  \"failed_points\": " + std::to_string(analysis.failed_points));
+                                 JsonFields()
+                                     .add("metric", to_string(analysis.metric))
+                                     .add("failed_points", std::int64_t(analysis.failed_points)));
   });
 }
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "qgml/io/atomic_file.hpp"
+#include "json_file.hpp"
 
 namespace qgml::app {
 
@@ -93,15 +93,6 @@ void deallocate(Kokkos::Profiling::SpaceHandle, const char*, const void* ptr, st
   s.current = s.current >= size ? s.current - size : 0;
 }
 
-std::string escape(const std::string& in) {
-  std::string out;
-  for (char c : in) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
 bool Profiler::install(const ProfilerOptions& options) {
@@ -163,18 +154,22 @@ long Profiler::dropped_events() { return state().dropped; }
 
 long Profiler::write_trace(const std::string& path) {
   const State& s = state();
-  std::ostringstream out;
-  out.precision(15);
-  out << "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"producer\": \"qgml\", \"dropped_events\": " << s.dropped
-      << ", \"max_events\": " << s.options.max_events << "},\n\"traceEvents\": [\n";
-  for (std::size_t i = 0; i < s.events.size(); ++i) {
-    const Event& e = s.events[i];
-    out << "{\"name\": \"" << escape(e.name) << "\", \"cat\": \"" << e.category
-        << "\", \"ph\": \"X\", \"ts\": " << e.start_us << ", \"dur\": " << e.duration_us << ", \"pid\": 1, \"tid\": 1}"
-        << (i + 1 < s.events.size() ? ",\n" : "\n");
-  }
-  out << "]}\n";
-  write_file_atomically(path, out.str());
+  // Chrome's trace event format: complete ("X") events, times in microseconds.
+  Json events = Json::array();
+  for (const Event& e : s.events)
+    events.push_back({{"name", e.name},
+                      {"cat", e.category},
+                      {"ph", "X"},
+                      {"ts", e.start_us},
+                      {"dur", e.duration_us},
+                      {"pid", 1},
+                      {"tid", 1}});
+  write_json_file(
+      path,
+      {{"displayTimeUnit", "ms"},
+       {"otherData", {{"producer", "qgml"}, {"dropped_events", s.dropped}, {"max_events", s.options.max_events}}},
+       {"traceEvents", std::move(events)}},
+      -1);
   return long(s.events.size());
 }
 

@@ -21,6 +21,7 @@
 
 #include "analysis.hpp"
 #include "commands.hpp"
+#include "json_file.hpp"
 #include "parallel.hpp"
 #include "run_directory.hpp"
 
@@ -158,13 +159,14 @@ int eval(const std::map<std::string, std::string>& o) {
     csv << sigma2(i) << "," << energy(i) << "\n";
   }
   write_file_atomically(out + "/per_point.csv", csv.str());
-  std::ostringstream js;
-  js.precision(17);
-  js << "{\n  \"loss\": " << e.loss << ",\n  \"reconstruction\": " << e.reconstruction
-     << ",\n  \"fluctuation\": " << e.fluctuation << ",\n  \"penalty\": " << e.penalty << ",\n  \"w\": " << s.w
-     << ",\n  \"points\": " << t << ",\n  \"degenerate_points\": " << e.degenerate_points
-     << ",\n  \"eigh_failures\": " << e.eigh_failures << "\n}\n";
-  write_file_atomically(out + "/loss.json", js.str());
+  write_json_file(out + "/loss.json", {{"loss", e.loss},
+                                       {"reconstruction", e.reconstruction},
+                                       {"fluctuation", e.fluctuation},
+                                       {"penalty", e.penalty},
+                                       {"w", s.w},
+                                       {"points", t},
+                                       {"degenerate_points", e.degenerate_points},
+                                       {"eigh_failures", e.eigh_failures}});
   std::printf("loss %.12g (reconstruction %.12g, fluctuation %.12g, penalty %.6g) over %d points\n", e.loss,
               e.reconstruction, e.fluctuation, e.penalty, t);
   std::printf("outputs: %s/{loss.json, gradient.npy, xbar.npy, sigma2.npy, energy.npy, per_point.csv}\n", out.c_str());

@@ -22,6 +22,7 @@
 #include "config.hpp"
 #include "data_source.hpp"
 #include "format.hpp"
+#include "json_file.hpp"
 #include "parallel.hpp"
 #include "profiler.hpp"
 #include "run_directory.hpp"
@@ -185,12 +186,9 @@ int train(const Config& c, const std::string& config_path, const std::string& re
   std::signal(SIGTERM, on_signal);
   const bool tty = !quiet && root && ::isatty(::fileno(stdout));
   const int every = std::max(1, settings.epochs / 20);
-  std::ostringstream monitor;
-  monitor.precision(8);
-  monitor << "{\n  \"epochs\": [\n";
+  Json monitor_epochs = Json::array();
   std::map<std::string, double> region_totals;
   double train_seconds = 0;
-  bool first_epoch_line = true;
   Kokkos::Timer wall;
   const int start_epoch = trainer.epoch();
   if (monitored) Profiler::begin_epoch(start_epoch);
@@ -198,16 +196,12 @@ int train(const Config& c, const std::string& config_path, const std::string& re
     train_seconds += r.seconds;
     if (monitored) {
       const auto regions = Profiler::end_epoch();
-      monitor << (first_epoch_line ? "" : ",\n") << "    {\"epoch\": " << r.epoch << ", \"seconds\": " << r.seconds
-              << ", \"points_per_second\": " << r.points_per_second << ", \"regions\": {";
-      first_epoch_line = false;
-      bool first = true;
-      for (const auto& [name, s] : regions) {
-        monitor << (first ? "" : ", ") << "\"" << name << "\": " << s;
-        first = false;
-        region_totals[name] += s;
-      }
-      monitor << "}, \"peak_bytes\": " << Profiler::peak_bytes() << "}";
+      for (const auto& [name, s] : regions) region_totals[name] += s;
+      monitor_epochs.push_back({{"epoch", r.epoch},
+                                {"seconds", r.seconds},
+                                {"points_per_second", r.points_per_second},
+                                {"regions", regions},
+                                {"peak_bytes", Profiler::peak_bytes()}});
       Profiler::begin_epoch(r.epoch);
     }
     const std::string line = progress_line(r, settings.epochs, wall.seconds());
@@ -239,15 +233,10 @@ int train(const Config& c, const std::string& config_path, const std::string& re
                     trainer.communication_seconds(),
                     train_seconds > 0 ? 100 * trainer.communication_seconds() / train_seconds : 0.0));
   if (monitored && root) {
-    monitor << "\n  ],\n  \"peak_bytes\": " << Profiler::peak_bytes() << ",\n  \"train_seconds\": " << train_seconds
-            << ",\n  \"region_seconds\": {";
-    bool first = true;
-    for (const auto& [name, s] : region_totals) {
-      monitor << (first ? "" : ", ") << "\"" << name << "\": " << s;
-      first = false;
-    }
-    monitor << "}\n}\n";
-    write_file_atomically((fs::path(run_dir) / "monitor.json").string(), monitor.str());
+    write_json_file((fs::path(run_dir) / "monitor.json").string(), {{"epochs", monitor_epochs},
+                                                                    {"peak_bytes", Profiler::peak_bytes()},
+                                                                    {"train_seconds", train_seconds},
+                                                                    {"region_seconds", region_totals}});
     if (popts.trace) {
       const std::string dir = (fs::path(run_dir) / "profiler_traces").string();
       fs::create_directories(dir);

@@ -36,6 +36,7 @@
 #include "config.hpp"
 #include "data_source.hpp"
 #include "format.hpp"
+#include "json_file.hpp"
 #include "run_directory.hpp"
 #include "run_setup.hpp"
 
@@ -65,26 +66,11 @@ std::string human_bytes(double b) {
   return u == 0 ? format("%.0f B", b) : format("%.1f %s", b, units[u]);
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    if (ch == '"' || ch == '\\')
-      out += std::string("\\") + ch;
-    else if (static_cast<unsigned char>(ch) < 0x20)
-      out += format("\\u%04x", unsigned(static_cast<unsigned char>(ch)));
-    else
-      out += ch;
-  }
-  return out + "\"";
-}
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  if (v == std::floor(v) && std::abs(v) < 9e15) return format("%.0f", v);
-  std::ostringstream s;
-  s.precision(10);
-  s << v;
-  return s.str();
+// A count or a measurement: integral values (byte counts) as JSON integers, the others as reals; not
+// finite (nothing measured): null.
+Json json_number(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::abs(v) < 9e15) return std::int64_t(v);
+  return v;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -481,37 +467,49 @@ int tune(const Config& c, const TuneOptions& o) {
               human_bytes(budget.bytes).c_str());
 
   if (!o.json.empty()) {
-    std::ostringstream j;
-    j << "{\n  \"command\": \"tune\",\n  \"config\": " << json_string(o.config_path)
-      << ",\n  \"execution_space\": " << json_string(Exec::name()) << ",\n  \"precision\": \"" << precision
-      << "\",\n  \"D\": " << d << ",\n  \"N\": " << n << ",\n  \"points\": " << points
-      << ",\n  \"warmup_epochs\": " << warmup_epochs << ",\n  \"epochs_per_trial\": " << o.epochs_per_trial
-      << ",\n  \"memory\": {\"budget_bytes\": " << json_number(budget.bytes)
-      << ", \"budget_source\": " << json_string(budget.source)
-      << ", \"bytes_per_point\": " << json_number(model.per_point) << ", \"fixed_bytes\": " << json_number(model.fixed)
-      << ", \"data_bytes\": " << json_number(double(data.span()) * sizeof(Real))
-      << ", \"max_points_in_budget\": " << json_number(max_points) << ", \"largest_fitting_batch\": " << largest
-      << ", \"verified_bytes\": " << json_number(verified_bytes) << "},\n  \"trials\": [";
-    for (std::size_t i = 0; i < trials.size(); ++i) {
-      const Trial& t = trials[i];
-      j << (i ? "," : "") << "\n    {\"batch\": " << t.batch << ", \"batches_per_epoch\": " << t.batches_per_epoch
-        << ", \"config_batch\": " << (t.from_config ? "true" : "false") << ", \"fits\": " << (t.fits ? "true" : "false")
-        << ", \"timed\": " << (t.timed ? "true" : "false") << ", \"trainer_bytes\": " << json_number(t.bytes)
-        << ", \"bytes_per_batch_point\": " << json_number(t.bytes / double(t.batch)) << ", \"epoch_seconds\": [";
-      for (std::size_t e = 0; e < t.seconds.size(); ++e) j << (e ? ", " : "") << json_number(t.seconds[e]);
-      j << "], \"median_epoch_seconds\": " << json_number(t.median)
-        << ", \"points_per_second\": " << json_number(t.points_per_second)
-        << ", \"last_epoch_loss\": " << json_number(t.loss);
-      if (!t.error.empty()) j << ", \"error\": " << json_string(t.error);
-      j << "}";
+    Json trial_list = Json::array();
+    for (const Trial& t : trials) {
+      Json seconds = Json::array();
+      for (const double e : t.seconds) seconds.push_back(json_number(e));
+      Json trial = {{"batch", t.batch},
+                    {"batches_per_epoch", t.batches_per_epoch},
+                    {"config_batch", t.from_config},
+                    {"fits", t.fits},
+                    {"timed", t.timed},
+                    {"trainer_bytes", json_number(t.bytes)},
+                    {"bytes_per_batch_point", json_number(t.bytes / double(t.batch))},
+                    {"epoch_seconds", seconds},
+                    {"median_epoch_seconds", json_number(t.median)},
+                    {"points_per_second", json_number(t.points_per_second)},
+                    {"last_epoch_loss", json_number(t.loss)}};
+      if (!t.error.empty()) trial["error"] = t.error;
+      trial_list.push_back(std::move(trial));
     }
-    j << "\n  ],\n  \"fastest\": ";
-    if (fastest)
-      j << "{\"batch\": " << fastest->batch << ", \"median_epoch_seconds\": " << json_number(fastest->median) << "}";
-    else
-      j << "null";
-    j << ",\n  \"largest_fitting_batch\": " << largest << ",\n  \"note\": " << json_string(speed_note) << "\n}\n";
-    write_file_atomically(o.json, j.str());
+    const Json memory = {{"budget_bytes", json_number(budget.bytes)},
+                         {"budget_source", budget.source},
+                         {"bytes_per_point", json_number(model.per_point)},
+                         {"fixed_bytes", json_number(model.fixed)},
+                         {"data_bytes", json_number(double(data.span()) * sizeof(Real))},
+                         {"max_points_in_budget", json_number(max_points)},
+                         {"largest_fitting_batch", largest},
+                         {"verified_bytes", json_number(verified_bytes)}};
+    write_json_file(
+        o.json,
+        {{"command", "tune"},
+         {"config", o.config_path},
+         {"execution_space", Exec::name()},
+         {"precision", precision},
+         {"D", d},
+         {"N", n},
+         {"points", points},
+         {"warmup_epochs", warmup_epochs},
+         {"epochs_per_trial", o.epochs_per_trial},
+         {"memory", memory},
+         {"trials", trial_list},
+         {"fastest", fastest ? Json{{"batch", fastest->batch}, {"median_epoch_seconds", json_number(fastest->median)}}
+                             : Json(nullptr)},
+         {"largest_fitting_batch", largest},
+         {"note", speed_note}});
     std::printf("trials written to %s\n", o.json.c_str());
   }
   int failed = 0;

@@ -13,15 +13,30 @@ export OMP_PROC_BIND=false
 run=$(ls -d runs/*/ | head -n 1)
 trace="$run/profiler_traces/train.trace.json"
 [ -f "$trace" ] || { echo "FAIL: no trace file"; exit 1; }
-grep -q '"traceEvents"' "$trace" || { echo "FAIL: not a Chrome trace"; exit 1; }
+# The trace and monitor.json are read as JSON, whatever their layout.
+summary=$(/usr/bin/python3 - "$trace" "$run/monitor.json" <<'EOF'
+import json, sys
+trace = json.load(open(sys.argv[1]))
+events = trace.get("traceEvents")
+if not isinstance(events, list):
+    sys.exit("FAIL: not a Chrome trace")
 # The eigensolve is its own region on the separate kernels and inside the fused one on CPUs.
-grep -Eq '"name": "qgml::(eigensolve|fused_loss_gradient)", "cat": "region", "ph": "X"' "$trace" ||
-  { echo "FAIL: no eigensolve or fused loss-gradient region"; exit 1; }
-grep -q '"cat": "kernel"' "$trace" || { echo "FAIL: no kernel events"; exit 1; }
-events=$(grep -c '"ph": "X"' "$trace")
-[ "$events" -eq 100 ] || { echo "FAIL: $events events, expected the bound of 100"; exit 1; }
-dropped=$(grep -o '"dropped_events": [0-9]*' "$trace" | grep -o '[0-9]*$')
-[ "$dropped" -gt 0 ] || { echo "FAIL: the bounded buffer reports no dropped events"; exit 1; }
-grep -q '"regions"' "$run/monitor.json" && grep -q '"peak_bytes"' "$run/monitor.json" ||
-  { echo "FAIL: monitor.json lacks regions or peak_bytes"; exit 1; }
+if not any(e["name"] in ("qgml::eigensolve", "qgml::fused_loss_gradient") and e["cat"] == "region" for e in events):
+    sys.exit("FAIL: no eigensolve or fused loss-gradient region")
+if not any(e["cat"] == "kernel" for e in events):
+    sys.exit("FAIL: no kernel events")
+if not all(e["ph"] == "X" and e["dur"] >= 0 for e in events):
+    sys.exit("FAIL: an event is not a complete (X) event with a duration")
+if len(events) != 100:
+    sys.exit(f"FAIL: {len(events)} events, expected the bound of 100")
+dropped = trace["otherData"]["dropped_events"]
+if not dropped > 0:
+    sys.exit("FAIL: the bounded buffer reports no dropped events")
+monitor = json.load(open(sys.argv[2]))
+if "peak_bytes" not in monitor or not all("regions" in e and "peak_bytes" in e for e in monitor["epochs"]):
+    sys.exit("FAIL: monitor.json lacks regions or peak_bytes")
+print(len(events), dropped)
+EOF
+) || { echo "$summary"; exit 1; }
+events=${summary% *} dropped=${summary#* }
 echo "ok: $events events, $dropped dropped; $(grep 'profiler:' train.log)"

@@ -143,7 +143,46 @@ TEST_CASE("malformed configuration files give a clear error naming the file", "[
     std::string json = slurp(dir.file("meta.json"));
     json.replace(json.find("\"N\": 4"), 6, "\"N\": 5");
     spit(dir.file("meta.json"), json);
-    CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("meta.json") && ContainsSubstring("\"N\" is 5"));
+    CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("meta.json") && ContainsSubstring("\"N\" is 5") &&
+                                            ContainsSubstring("holds 4"));
+  }
+  SECTION("metadata that is not JSON, cut short, or not an object") {
+    const std::string p = dir.file("broken.npy");
+    save_matrices(p, m, Precision::double_precision);
+    const std::string json = slurp(dir.file("broken.json"));
+    spit(dir.file("broken.json"), json.substr(0, json.rfind('}')));
+    CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("metadata '" + dir.file("broken.json") + "'") &&
+                                            ContainsSubstring("not valid JSON") &&
+                                            ContainsSubstring("unexpected end of input"));
+    spit(dir.file("broken.json"), "D = 3, N = 4\n");
+    CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("broken.json") && ContainsSubstring("not valid JSON"));
+    spit(dir.file("broken.json"), "");
+    CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("broken.json") && ContainsSubstring("not valid JSON"));
+    spit(dir.file("broken.json"), "[3, 4]\n");
+    CHECK_THROWS_WITH(load_matrices(p),
+                      ContainsSubstring("broken.json") && ContainsSubstring("expected a JSON object, got array"));
+  }
+  SECTION("metadata fields of the wrong type or missing") {
+    const std::string p = dir.file("typed.npy");
+    save_matrices(p, m, Precision::double_precision);
+    const std::string json = slurp(dir.file("typed.json"));
+    std::string quoted = json;
+    quoted.replace(quoted.find("\"D\": 3"), 6, "\"D\": \"3\"");
+    spit(dir.file("typed.json"), quoted);
+    CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("typed.json") &&
+                                            ContainsSubstring("field \"D\" must be an integer, got \"3\""));
+    std::string real = json;
+    real.replace(real.find("\"N\": 4"), 6, "\"N\": 4.5");
+    spit(dir.file("typed.json"), real);
+    CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("field \"N\" must be an integer, got 4.5"));
+    spit(dir.file("typed.json"), "{\"format\": \"qgml-matrix-configuration\", \"N\": 4}");
+    CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("field \"D\" is missing but '" + p + "' holds 3"));
+    spit(dir.file("typed.json"), "{\"D\": 3, \"N\": 4}");
+    CHECK_THROWS_WITH(
+        load_matrices(p),
+        ContainsSubstring("typed.json") && ContainsSubstring("field \"format\" must be \"qgml-matrix-configuration\""));
+    spit(dir.file("typed.json"), "{\"format\": \"qgml-checkpoint\", \"D\": 3, \"N\": 4}");
+    CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("got \"qgml-checkpoint\""));
   }
   SECTION("non-Hermitian matrices") {
     HostMatrices bad = m;

@@ -1,6 +1,7 @@
-// Fuzz-style robustness: thousands of random mutations of a valid config, CSV data file and NPY
-// matrix file go through the program's readers. Every input must either load or raise qgml::Error
-// with a message; any other exception, crash or sanitizer report (under the debug-asan preset) fails.
+// Fuzz-style robustness: thousands of random mutations of a valid config, CSV data file, NPY matrix
+// file and its JSON metadata go through the program's readers. Every input must either load or raise
+// qgml::Error with a message; any other exception, crash or sanitizer report (under the debug-asan
+// preset) fails.
 #include <catch2/catch_test_macros.hpp>
 
 #include <filesystem>
@@ -69,7 +70,8 @@ bool loads(F&& f) {
 
 }  // namespace
 
-TEST_CASE("1000 mutations each of a config, a CSV and an NPY file: loaded or a qgml::Error", "[fuzz]") {
+TEST_CASE("1000 mutations each of a config, a CSV, an NPY file and its JSON metadata: loaded or a qgml::Error",
+          "[fuzz]") {
   Scratch scratch;
   const std::string config =
       "data:\n  generator: sphere\n  points: 100\n  noise: 0.1\nmodel:\n  N: 4\n  precision: double\n"
@@ -78,10 +80,12 @@ TEST_CASE("1000 mutations each of a config, a CSV and an NPY file: loaded or a q
   qgml::save_matrices(scratch.write("seed.npy", ""), qgml::spin_matrices(3), qgml::Precision::double_precision);
   std::ifstream in(scratch.dir / "seed.npy", std::ios::binary);
   const std::string npy((std::istreambuf_iterator<char>(in)), {});
+  std::ifstream meta_in(scratch.dir / "seed.json", std::ios::binary);
+  const std::string meta((std::istreambuf_iterator<char>(meta_in)), {});
   fs::remove(scratch.dir / "seed.json");
   const qgml::CounterRng rng(2024, 1);
   std::uint64_t c = 0;
-  int ok_config = 0, ok_csv = 0, ok_npy = 0;
+  int ok_config = 0, ok_csv = 0, ok_npy = 0, ok_meta = 0;
   for (int i = 0; i < 1000; ++i) {
     const std::string p = scratch.write("c.yaml", mutate(config, rng, c));
     ok_config += loads([&] { qgml::app::load_config(p, {}); });
@@ -89,11 +93,17 @@ TEST_CASE("1000 mutations each of a config, a CSV and an NPY file: loaded or a q
     ok_csv += loads([&] { qgml::read_points_csv(q); });
     const std::string r = scratch.write("m.npy", mutate(npy, rng, c));
     ok_npy += loads([&] { qgml::load_matrices(r); });
+    // The JSON metadata beside an intact array: a damaged one is an error, never a crash.
+    const std::string npy_path = scratch.write("meta.npy", npy);
+    scratch.write("meta.json", mutate(meta, rng, c));
+    ok_meta += loads([&] { qgml::load_matrices(npy_path); });
   }
   // The mutations are mostly harmless to YAML and mostly fatal to the binary format.
-  INFO("loaded: config " << ok_config << ", csv " << ok_csv << ", npy " << ok_npy << " of 1000");
+  INFO("loaded: config " << ok_config << ", csv " << ok_csv << ", npy " << ok_npy << ", metadata " << ok_meta
+                         << " of 1000");
   CHECK(ok_config > 0);
   CHECK(ok_config < 1000);
   CHECK(ok_csv < 1000);
   CHECK(ok_npy < 1000);
+  CHECK(ok_meta < 1000);
 }

@@ -1,13 +1,17 @@
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <unistd.h>
 
 #include "qgml/data/datasets.hpp"
 #include "qgml/model/initializers.hpp"
 #include "qgml/model/observables.hpp"
+#include "qgml/train/checkpoint.hpp"
 #include "qgml/train/trainer.hpp"
 
 #include "test_support.hpp"
@@ -212,4 +216,97 @@ TEMPLATE_TEST_CASE("the last partial batch is kept and the learning-rate schedul
   CHECK(history[0].learning_rate == 0.02);
   CHECK(history[2].learning_rate == 0.005);
   CHECK(history[2].total < history[0].total);
+}
+
+namespace {
+
+// A small checkpoint state: D = 2 matrices of size 3, Adam moments, two epochs of history.
+CheckpointState small_checkpoint() {
+  CheckpointState s;
+  s.matrices = qr_matrices(2, 3, 11);
+  s.adam_m.assign(2 * 3 * 3, 0.25);
+  s.adam_v.assign(2 * 3 * 3, 0.5);
+  s.adam_step = 14;
+  s.epoch = 7;
+  s.seed = std::numeric_limits<std::uint64_t>::max();  // the full range of the seed survives
+  s.points = 2500;
+  EpochRecord r;
+  r.epoch = 7;
+  r.total = 0.1 + 0.2;
+  s.history = {r};
+  return s;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void spit(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+void replace(std::string& text, const std::string& from, const std::string& to) {
+  const auto p = text.find(from);
+  REQUIRE(p != std::string::npos);
+  text.replace(p, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("a checkpoint's state.json round-trips; a damaged one is an error naming the file and field",
+          "[training][checkpoint]") {
+  using Catch::Matchers::ContainsSubstring;
+  TempDir dir;
+  const CheckpointState written = small_checkpoint();
+  write_checkpoint(dir.path.string(), written);
+  const CheckpointState read = read_checkpoint(dir.path.string());
+  CHECK(read.epoch == written.epoch);
+  CHECK(read.adam_step == written.adam_step);
+  CHECK(read.seed == written.seed);
+  CHECK(read.points == written.points);
+  CHECK(read.matrices.values == written.matrices.values);
+  REQUIRE(read.history.size() == 1);
+  CHECK(read.history[0].total == written.history[0].total);
+
+  const fs::path state = dir.path / "epoch-000007" / "state.json";
+  const std::string good = slurp(state);
+  const std::string file = "checkpoint '" + state.string() + "'";
+  std::string text = good, expected;
+  SECTION("cut short") {
+    text = good.substr(0, good.size() / 2);
+    expected = "not valid JSON";
+  }
+  SECTION("empty") {
+    expected = "not valid JSON";
+    text = "";
+  }
+  SECTION("not JSON") {
+    text = "format = qgml-checkpoint\nepoch = 7\n";
+    expected = "not valid JSON";
+  }
+  SECTION("a number written as text") {
+    replace(text, "\"epoch\": 7", "\"epoch\": \"7\"");
+    expected = "field \"epoch\" must be an integer in [0, 2147483647], got \"7\"";
+  }
+  SECTION("a negative epoch") {
+    replace(text, "\"epoch\": 7", "\"epoch\": -7");
+    expected = "field \"epoch\" must be an integer in [0, 2147483647], got -7";
+  }
+  SECTION("a fractional step") {
+    replace(text, "\"adam_step\": 14", "\"adam_step\": 14.5");
+    expected = "field \"adam_step\" must be an integer in [0, 2147483647], got 14.5";
+  }
+  SECTION("a missing seed") {
+    replace(text, "\"seed\"", "\"sead\"");
+    expected = "missing field \"seed\"";
+  }
+  SECTION("another format") {
+    replace(text, "\"qgml-checkpoint\"", "\"qgml-matrix-configuration\"");
+    expected = "field \"format\" is not \"qgml-checkpoint\" (got \"qgml-matrix-configuration\")";
+  }
+  SECTION("a newer version") {
+    replace(text, "\"version\": 1", "\"version\": 2");
+    expected = "unsupported version 2 (this qgml reads version 1)";
+  }
+  spit(state, text);
+  CHECK_THROWS_WITH(read_checkpoint(dir.path.string()), ContainsSubstring(file) && ContainsSubstring(expected));
 }

@@ -1,9 +1,8 @@
 #include "qgml/geometry/dimension_estimate.hpp"
 
-#include <sstream>
-
 #include "qgml/common/error.hpp"
-#include "qgml/io/atomic_file.hpp"
+
+#include "io/json_file.hpp"
 
 namespace qgml {
 
@@ -42,20 +41,16 @@ DimensionSummary summarize_dimensions(const std::vector<long>& histogram) {
   return s;
 }
 
-void write_dimension_summary_json(const std::string& path, const DimensionSummary& s, const std::string& extra_fields) {
-  std::ostringstream out;
-  out.precision(10);
-  out << "{\n  \"ambient_dimension\": " << s.ambient_dimension << ",\n  \"points\": " << s.points
-      << ",\n  \"mode\": " << s.mode << ",\n  \"median\": " << s.median << ",\n  \"mean\": " << s.mean
-      << ",\n  \"histogram\": [";
-  for (std::size_t d = 0; d < s.histogram.size(); ++d) out << (d ? ", " : "") << s.histogram[d];
-  out << "],\n  \"fraction\": [";
-  const auto f = s.fraction();
-  for (std::size_t d = 0; d < f.size(); ++d) out << (d ? ", " : "") << f[d];
-  out << "]";
-  if (!extra_fields.empty()) out << ",\n  " << extra_fields;
-  out << "\n}\n";
-  write_file_atomically(path, out.str());
+void write_dimension_summary_json(const std::string& path, const DimensionSummary& s, const JsonFields& extra) {
+  detail::Json j = {{"ambient_dimension", s.ambient_dimension},
+                    {"points", s.points},
+                    {"mode", s.mode},
+                    {"median", s.median},
+                    {"mean", s.mean},
+                    {"histogram", s.histogram},
+                    {"fraction", s.fraction()}};
+  detail::append_fields(j, extra);
+  detail::write_json_file(path, j);
 }
 
 }  // namespace qgml

@@ -1,12 +1,13 @@
 #include "qgml/io/configuration_io.hpp"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <cstring>
+#include <filesystem>
 
 #include "qgml/common/error.hpp"
-#include "qgml/io/atomic_file.hpp"
 #include "qgml/io/npy.hpp"
+
+#include "io/json_file.hpp"
 
 namespace qgml {
 
@@ -17,26 +18,6 @@ std::string sidecar_path(const std::string& npy_path) { return npy_path.substr(0
 void check_npy_path(const std::string& path) {
   if (path.size() < 5 || path.compare(path.size() - 4, 4, ".npy") != 0)
     throw Error("matrix configuration path '" + path + "' must end in .npy");
-}
-
-// The value of "key" in a flat JSON object, as text ("" when absent).
-std::string json_value(const std::string& text, const std::string& key) {
-  const std::string quoted = "\"" + key + "\"";
-  auto p = text.find(quoted);
-  if (p == std::string::npos) return "";
-  p = text.find(':', p + quoted.size());
-  if (p == std::string::npos) return "";
-  ++p;
-  while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;
-  std::size_t end = p;
-  if (p < text.size() && text[p] == '"') {
-    end = text.find('"', p + 1);
-    return end == std::string::npos ? "" : text.substr(p + 1, end - p - 1);
-  }
-  while (end < text.size() && text[end] != ',' && text[end] != '}' &&
-         !std::isspace(static_cast<unsigned char>(text[end])))
-    ++end;
-  return text.substr(p, end - p);
 }
 
 }  // namespace
@@ -55,11 +36,12 @@ void save_matrices(const std::string& path, const HostMatrices& m, Precision pre
     }
     write_npy(path, NpyType::complex64, shape, f.data());
   }
-  std::ostringstream json;
-  json << "{\n  \"format\": \"qgml-matrix-configuration\",\n  \"version\": 1,\n  \"D\": " << m.D
-       << ",\n  \"N\": " << m.N << ",\n  \"precision\": \""
-       << (precision == Precision::double_precision ? "double" : "float") << "\"\n}\n";
-  write_file_atomically(sidecar_path(path), json.str());
+  detail::write_json_file(sidecar_path(path),
+                          {{"format", "qgml-matrix-configuration"},
+                           {"version", 1},
+                           {"D", m.D},
+                           {"N", m.N},
+                           {"precision", precision == Precision::double_precision ? "double" : "float"}});
 }
 
 HostMatrices load_matrices(const std::string& path, Precision* precision) {
@@ -88,20 +70,21 @@ HostMatrices load_matrices(const std::string& path, Precision* precision) {
   if (precision) *precision = a.type == NpyType::complex128 ? Precision::double_precision : Precision::single_precision;
 
   const std::string json_path = sidecar_path(path);
-  std::ifstream js(json_path);
-  if (js) {
-    std::stringstream buf;
-    buf << js.rdbuf();
-    const std::string text = buf.str();
-    const std::string format = json_value(text, "format");
-    if (format != "qgml-matrix-configuration")
-      throw Error("metadata '" + json_path + "': field \"format\" must be \"qgml-matrix-configuration\", got \"" +
-                  format + "\"");
+  if (std::filesystem::exists(json_path)) {
+    const std::string what = "metadata '" + json_path + "'";
+    const detail::Json meta = detail::read_json_object(json_path, what);
+    const auto format = meta.find("format");
+    if (format == meta.end() || *format != "qgml-matrix-configuration")
+      throw Error(what + ": field \"format\" must be \"qgml-matrix-configuration\", got " +
+                  (format == meta.end() ? std::string("nothing (the field is missing)") : detail::json_text(*format)));
     for (const auto& [key, value] : {std::pair<const char*, int>{"D", m.D}, {"N", m.N}}) {
-      const std::string v = json_value(text, key);
-      if (v != std::to_string(value))
-        throw Error("metadata '" + json_path + "': field \"" + key + "\" is " + (v.empty() ? "missing" : v) + " but '" +
-                    path + "' holds " + std::to_string(value));
+      const auto v = meta.find(key);
+      if (v != meta.end() && !v->is_number_integer())
+        throw Error(what + ": field \"" + key + "\" must be an integer, got " + detail::json_text(*v));
+      if (v == meta.end() || *v != value)
+        throw Error(what + ": field \"" + key + "\" is " +
+                    (v == meta.end() ? std::string("missing") : detail::json_text(*v)) + " but '" + path + "' holds " +
+                    std::to_string(value));
     }
   }
 

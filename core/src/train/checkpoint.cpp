@@ -5,11 +5,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "qgml/common/error.hpp"
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/io/npy.hpp"
+
+#include "io/json_file.hpp"
 
 namespace qgml {
 
@@ -21,17 +22,6 @@ std::string epoch_name(int epoch) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "epoch-%06d", epoch);
   return buf;
-}
-
-std::string json_field(const std::string& text, const std::string& key, const std::string& file) {
-  const std::string quoted = "\"" + key + "\"";
-  auto p = text.find(quoted);
-  if (p == std::string::npos) throw Error("checkpoint '" + file + "': missing field \"" + key + "\"");
-  p = text.find(':', p) + 1;
-  while (p < text.size() && (text[p] == ' ' || text[p] == '"')) ++p;
-  auto e = p;
-  while (e < text.size() && text[e] != ',' && text[e] != '"' && text[e] != '\n' && text[e] != '}') ++e;
-  return text.substr(p, e - p);
 }
 
 void write_moments(const std::string& path, const std::vector<double>& m, const HostMatrices& shape, Precision p) {
@@ -79,12 +69,16 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
     write_moments((sub / "adam_m.npy").string(), s.adam_m, s.matrices, s.precision);
     write_moments((sub / "adam_v.npy").string(), s.adam_v, s.matrices, s.precision);
     write_history_csv((sub / "history.csv").string(), s.history);
-    std::ostringstream js;
-    js << "{\n  \"format\": \"qgml-checkpoint\",\n  \"version\": 1,\n  \"epoch\": " << s.epoch
-       << ",\n  \"adam_step\": " << s.adam_step << ",\n  \"seed\": " << s.seed << ",\n  \"points\": " << s.points
-       << ",\n  \"D\": " << s.matrices.D << ",\n  \"N\": " << s.matrices.N << ",\n  \"precision\": \""
-       << (s.precision == Precision::double_precision ? "double" : "float") << "\"\n}\n";
-    write_file_atomically((sub / "state.json").string(), js.str());
+    detail::write_json_file((sub / "state.json").string(),
+                            {{"format", "qgml-checkpoint"},
+                             {"version", 1},
+                             {"epoch", s.epoch},
+                             {"adam_step", s.adam_step},
+                             {"seed", s.seed},
+                             {"points", s.points},
+                             {"D", s.matrices.D},
+                             {"N", s.matrices.N},
+                             {"precision", s.precision == Precision::double_precision ? "double" : "float"}});
     // The complete checkpoint takes its final name; a previous one of the same epoch is replaced.
     if (fs::exists(final_dir)) fs::rename(final_dir, root / (name + ".old"));
     fs::rename(sub, final_dir);
@@ -116,26 +110,23 @@ CheckpointState read_checkpoint(const std::string& dir) {
     sub /= name;
   }
   const fs::path state_path = sub / "state.json";
-  std::ifstream in(state_path);
-  if (!in) throw Error("checkpoint '" + dir + "': no state.json found (not a qgml checkpoint directory?)");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-  const std::string file = state_path.string();
-  if (json_field(text, "format", file) != "qgml-checkpoint")
-    throw Error("checkpoint '" + file + "': field \"format\" is not \"qgml-checkpoint\"");
-  if (json_field(text, "version", file) != "1")
-    throw Error("checkpoint '" + file + "': unsupported version " + json_field(text, "version", file) +
-                " (this qgml reads version 1)");
+  if (!fs::exists(state_path))
+    throw Error("checkpoint '" + dir + "': no state.json found (not a qgml checkpoint directory?)");
+  const std::string what = "checkpoint '" + state_path.string() + "'";
+  const detail::Json state = detail::read_json_object(state_path.string(), what);
+  const auto format = state.find("format");
+  if (format == state.end() || *format != "qgml-checkpoint")
+    throw Error(what + ": field \"format\" is not \"qgml-checkpoint\" (got " +
+                (format == state.end() ? std::string("nothing: the field is missing") : detail::json_text(*format)) +
+                ")");
+  const detail::Json& version = detail::json_member(state, "version", what);
+  if (version != 1)
+    throw Error(what + ": unsupported version " + detail::json_text(version) + " (this qgml reads version 1)");
   CheckpointState s;
-  try {
-    s.epoch = std::stoi(json_field(text, "epoch", file));
-    s.adam_step = std::stoi(json_field(text, "adam_step", file));
-    s.seed = std::stoull(json_field(text, "seed", file));
-    s.points = std::stol(json_field(text, "points", file));
-  } catch (const std::exception&) {
-    throw Error("checkpoint '" + file + "': a numeric field (epoch, adam_step, seed, points) is not a valid number");
-  }
+  s.epoch = detail::json_integer<int>(state, "epoch", what, 0);
+  s.adam_step = detail::json_integer<int>(state, "adam_step", what, 0);
+  s.seed = detail::json_integer<std::uint64_t>(state, "seed", what);
+  s.points = detail::json_integer<long>(state, "points", what, 1);
   s.matrices = load_matrices((sub / "matrices.npy").string(), &s.precision);
   s.adam_m = read_moments((sub / "adam_m.npy").string(), s.matrices);
   s.adam_v = read_moments((sub / "adam_v.npy").string(), s.matrices);

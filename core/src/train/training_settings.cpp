@@ -7,6 +7,8 @@
 #include "qgml/common/error.hpp"
 #include "qgml/io/atomic_file.hpp"
 
+#include "io/json_file.hpp"
+
 namespace qgml {
 
 double LearningRateSchedule::at(double lr, int epoch, int epochs) const {
@@ -73,20 +75,21 @@ void write_history_csv(const std::string& path, const std::vector<EpochRecord>& 
 }
 
 void write_history_json(const std::string& path, const std::vector<EpochRecord>& history) {
-  std::ostringstream out;
-  out << "[\n";
-  for (std::size_t i = 0; i < history.size(); ++i) {
-    const auto& r = history[i];
-    out << "  {\"epoch\": " << r.epoch << ", \"total\": " << number(r.total)
-        << ", \"reconstruction\": " << number(r.reconstruction) << ", \"fluctuation\": " << number(r.fluctuation)
-        << ", \"penalty\": " << number(r.penalty) << ", \"learning_rate\": " << number(r.learning_rate)
-        << ", \"degenerate_points\": " << r.degenerate_points << ", \"skipped_batches\": " << r.skipped_batches
-        << ", \"eigh_failures\": " << r.eigh_failures << ", \"batches\": " << r.batches
-        << ", \"seconds\": " << number(r.seconds) << ", \"points_per_second\": " << number(r.points_per_second) << "}"
-        << (i + 1 < history.size() ? ",\n" : "\n");
-  }
-  out << "]\n";
-  write_file_atomically(path, out.str());
+  detail::Json records = detail::Json::array();
+  for (const auto& r : history)
+    records.push_back({{"epoch", r.epoch},
+                       {"total", r.total},
+                       {"reconstruction", r.reconstruction},
+                       {"fluctuation", r.fluctuation},
+                       {"penalty", r.penalty},
+                       {"learning_rate", r.learning_rate},
+                       {"degenerate_points", r.degenerate_points},
+                       {"skipped_batches", r.skipped_batches},
+                       {"eigh_failures", r.eigh_failures},
+                       {"batches", r.batches},
+                       {"seconds", r.seconds},
+                       {"points_per_second", r.points_per_second}});
+  detail::write_json_file(path, records);
 }
 
 std::vector<EpochRecord> read_history_csv(const std::string& path) {

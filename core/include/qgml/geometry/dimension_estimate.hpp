@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "qgml/common/types.hpp"
+#include "qgml/io/json_fields.hpp"
 
 namespace qgml {
 
@@ -54,8 +55,8 @@ struct DimensionSummary {
 
 DimensionSummary summarize_dimensions(const std::vector<long>& histogram);
 
-// JSON object with D, points, mode, median, mean, histogram and fraction per dimension; atomic write.
-void write_dimension_summary_json(const std::string& path, const DimensionSummary& s,
-                                  const std::string& extra_fields = "");
+// JSON object with D, points, mode, median, mean, histogram and fraction per dimension, then the extra
+// fields (whose keys must differ from those); atomic write.
+void write_dimension_summary_json(const std::string& path, const DimensionSummary& s, const JsonFields& extra = {});
 
 }  // namespace qgml

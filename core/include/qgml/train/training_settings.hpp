@@ -64,7 +64,8 @@ struct EpochRecord {
   double eigh_sweeps = 0;  // mean Jacobi sweeps per point with warm_start_eigh (0: cold solves); not in the CSV
 };
 
-// Writes the history as CSV (one row per epoch) or JSON (an array of objects), atomically.
+// Writes the history as CSV (one row per epoch) or JSON (an array of objects), atomically. The losses of an
+// epoch whose batches were all skipped are NaN: "nan" in the CSV, null in the JSON.
 void write_history_csv(const std::string& path, const std::vector<EpochRecord>& history);
 void write_history_json(const std::string& path, const std::vector<EpochRecord>& history);
 // Reads a CSV written by write_history_csv; throws qgml::Error naming the file and line otherwise.
