@@ -168,8 +168,9 @@ class QuantumGeometry {
             for (int j = 0; j < d; ++j) work(t, i, j) = metric(t, i, j);
           const auto wt = Kokkos::subview(work, t, Kokkos::ALL, Kokkos::ALL);
           const auto et = Kokkos::subview(e, t, Kokkos::ALL);
-          linalg::symmetric_eigenvalues_descending(wt, et);
-          dim(t) = info(t) == 0 ? estimate_dimension_from_descending(&e(t, 0), d, ratio, floor) : -1;
+          const bool converged =
+              linalg::symmetric_eigenvalues_descending(wt, et) <= linalg::symmetric_eigenvalues_max_sweeps;
+          dim(t) = info(t) == 0 && converged ? estimate_dimension_from_descending(&e(t, 0), d, ratio, floor) : -1;
         });
   }
 
