@@ -3,12 +3,12 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "qgml/data/datasets.hpp"
 #include "qgml/data/manifolds.hpp"
+#include "qgml/data/standardize.hpp"
 #include "qgml/io/data_io.hpp"
 #include "qgml/parallel/communicator.hpp"
 
@@ -22,42 +22,9 @@ struct DataShard {
   RealMatrix<Real, typename ExecSpace::memory_space> points;
   std::int64_t first = 0;
   std::int64_t total = 0;
+  // What data.standardize applied (qgml/data/standardize.hpp); empty mean when it is off.
+  Standardization standardization;
 };
-
-// x <- (x - mean) / std over all ranks' points, with the mean per coordinate and one overall std
-// (keeps the shape).
-template <class Real, class ExecSpace>
-void standardize(const ExecSpace& exec, DataShard<Real, ExecSpace>& shard, Communicator& comm) {
-  using memory_space = typename ExecSpace::memory_space;
-  const auto x = shard.points;
-  const int count = int(x.extent(0)), d = int(x.extent(1));
-  const double total = double(shard.total);
-  Kokkos::View<double*, memory_space> mean("qgml::app::standardize_mean", d);
-  Kokkos::parallel_for(
-      "qgml::app::standardize_sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, d), KOKKOS_LAMBDA(const int k) {
-        double s = 0;
-        for (int t = 0; t < count; ++t) s += x(t, k);
-        mean(k) = s;
-      });
-  auto mean_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mean);
-  comm.allreduce_sum(mean_host.data(), std::size_t(d), false);
-  for (int k = 0; k < d; ++k) mean_host(k) /= total;
-  Kokkos::deep_copy(exec, mean, mean_host);
-  double var = 0;
-  Kokkos::parallel_reduce(
-      "qgml::app::standardize_variance", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
-      KOKKOS_LAMBDA(const int t, double& v) {
-        for (int k = 0; k < d; ++k) v += (x(t, k) - mean(k)) * (x(t, k) - mean(k));
-      },
-      var);
-  comm.allreduce_sum(&var, 1, false);
-  const double scale = var > 0 ? 1.0 / std::sqrt(var / (total * d)) : 1.0;
-  Kokkos::parallel_for(
-      "qgml::app::standardize", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
-        for (int k = 0; k < d; ++k) x(t, k) = Real((x(t, k) - mean(k)) * scale);
-      });
-  qgml::fence(exec, "qgml::app::standardize");
-}
 
 // A collective: every rank generates, or reads from data.file, only its shard shard_range(T, P, rank)
 // of the points (generated point t depends only on the seed and t, so the union over ranks is the
@@ -115,7 +82,7 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
     shard.first = r.begin;
     shard.total = total;
   });
-  if (c.boolean("data.standardize")) standardize(exec, shard, comm);
+  if (c.boolean("data.standardize")) shard.standardization = standardize(exec, shard.points, comm);
   return shard;
 }
 

@@ -25,7 +25,7 @@ namespace {
 struct Manifold {
   std::string name;
   int true_dimension;
-  bool standardise;
+  bool standardize;
   std::function<paper::Points(const paper::Exec&, int, std::uint64_t)> generate;
 };
 
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
       Kokkos::Timer timer;
       paper::Points data = m.generate(exec, T, seed);
       double scale = 1.0;
-      if (m.standardise) data = paper::standardise(exec, data, &scale);
+      if (m.standardize) data = paper::standardize(exec, data, &scale);
       const int D = int(data.extent(1));
       paper::RunSettings s;
       s.name = m.name;
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
       for (std::size_t d = 0; d < floor_histogram.size(); ++d)
         floor_hist += (d ? ";" : "") + std::to_string(floor_histogram[d]);
       table += m.name + "," + std::to_string(D) + "," + std::to_string(m.true_dimension) + "," + std::to_string(s.N) +
-               "," + paper::number(s.w) + "," + std::to_string(s.epochs) + "," + paper::number(noise) + "," + (m.standardise ? "yes" : "no") + "," +
+               "," + paper::number(s.w) + "," + std::to_string(s.epochs) + "," + paper::number(noise) + "," + (m.standardize ? "yes" : "no") + "," +
                paper::number(scale) + "," + paper::number(r.final_epoch_loss) + "," + std::to_string(sum.mode) + "," +
                paper::number(sum.median) + "," + paper::number(sum.mean) + "," +
                paper::number(frac[m.true_dimension]) + "," + hist + "," + std::to_string(floor_sum.mode) + "," +
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
       }
       std::cout.precision(4);
       std::cout << m.name << ": D = " << D << ", true d = " << m.true_dimension << ", N = " << s.N
-                << (m.standardise ? ", standardised (scale " + paper::number(scale) + ")" : "") << "\n";
+                << (m.standardize ? ", standardised (scale " + paper::number(scale) + ")" : "") << "\n";
       paper::print_summary(r);
       std::cout << "  estimate: mode " << sum.mode << ", median " << sum.median << ", mean " << sum.mean
                 << ", fraction at the true dimension " << frac[m.true_dimension] << "; with a 1 % floor: mode "

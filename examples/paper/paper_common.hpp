@@ -19,6 +19,7 @@
 
 #include "qgml/data/datasets.hpp"
 #include "qgml/data/manifolds.hpp"
+#include "qgml/data/standardize.hpp"
 #include "qgml/geometry/analyze_dimension.hpp"
 #include "qgml/geometry/dimension_estimate.hpp"
 #include "qgml/geometry/quantum_geometry.hpp"
@@ -81,21 +82,16 @@ struct Result {
   double train_seconds = 0, seconds = 0;
 };
 
-// Subtracts the mean and divides by the overall standard deviation (one scalar for all coordinates,
-// so the shape is unchanged): x' = (x - mean) / s, s^2 = mean over points and coordinates of (x - mean)^2.
-inline Points standardise(const Exec& exec, const Points& x, double* scale_out = nullptr) {
-  qgml::HostData h = qgml::to_host_data(x);
-  std::vector<double> mean(h.cols, 0.0);
-  for (int r = 0; r < h.rows; ++r)
-    for (int c = 0; c < h.cols; ++c) mean[c] += h(r, c) / h.rows;
-  double var = 0;
-  for (int r = 0; r < h.rows; ++r)
-    for (int c = 0; c < h.cols; ++c) var += (h(r, c) - mean[c]) * (h(r, c) - mean[c]);
-  const double s = std::sqrt(var / (double(h.rows) * h.cols));
-  for (int r = 0; r < h.rows; ++r)
-    for (int c = 0; c < h.cols; ++c) h(r, c) = (h(r, c) - mean[c]) / s;
-  if (scale_out) *scale_out = s;
-  return qgml::to_device_points<Real>(exec, h);
+// A standardised copy of the points (qgml::standardize: the mean per coordinate subtracted, all
+// coordinates divided by one overall standard deviation, so the shape is unchanged); *scale_out = that
+// standard deviation.
+inline Points standardize(const Exec& exec, const Points& x, double* scale_out = nullptr) {
+  Points y(Kokkos::ViewAllocateWithoutInitializing("qgml::paper::standardized"), x.extent(0), x.extent(1));
+  Kokkos::deep_copy(exec, y, x);
+  qgml::SelfCommunicator self;
+  const qgml::Standardization s = qgml::standardize(exec, y, self);
+  if (scale_out) *scale_out = s.scale;
+  return y;
 }
 
 inline Spectrum metric_spectrum(const Exec& exec, const qgml::MatrixConfiguration<Real, Exec>& config,

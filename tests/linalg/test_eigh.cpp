@@ -185,6 +185,39 @@ TEMPLATE_TEST_CASE("batched_eigh team variant with team sizes 2, 3, 5, 8 (as man
   CHECK(ran == expected * int(sizeof(sizes) / sizeof(sizes[0])));
 }
 
+// EighOptions has one field per meaning of "team size": matrices_per_team for the serial variant (one
+// thread per matrix), threads_per_matrix for the team variant; each variant ignores the other's field.
+TEMPLATE_TEST_CASE("batched_eigh: matrices_per_team (serial) and threads_per_matrix (team)", "[eigh][team-sizes]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  const int threads = is_host_space_v<Space> ? team_size_for_tests(exec) : 32;
+  static_assert(std::is_same_v<decltype(EighOptions{}.matrices_per_team), int> &&
+                std::is_same_v<decltype(EighOptions{}.threads_per_matrix), int>);
+  EighOptions positional{EighVariant::team, 3, true};  // the order of the first three fields is kept
+  CHECK(positional.threads_per_matrix == 3);
+  CHECK(positional.warm_start);
+  CHECK(positional.matrices_per_team == 0);
+  for (int per_team : {1, threads}) {
+    EighOptions serial;
+    serial.variant = EighVariant::serial;
+    serial.matrices_per_team = per_team;
+    serial.threads_per_matrix = 7;  // not the serial variant's
+    // A batch that leaves the last team partly empty.
+    check_solver<Real>(
+        exec, [serial](const Space& e, auto h, auto w, auto v, auto info) { batched_eigh(e, h, w, v, info, serial); },
+        "serial, " + std::to_string(per_team) + " matrices per team", 2 * per_team + 1, 2);
+  }
+  EighOptions team;
+  team.variant = EighVariant::team;
+  team.threads_per_matrix = threads;
+  team.matrices_per_team = 5;  // not the team variant's
+  check_solver<Real>(
+      exec, [team](const Space& e, auto h, auto w, auto v, auto info) { batched_eigh(e, h, w, v, info, team); },
+      "team, " + std::to_string(threads) + " threads per matrix");
+}
+
 // The packed variant (linalg/hermitian_eigensolver_packed.hpp) solves packs of W =
 // linalg::packed_eigh_width<Real> matrices (8 doubles, 16 floats) per thread; batches of 16 (whole
 // packs in double, one padded pack in float), 2 W + 3 and 5 (a padded last pack; no writes past the

@@ -381,3 +381,40 @@ TEMPLATE_TEST_CASE("the fused host path gives the separate kernels' loss, gradie
         for (int k = 0; k < 3; ++k) CHECK(std::abs(f.xbar[3 * t + k] - r.xbar[3 * t + k]) <= tol);
   }
 }
+
+// Passing a sweeps View does not change the path compute() takes (fused(eigh) alone decides): on host
+// spaces the fused path runs (the separate kernels' buffers stay unallocated) and reports 0 sweeps per
+// point (cold solves), with the same results as without the View.
+TEMPLATE_TEST_CASE("a sweeps View keeps the fused path and receives 0 sweeps per point", "[gradient][fused]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using Mem = typename TestType::memory_space;
+  const Space exec;
+  const int d = 3, n = 6, count = 21;
+  const HostMatrices m = gaussian_hermitian_matrices(d, n, 0.6, 31);
+  const std::vector<double> pts = random_points(count, d, 1.0, 32);
+  auto config = to_configuration<Real>(m, exec);
+  auto points = to_device_points<Real, Space>(pts, count, d);
+  LossSettings s;
+  s.w = 0.3;
+  LossGradient<Real, Space> plain(d, n, count), with_sweeps(d, n, count);
+  const bool fused = is_host_space_v<Space>;
+  REQUIRE(with_sweeps.fused() == fused);
+  IntVector<Mem> sweeps("qgml::test::sweeps", count + 1);
+  Kokkos::deep_copy(sweeps, -1);
+  plain.compute(exec, config, points, s, Real(1) / count, false);
+  with_sweeps.compute(exec, config, points, s, Real(1) / count, false, EighOptions{}, sweeps);
+  CHECK((with_sweeps.eigenvalues().extent(0) == 0) == fused);  // only the separate kernels allocate the spectrum
+  auto sh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sweeps);
+  for (int t = 0; t < count; ++t) CHECK(sh(t) == 0);
+  CHECK(sh(count) == -1);  // nothing written past the batch
+  auto g0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), plain.gradient());
+  auto g1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), with_sweeps.gradient());
+  int differ = 0;
+  for (std::size_t i = 0; i < g0.span(); ++i) differ += g0.data()[i] == g1.data()[i] ? 0 : 1;
+  CHECK(differ == 0);
+  auto s0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), plain.sums());
+  auto s1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), with_sweeps.sums());
+  for (int q = 0; q < int(loss_sum_count); ++q) CHECK(s0(q) == s1(q));
+}

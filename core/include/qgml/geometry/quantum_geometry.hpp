@@ -110,8 +110,9 @@ struct GeometrySpectrum {
       for (int j = 0; j < d; ++j) work(t, i, j) = metric(t, i, j);
     const auto wt = Kokkos::subview(work, t, Kokkos::ALL, Kokkos::ALL);
     const auto et = Kokkos::subview(eigenvalues, t, Kokkos::ALL);
-    linalg::symmetric_eigenvalues_descending(wt, et);
-    dimension(t) = info(t) == 0 ? estimate_dimension_from_descending(&eigenvalues(t, 0), d, ratio, floor) : -1;
+    const bool converged = linalg::symmetric_eigenvalues_descending(wt, et) <= linalg::symmetric_eigenvalues_max_sweeps;
+    dimension(t) =
+        info(t) == 0 && converged ? estimate_dimension_from_descending(&eigenvalues(t, 0), d, ratio, floor) : -1;
   }
 };
 

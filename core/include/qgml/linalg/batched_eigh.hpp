@@ -27,14 +27,19 @@ enum class EighVariant {
               // warm starts and for N > eigh_packed_limit_n
 };
 
+// Field order is kept so that EighOptions{variant, threads_per_matrix, warm_start} reads as before.
 struct EighOptions {
   EighVariant variant = EighVariant::automatic;
-  int team_size = 0;  // threads per matrix for the team variant; 0 chooses from N and the space (the
-                      // packed variant always uses one thread per pack)
+  // Team variant: threads that share one matrix (the team size); 0 chooses from N and the space
+  // (1 on host spaces, 32 for N <= 32 and 64 above on devices).
+  int threads_per_matrix = 0;
   // Warm start: V holds on input an orthonormal basis close to the eigenvectors (e.g. those of the
   // previous training step), and the serial variant refines it by Jacobi sweeps
   // (linalg/hermitian_jacobi.hpp). The team variant solves cold and ignores the input V.
   bool warm_start = false;
+  // Serial variant: matrices per team, one thread each (the team size); 0 chooses from the space
+  // (1 on host spaces, 32 on devices). The packed variant always runs one thread per pack.
+  int matrices_per_team = 0;
 };
 
 // Largest N the routines accept (the per-matrix scratch is O(N) and is checked against what the
@@ -151,7 +156,7 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
     }
   }
   if (variant != EighVariant::team) {
-    const int ts = options.team_size > 0 ? options.team_size : (is_host_space_v<ExecSpace> ? 1 : 32);
+    const int ts = options.matrices_per_team > 0 ? options.matrices_per_team : (is_host_space_v<ExecSpace> ? 1 : 32);
     const int league = (count + ts - 1) / ts;
     const int level = scratch_level(policy_type(exec, league, ts), ts * scratch_bytes, n, "serial");
     Kokkos::parallel_for(
@@ -188,7 +193,7 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
           }
         });
   } else {
-    int ts = options.team_size;
+    int ts = options.threads_per_matrix;
     if (ts <= 0) ts = is_host_space_v<ExecSpace> ? 1 : (n <= 32 ? 32 : 64);
     const int level = scratch_level(policy_type(exec, count, ts), scratch_bytes, n, "team");
     Kokkos::parallel_for(

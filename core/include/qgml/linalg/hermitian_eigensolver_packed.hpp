@@ -38,31 +38,11 @@
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/hermitian_eigensolver.hpp"
+#include "qgml/linalg/lanes.hpp"
 
 #if defined(__AVX__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
 #include <immintrin.h>
 #define QGML_PACKED_AVX 1
-#endif
-
-// Loop over the lanes of a pack: no dependence between iterations (the arrays of one loop never
-// overlap partially), so the compiler may vectorise without run-time alias checks. Reductions over
-// the lanes are never written inside such a loop (any_lane below).
-#if defined(_OPENMP) && !defined(__CUDACC__)
-#define QGML_LANES(q, W) _Pragma("omp simd") for (int q = 0; q < (W); ++q)
-#elif defined(__clang__)
-#define QGML_LANES(q, W) _Pragma("clang loop vectorize(assume_safety)") for (int q = 0; q < (W); ++q)
-#elif defined(__GNUC__) && !defined(__CUDACC__) && !defined(__INTEL_COMPILER)
-#define QGML_LANES(q, W) _Pragma("GCC ivdep") for (int q = 0; q < (W); ++q)
-#else
-#define QGML_LANES(q, W) for (int q = 0; q < (W); ++q)
-#endif
-
-#if defined(__CUDACC__)
-#define QGML_PACKED_NOINLINE __noinline__
-#elif defined(__GNUC__) || defined(__clang__)
-#define QGML_PACKED_NOINLINE __attribute__((noinline))
-#else
-#define QGML_PACKED_NOINLINE
 #endif
 
 namespace qgml::linalg {
@@ -113,7 +93,7 @@ KOKKOS_FORCEINLINE_FUNCTION int hypot_outside(Real s) {
 // r[q] = hypot(a[q], b[q]) for the lanes flagged by hypot_outside (rare). Out of line: inlined, the
 // branchy loop keeps GCC 12 from vectorising the loops around the call site.
 template <int W, class Real>
-QGML_PACKED_NOINLINE KOKKOS_INLINE_FUNCTION void fix_hypot(const int* outside, const Real* a, const Real* b, Real* r) {
+QGML_NOINLINE KOKKOS_INLINE_FUNCTION void fix_hypot(const int* outside, const Real* a, const Real* b, Real* r) {
   for (int q = 0; q < W; ++q)
     if (outside[q]) r[q] = math::hypot(a[q], b[q]);
 }
@@ -638,6 +618,3 @@ KOKKOS_FUNCTION void hermitian_eigh_packed(const HView& h, const WView& w, const
 }
 
 }  // namespace qgml::linalg
-
-#undef QGML_LANES
-#undef QGML_PACKED_NOINLINE

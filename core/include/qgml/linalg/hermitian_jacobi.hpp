@@ -4,9 +4,8 @@
 // Given an orthonormal basis u_0 .. u_{N-1} (the rows of V on input; e.g. the eigenvectors of the
 // same point at the previous training step), B = U^* H U^T (B_ij = u_i^H H u_j) is nearly diagonal;
 // cyclic Jacobi diagonalises it, B = Z diag(w) Z^H, in a few sweeps (convergence is quadratic), and
-// the eigenvectors of H are v_j = sum_i Z_ij u_i. Each complex rotation zeroes b_pq = |b_pq| e^{i phi}:
-// with tau = (b_qq - b_pp) / (2 |b_pq|), t = sign(tau) / (|tau| + sqrt(1 + tau^2)), c = 1 / sqrt(1 + t^2),
-// s = t c, the plane rotation [[c, s e^{i phi}], [-s e^{-i phi}, c]] acting on columns (p, q).
+// the eigenvectors of H are v_j = sum_i Z_ij u_i. Each complex rotation J zeroes one b_pq
+// (jacobi_rotation.hpp): B <- J^H B J, Z <- Z J.
 // Same output contract as hermitian_eigh (ascending w, row j of V = eigenvector j, info codes).
 #pragma once
 
@@ -15,6 +14,7 @@
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/hermitian_eigensolver.hpp"
+#include "qgml/linalg/jacobi_rotation.hpp"
 
 namespace qgml::linalg {
 
@@ -77,29 +77,10 @@ KOKKOS_FUNCTION int hermitian_eigh_warm(const AView& a, const WView& w, const VV
     }
     for (int p = 0; p < n; ++p)
       for (int q = p + 1; q < n; ++q) {
-        const complex_type bpq = a(p, q);
-        const Real r = Kokkos::abs(bpq);
-        if (r == Real(0)) continue;
-        const complex_type phase = bpq / r;
-        const Real tau = (a(q, q).real() - a(p, p).real()) / (Real(2) * r);
-        const Real t = (tau >= Real(0) ? Real(1) : Real(-1)) / (math::fabs(tau) + math::sqrt(Real(1) + tau * tau));
-        const Real c = Real(1) / math::sqrt(Real(1) + t * t), s = t * c;
-        const complex_type sp = s * phase, spc = s * Kokkos::conj(phase);
-        for (int k = 0; k < n; ++k) {  // B <- B J (columns p, q)
-          const complex_type bkp = a(k, p), bkq = a(k, q);
-          a(k, p) = c * bkp - spc * bkq;
-          a(k, q) = sp * bkp + c * bkq;
-        }
-        for (int k = 0; k < n; ++k) {  // B <- J^H B (rows p, q)
-          const complex_type bpk = a(p, k), bqk = a(q, k);
-          a(p, k) = c * bpk - sp * bqk;
-          a(q, k) = spc * bpk + c * bqk;
-        }
-        for (int k = 0; k < n; ++k) {  // Z <- Z J
-          const complex_type zkp = z[k * n + p], zkq = z[k * n + q];
-          z[k * n + p] = c * zkp - spc * zkq;
-          z[k * n + q] = sp * zkp + c * zkq;
-        }
+        if (a(p, q) == complex_type(0)) continue;
+        const auto rot = jacobi_rotation(a(p, p).real(), a(q, q).real(), complex_type(a(p, q)));
+        jacobi_rotate(a, n, p, q, rot);                                           // B <- J^H B J
+        for (int k = 0; k < n; ++k) rot.apply_right(z[k * n + p], z[k * n + q]);  // Z <- Z J
       }
   }
   if (!converged) return eigh_not_converged;

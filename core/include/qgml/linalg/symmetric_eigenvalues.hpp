@@ -1,23 +1,29 @@
 // Eigenvalues of a small real symmetric D x D matrix on the device: cyclic Jacobi rotations
-// (Golub & Van Loan, 4th ed., algorithm 8.5.3) with the stable rotation of section 8.5.2, in place.
+// (Golub & Van Loan, 4th ed., algorithm 8.5.3) with the stable rotation of section 8.5.2
+// (jacobi_rotation.hpp), in place.
 // Used per point for the D x D quantum metric; D is small (the data dimension), so O(D^3) per sweep
 // and a handful of sweeps is cheap.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
-#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/linalg/jacobi_rotation.hpp"
 
 namespace qgml::linalg {
 
+inline constexpr int symmetric_eigenvalues_max_sweeps = 50;
+
 // a: D x D symmetric (overwritten; its diagonal ends up holding the eigenvalues), e: D (out),
-// sorted descending. Returns the number of sweeps used (or max_sweeps + 1 if not converged).
+// sorted descending. Returns the number of sweeps used, 0 .. max_sweeps, when the off-diagonal part
+// reached rounding level, and max_sweeps + 1 when it did not within max_sweeps sweeps (e then holds
+// the diagonal after the last sweep, not the eigenvalues).
 template <class AView, class EView>
-KOKKOS_FUNCTION int symmetric_eigenvalues_descending(const AView& a, const EView& e, int max_sweeps = 50) {
+KOKKOS_FUNCTION int symmetric_eigenvalues_descending(const AView& a, const EView& e,
+                                                     int max_sweeps = symmetric_eigenvalues_max_sweeps) {
   using Real = typename EView::non_const_value_type;
   const int d = static_cast<int>(a.extent(0));
   int sweep = 0;
-  for (; sweep < max_sweeps; ++sweep) {
+  for (;; ++sweep) {
     Real off = 0, total = 0;
     for (int i = 0; i < d; ++i)
       for (int j = 0; j < d; ++j) {
@@ -29,25 +35,13 @@ KOKKOS_FUNCTION int symmetric_eigenvalues_descending(const AView& a, const EView
     // float stops at 1e-13 (eps^2 ~ 1.4e-14); a smaller bound would run every sweep to max_sweeps.
     const Real tolerance = sizeof(Real) == sizeof(float) ? Real(1e-13) : Real(1e-30);
     if (off <= tolerance * total || off == Real(0)) break;
+    if (sweep == max_sweeps) {
+      sweep = max_sweeps + 1;
+      break;
+    }
     for (int p = 0; p < d; ++p)
-      for (int q = p + 1; q < d; ++q) {
-        const Real apq = a(p, q);
-        if (apq == Real(0)) continue;
-        // Zero a(p, q): tan(theta) = t solves t^2 + 2 tau t - 1 = 0, tau = (a_qq - a_pp) / (2 a_pq).
-        const Real tau = (a(q, q) - a(p, p)) / (Real(2) * apq);
-        const Real t = (tau >= Real(0) ? Real(1) : Real(-1)) / (math::fabs(tau) + math::sqrt(Real(1) + tau * tau));
-        const Real c = Real(1) / math::sqrt(Real(1) + t * t), s = t * c;
-        for (int k = 0; k < d; ++k) {
-          const Real akp = a(k, p), akq = a(k, q);
-          a(k, p) = c * akp - s * akq;
-          a(k, q) = s * akp + c * akq;
-        }
-        for (int k = 0; k < d; ++k) {
-          const Real apk = a(p, k), aqk = a(q, k);
-          a(p, k) = c * apk - s * aqk;
-          a(q, k) = s * apk + c * aqk;
-        }
-      }
+      for (int q = p + 1; q < d; ++q)
+        if (a(p, q) != Real(0)) jacobi_rotate(a, d, p, q, jacobi_rotation(a(p, p), a(q, q), Real(a(p, q))));
   }
   for (int i = 0; i < d; ++i) e(i) = a(i, i);
   for (int i = 1; i < d; ++i) {  // insertion sort, descending

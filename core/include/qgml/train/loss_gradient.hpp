@@ -307,7 +307,8 @@ class LossGradient {
   // point is weighted by `weight` (1 / count for a batch mean); sums() are plain sums over the points.
   // With accumulate, adds to the previous gradient and sums. Asynchronous on exec. With
   // eigh.warm_start, eigenvectors() must hold a starting basis for each point (see batched_eigh.hpp);
-  // `sweeps` (optional, >= count ints) receives the Jacobi sweeps per point.
+  // `sweeps` (optional, >= count ints) receives the Jacobi sweeps per point (0 for cold solves). Whether
+  // it is passed does not change the path: fused(eigh) alone decides.
   template <class PointsView>
   void compute(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
                const LossSettings& settings, Real weight, bool accumulate, const EighOptions& eigh = {},
@@ -319,8 +320,11 @@ class LossGradient {
                  "qgml::LossGradient::compute: the configuration or the points do not match D = " + std::to_string(d_) +
                      ", N = " + std::to_string(n_));
     if (count == 0) return;
-    if (fused(eigh) && sweeps.extent(0) < std::size_t(count)) {
+    const auto range = Kokkos::make_pair(0, count);
+    const bool record_sweeps = sweeps.extent(0) >= std::size_t(count);
+    if (fused(eigh)) {
       if constexpr (is_host_space_v<ExecSpace>) {
+        if (record_sweeps) zero_sweeps(exec, sweeps, count);
         {
           ScopedRegion region("qgml::fused_loss_gradient");
           fused_chunks(exec, config, points, settings, weight, count);
@@ -332,7 +336,6 @@ class LossGradient {
       return;
     }
     allocate_separate();
-    const auto range = Kokkos::make_pair(0, count);
     const auto h = Kokkos::subview(h_, range, Kokkos::ALL, Kokkos::ALL);
     const auto v = Kokkos::subview(v_, range, Kokkos::ALL, Kokkos::ALL);
     const auto w = Kokkos::subview(w_, range, Kokkos::ALL);
@@ -343,7 +346,7 @@ class LossGradient {
     }
     {
       ScopedRegion region("qgml::eigensolve");
-      if (sweeps.extent(0) >= std::size_t(count))
+      if (record_sweeps)
         batched_eigh(exec, h, w, v, info, eigh, Kokkos::subview(sweeps, range));
       else
         batched_eigh(exec, h, w, v, info, eigh);
@@ -354,6 +357,13 @@ class LossGradient {
     }
     ScopedRegion region("qgml::reduction");
     reduce(exec, count, accumulate);
+  }
+
+  // sweeps(t) = 0 for t < count: the fused path solves cold (no Jacobi sweeps).
+  static void zero_sweeps(const ExecSpace& exec, const IntVector<memory_space>& sweeps, int count) {
+    Kokkos::parallel_for(
+        "qgml::LossGradient::zero_sweeps", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+        KOKKOS_LAMBDA(const int t) { sweeps(t) = 0; });
   }
 
   // Sets the gradient and the sums to zero (a rank with no points in a distributed batch).

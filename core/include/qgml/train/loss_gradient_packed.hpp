@@ -28,17 +28,10 @@
 
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
+#include "qgml/linalg/lanes.hpp"
 #include "qgml/model/degeneracy.hpp"
 #include "qgml/model/ground_state_terms.hpp"
 #include "qgml/train/loss_settings.hpp"
-
-#if defined(_OPENMP) && !defined(__CUDACC__)
-#define QGML_GRAD_LANES(q, W) _Pragma("omp simd") for (int q = 0; q < (W); ++q)
-#elif defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__) && !defined(__INTEL_COMPILER)
-#define QGML_GRAD_LANES(q, W) _Pragma("GCC ivdep") for (int q = 0; q < (W); ++q)
-#else
-#define QGML_GRAD_LANES(q, W) for (int q = 0; q < (W); ++q)
-#endif
 
 namespace qgml::detail {
 
@@ -91,19 +84,19 @@ KOKKOS_INLINE_FUNCTION void packed_apply_q(const linalg::PackedEighArrays<W, Rea
     const Real* tkr = p.tr + k * W;
     const Real* tki = p.ti + k * W;
     Real dr[W], di[W];
-    QGML_GRAD_LANES(q, W) dr[q] = di[q] = Real(0);
+    QGML_LANES(q, W) dr[q] = di[q] = Real(0);
     for (int i = b; i < n; ++i) {  // v^H x
       const Real* vr = p.at(p.ar, i, k);
       const Real* vi = p.at(p.ai, i, k);
       const Real* x_r = xr + i * W;
       const Real* x_i = xi + i * W;
-      QGML_GRAD_LANES(q, W) {
+      QGML_LANES(q, W) {
         dr[q] += vr[q] * x_r[q] + vi[q] * x_i[q];
         di[q] += vr[q] * x_i[q] - vi[q] * x_r[q];
       }
     }
     const Real sign = adjoint ? Real(-1) : Real(1);  // tau or conj(tau)
-    QGML_GRAD_LANES(q, W) {
+    QGML_LANES(q, W) {
       const Real x = dr[q], y = di[q], ti = sign * tki[q];
       dr[q] = tkr[q] * x - ti * y;
       di[q] = tkr[q] * y + ti * x;
@@ -113,7 +106,7 @@ KOKKOS_INLINE_FUNCTION void packed_apply_q(const linalg::PackedEighArrays<W, Rea
       const Real* vi = p.at(p.ai, i, k);
       Real* x_r = xr + i * W;
       Real* x_i = xi + i * W;
-      QGML_GRAD_LANES(q, W) {
+      QGML_LANES(q, W) {
         x_r[q] -= dr[q] * vr[q] - di[q] * vi[q];
         x_i[q] -= dr[q] * vi[q] + di[q] * vr[q];
       }
@@ -130,7 +123,7 @@ KOKKOS_INLINE_FUNCTION void packed_ground_vector(const int n, const Real* td, co
                                                  const Real* emax, Real* dd, Real* ll, Real* z) {
   constexpr Real eps = epsilon<Real>();
   Real shift[W], tiny[W];
-  QGML_GRAD_LANES(q, W) {
+  QGML_LANES(q, W) {
     const Real scale = spectral_scale(e0[q], emax[q]);
     shift[q] = e0[q] - Real(64) * eps * scale;
     tiny[q] = eps * eps * scale;
@@ -139,7 +132,7 @@ KOKKOS_INLINE_FUNCTION void packed_ground_vector(const int n, const Real* td, co
   for (int i = 0; i < n; ++i) {
     const Real* t = td + i * W;
     Real* di = dd + i * W;
-    QGML_GRAD_LANES(q, W) {
+    QGML_LANES(q, W) {
       Real dv = t[q] - shift[q];
       if (i > 0) dv -= ll[(i - 1) * W + q] * te[(i - 1) * W + q];
       dv = math::fabs(dv) < tiny[q] ? tiny[q] : dv;
@@ -149,17 +142,17 @@ KOKKOS_INLINE_FUNCTION void packed_ground_vector(const int n, const Real* td, co
   }
   for (int i = 0; i < n; ++i) {  // a start with components along every eigenvector of an unreduced T
     const Real v = Real(1) + Real(0.5) * Real(i % 7) / Real(7) - Real(0.25) * Real(i % 3);
-    QGML_GRAD_LANES(q, W) z[i * W + q] = v;
+    QGML_LANES(q, W) z[i * W + q] = v;
   }
   for (int it = 0; it < 4; ++it) {
-    for (int i = 1; i < n; ++i) QGML_GRAD_LANES(q, W) z[i * W + q] -= ll[(i - 1) * W + q] * z[(i - 1) * W + q];
-    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) z[i * W + q] *= dd[i * W + q];
-    for (int i = n - 2; i >= 0; --i) QGML_GRAD_LANES(q, W) z[i * W + q] -= ll[i * W + q] * z[(i + 1) * W + q];
+    for (int i = 1; i < n; ++i) QGML_LANES(q, W) z[i * W + q] -= ll[(i - 1) * W + q] * z[(i - 1) * W + q];
+    for (int i = 0; i < n; ++i) QGML_LANES(q, W) z[i * W + q] *= dd[i * W + q];
+    for (int i = n - 2; i >= 0; --i) QGML_LANES(q, W) z[i * W + q] -= ll[i * W + q] * z[(i + 1) * W + q];
     Real norm[W];
-    QGML_GRAD_LANES(q, W) norm[q] = Real(0);
-    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) norm[q] += z[i * W + q] * z[i * W + q];
-    QGML_GRAD_LANES(q, W) norm[q] = Real(1) / math::sqrt(norm[q]);
-    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) z[i * W + q] *= norm[q];
+    QGML_LANES(q, W) norm[q] = Real(0);
+    for (int i = 0; i < n; ++i) QGML_LANES(q, W) norm[q] += z[i * W + q] * z[i * W + q];
+    QGML_LANES(q, W) norm[q] = Real(1) / math::sqrt(norm[q]);
+    for (int i = 0; i < n; ++i) QGML_LANES(q, W) z[i * W + q] *= norm[q];
   }
 }
 
@@ -189,12 +182,12 @@ KOKKOS_INLINE_FUNCTION void packed_reduced_resolvent(const int n, const Real* td
                                                      Real* fli, Real* xr, Real* xi) {
   auto project_out = [&]() {
     Real cr[W], ci[W];
-    QGML_GRAD_LANES(q, W) cr[q] = ci[q] = Real(0);
-    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) {
+    QGML_LANES(q, W) cr[q] = ci[q] = Real(0);
+    for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
         cr[q] += z0[i * W + q] * xr[i * W + q];
         ci[q] += z0[i * W + q] * xi[i * W + q];
       }
-    for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) {
+    for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
         xr[i * W + q] -= cr[q] * z0[i * W + q];
         xi[i * W + q] -= ci[q] * z0[i * W + q];
       }
@@ -203,7 +196,7 @@ KOKKOS_INLINE_FUNCTION void packed_reduced_resolvent(const int n, const Real* td
   constexpr Real eps = epsilon<Real>();
   // T - E_0 - i eta = L D L^T (complex symmetric): fd = 1 / D_i, fl = L_i.
   for (int i = 0; i < n; ++i) {
-    QGML_GRAD_LANES(q, W) {
+    QGML_LANES(q, W) {
       const Real floor = eps * (math::fabs(e0[q]) > Real(1) ? math::fabs(e0[q]) : Real(1));
       Real dr = td[i * W + q] - e0[q];
       Real di = -(eta[q] > floor ? eta[q] : floor);
@@ -226,14 +219,14 @@ KOKKOS_INLINE_FUNCTION void packed_reduced_resolvent(const int n, const Real* td
   // Two real right-hand sides (xr and xi), complex solutions u and v, of which Re u and Re v are kept.
   // Forward L y = b, then z = D^{-1} y: Re z over x, Im z over fdr / fdi (1 / D_i is read just before).
   Real ur_prev[W], ui_prev[W], vr_prev[W], vi_prev[W];
-  QGML_GRAD_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
+  QGML_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
   for (int i = 0; i < n; ++i) {
     const int below = i > 0 ? i - 1 : 0;  // L_{i-1}; zero for i = 0 (the previous values are zero too)
-    QGML_GRAD_LANES(q, W) {
+    QGML_LANES(q, W) {
       const Real lr = i > 0 ? flr[below * W + q] : Real(0), li = i > 0 ? fli[below * W + q] : Real(0);
       eliminate(lr, li, xr[i * W + q], Real(0), xi[i * W + q], Real(0), ur_prev[q], ui_prev[q], vr_prev[q], vi_prev[q]);
     }
-    QGML_GRAD_LANES(q, W) {
+    QGML_LANES(q, W) {
       const Real dr = fdr[i * W + q], di = fdi[i * W + q];
       const Real wr = ur_prev[q] * dr - ui_prev[q] * di, wi = ur_prev[q] * di + ui_prev[q] * dr;
       const Real yr = vr_prev[q] * dr - vi_prev[q] * di, yi = vr_prev[q] * di + vi_prev[q] * dr;
@@ -244,9 +237,9 @@ KOKKOS_INLINE_FUNCTION void packed_reduced_resolvent(const int n, const Real* td
     }
   }
   // Backward L^T u = z: u_i = z_i - L_i u_{i+1}.
-  QGML_GRAD_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
+  QGML_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
   for (int i = n - 1; i >= 0; --i) {
-    QGML_GRAD_LANES(q, W) {
+    QGML_LANES(q, W) {
       const Real lr = i + 1 < n ? flr[i * W + q] : Real(0), li = i + 1 < n ? fli[i * W + q] : Real(0);
       eliminate(lr, li, xr[i * W + q], fdr[i * W + q], xi[i * W + q], fdi[i * W + q], ur_prev[q], ui_prev[q],
                 vr_prev[q], vi_prev[q]);
@@ -304,33 +297,33 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     Real x2[W], fin[W];
     for (int k = 0; k < d; ++k)
       for (int q = 0; q < W; ++q) xk[k * W + q] = q < lanes ? Real(x(t0 + q, k)) : Real(0);
-    QGML_GRAD_LANES(q, W) {
+    QGML_LANES(q, W) {
       x2[q] = Real(0);
       fin[q] = Real(0);
     }
     for (int k = 0; k < d; ++k) {
       const Real* xq = xk + k * W;
-      QGML_GRAD_LANES(q, W) x2[q] += xq[q] * xq[q];
+      QGML_LANES(q, W) x2[q] += xq[q] * xq[q];
     }
     for (int i = 0; i < n; ++i)
       for (int j = 0; j <= i; ++j) {
         Real* hr = p.at(p.ar, i, j);
         Real* hi = p.at(p.ai, i, j);
         const Real s_r = sq(i, j).real(), s_i = sq(i, j).imag();
-        QGML_GRAD_LANES(q, W) {
+        QGML_LANES(q, W) {
           hr[q] = s_r;
           hi[q] = s_i;
         }
         for (int k = 0; k < d; ++k) {
           const Real a_r = a(k, i, j).real(), a_i = a(k, i, j).imag();
           const Real* xq = xk + k * W;
-          QGML_GRAD_LANES(q, W) {
+          QGML_LANES(q, W) {
             hr[q] -= xq[q] * a_r;
             hi[q] -= xq[q] * a_i;
           }
         }
-        if (i == j) QGML_GRAD_LANES(q, W) hr[q] += Real(0.5) * x2[q];
-        QGML_GRAD_LANES(q, W) fin[q] += (hr[q] - hr[q]) + (hi[q] - hi[q]);  // NaN once any entry is not finite
+        if (i == j) QGML_LANES(q, W) hr[q] += Real(0.5) * x2[q];
+        QGML_LANES(q, W) fin[q] += (hr[q] - hr[q]) + (hi[q] - hi[q]);  // NaN once any entry is not finite
       }
     int code[W], failed[W];
     for (int q = 0; q < W; ++q) {
@@ -341,7 +334,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     }
     if (ground_state) {
       linalg::packed_tridiagonalize<W>(p);
-      for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) {
+      for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
           td[i * W + q] = p.d[i * W + q];
           te[i * W + q] = p.e[i * W + q];
         }
@@ -366,7 +359,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         if (p.d[i * W + q] < p.d[m * W + q]) m = i;
       n0[q] = m;
     }
-    QGML_GRAD_LANES(q, W) {
+    QGML_LANES(q, W) {
       e0[q] = p.d[n0[q] * W + q];
       emax[q] = e0[q];
       e1[q] = e0[q];
@@ -386,7 +379,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       if (q < lanes && code[q] != linalg::eigh_success) e0[q] = nan;
     if (ground_state) {
       packed_ground_vector<W>(n, td, te, e0, emax, fdr, flr, z0);
-      for (int j = 0; j < n; ++j) QGML_GRAD_LANES(q, W) {
+      for (int j = 0; j < n; ++j) QGML_LANES(q, W) {
           psr[j * W + q] = z0[j * W + q];
           psi[j * W + q] = Real(0);
         }
@@ -408,12 +401,12 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     for (int i = 0; i < n; ++i) {
       Real* s_r = svr + i * W;
       Real* s_i = svi + i * W;
-      QGML_GRAD_LANES(q, W) s_r[q] = s_i[q] = Real(0);
+      QGML_LANES(q, W) s_r[q] = s_i[q] = Real(0);
       for (int k = 0; k < d; ++k) {
         const Real* r = rk + k * W;
         const Real* y_r = yr + (k * n + i) * W;
         const Real* y_i = yi + (k * n + i) * W;
-        QGML_GRAD_LANES(q, W) {
+        QGML_LANES(q, W) {
           s_r[q] += r[q] * y_r[q];
           s_i[q] += r[q] * y_i[q];
         }
@@ -421,13 +414,13 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     }
     // --- c_m = f(E_m - E_0) <m|s> (0 for the ground state itself), phi = sum_m c_m |m>.
     Real eta[W], degenerate[W];
-    QGML_GRAD_LANES(q, W) {
+    QGML_LANES(q, W) {
       eta[q] = eta_rel * spectral_scale(e0[q], emax[q]);
       degenerate[q] = ground_state_degenerate(n, e0[q], e1[q], emax[q], tol) ? Real(1) : Real(0);
     }
     if (ground_state) {
       // phi = Q R_T Q^H s with R_T = Re (T - E_0 - i eta)^{-1} on the complement of z_0 (spec 2.5, 2.6).
-      for (int i = 0; i < n; ++i) QGML_GRAD_LANES(q, W) {
+      for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
           phr[i * W + q] = svr[i * W + q];
           phi[i * W + q] = svi[i * W + q];
         }
@@ -437,13 +430,13 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     }
     for (int m = 0; m < n && !ground_state; ++m) {
       Real cr[W], ci[W];
-      QGML_GRAD_LANES(q, W) cr[q] = ci[q] = Real(0);
+      QGML_LANES(q, W) cr[q] = ci[q] = Real(0);
       for (int i = 0; i < n; ++i) {
         const Real* z_r = p.at(p.zr, m, i);
         const Real* z_i = p.at(p.zi, m, i);
         const Real* s_r = svr + i * W;
         const Real* s_i = svi + i * W;
-        QGML_GRAD_LANES(q, W) {
+        QGML_LANES(q, W) {
           cr[q] += z_r[q] * s_r[q] + z_i[q] * s_i[q];
           ci[q] += z_r[q] * s_i[q] - z_i[q] * s_r[q];
         }
@@ -451,7 +444,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       const Real* dm = p.d + m * W;
       Real* c_r = cvr + m * W;
       Real* c_i = cvi + m * W;
-      QGML_GRAD_LANES(q, W) {
+      QGML_LANES(q, W) {
         const Real f = regularized_inverse_gap(dm[q] - e0[q], eta[q]);
         c_r[q] = f * cr[q];
         c_i[q] = f * ci[q];
@@ -460,20 +453,20 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     for (int i = 0; i < n && !ground_state; ++i) {
       Real* f_r = phr + i * W;
       Real* f_i = phi + i * W;
-      QGML_GRAD_LANES(q, W) f_r[q] = f_i[q] = Real(0);
+      QGML_LANES(q, W) f_r[q] = f_i[q] = Real(0);
       for (int m = 0; m < n; ++m) {
         const Real* z_r = p.at(p.zr, m, i);
         const Real* z_i = p.at(p.zi, m, i);
         const Real* c_r = cvr + m * W;
         const Real* c_i = cvi + m * W;
-        QGML_GRAD_LANES(q, W) {
+        QGML_LANES(q, W) {
           f_r[q] += c_r[q] * z_r[q] - c_i[q] * z_i[q];
           f_i[q] += c_r[q] * z_i[q] + c_i[q] * z_r[q];
         }
       }
     }
     // --- a_l (over y_l) and e_l, scaled by the point's weight.
-    QGML_GRAD_LANES(q, W) pw[q] = (q < lanes && !(skip_degenerate && degenerate[q] != Real(0))) ? weight : Real(0);
+    QGML_LANES(q, W) pw[q] = (q < lanes && !(skip_degenerate && degenerate[q] != Real(0))) ? weight : Real(0);
     for (int l = 0; l < d; ++l) {
       const Real* xl = xk + l * W;
       const Real* rl = rk + l * W;
@@ -488,7 +481,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         const Real* p_i = psi + i * W;
         const Real* f_r = phr + i * W;
         const Real* f_i = phi + i * W;
-        QGML_GRAD_LANES(q, W) {
+        QGML_LANES(q, W) {
           const Real b_r = y_r[q] - xl[q] * p_r[q], b_i = y_i[q] - xl[q] * p_i[q];
           const Real c_r = ar_[q] - xl[q] * f_r[q], c_i = ai_[q] - xl[q] * f_i[q];
           y_r[q] = pw[q] * (lw * b_r - one_minus_w * c_r + one_minus_w * rl[q] * p_r[q]);
@@ -513,7 +506,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
           const Real* p_i = psi + j * W;
           const Real* f_r = phr + j * W;
           const Real* f_i = phi + j * W;
-          QGML_GRAD_LANES(q, W) {
+          QGML_LANES(q, W) {
             const Real vr = a_r[q] * p_r[q] + a_i[q] * p_i[q] + e_r[q] * f_r[q] + e_i[q] * f_i[q];
             const Real vi = a_i[q] * p_r[q] - a_r[q] * p_i[q] + e_i[q] * f_r[q] - e_r[q] * f_i[q];
             g_r[q] = assign ? vr : g_r[q] + vr;
@@ -552,5 +545,3 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
 }
 
 }  // namespace qgml::detail
-
-#undef QGML_GRAD_LANES

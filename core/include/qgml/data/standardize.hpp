@@ -1,0 +1,70 @@
+// Standardisation of a data set distributed over the ranks of a communicator:
+//   x <- (x - mu) / s,   mu_k = (1/T) sum_t x_tk,   s^2 = (1/(T D)) sum_t sum_k (x_tk - mu_k)^2,
+// with T the number of points over all ranks: one mean per coordinate and ONE overall standard
+// deviation, so the shape of the data is unchanged (only shifted and scaled).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/parallel/communicator.hpp"
+
+namespace qgml {
+
+// What standardize() applied: x' = (x - mean) / scale.
+struct Standardization {
+  std::vector<double> mean;  // mu, per coordinate
+  double scale = 1;          // s; 1 when every point equals the mean (s = 0: the points are only shifted)
+};
+
+// points: this rank's T_r x D points (overwritten). A collective: every rank calls it with the same D
+// (T_r may differ, also 0). The sums run in double whatever the point type; mu and s are the same on
+// every rank. Fences exec.
+template <class ExecSpace, class PointsView>
+Standardization standardize(const ExecSpace& exec, const PointsView& points, Communicator& comm) {
+  static_assert(PointsView::rank == 2, "qgml::standardize: points must be a T x D View");
+  using memory_space = typename ExecSpace::memory_space;
+  using Real = typename PointsView::non_const_value_type;
+  const auto x = points;
+  const int count = int(x.extent(0)), d = int(x.extent(1));
+  std::int64_t total = count;
+  comm.allreduce_sum(&total, 1);
+  Standardization result;
+  result.mean.assign(std::size_t(d), 0.0);
+  if (total == 0 || d == 0) return result;
+
+  Kokkos::View<double*, memory_space> mean("qgml::standardize::mean", d);
+  Kokkos::parallel_for(
+      "qgml::standardize::sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, d), KOKKOS_LAMBDA(const int k) {
+        double s = 0;
+        for (int t = 0; t < count; ++t) s += x(t, k);
+        mean(k) = s;
+      });
+  auto mean_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mean);
+  comm.allreduce_sum(mean_host.data(), std::size_t(d), false);
+  for (int k = 0; k < d; ++k) mean_host(k) /= double(total);
+  Kokkos::deep_copy(exec, mean, mean_host);
+  double var = 0;
+  Kokkos::parallel_reduce(
+      "qgml::standardize::variance", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(const int t, double& v) {
+        for (int k = 0; k < d; ++k) v += (x(t, k) - mean(k)) * (x(t, k) - mean(k));
+      },
+      var);
+  comm.allreduce_sum(&var, 1, false);
+  result.scale = var > 0 ? std::sqrt(var / (double(total) * d)) : 1.0;
+  const double inverse = 1.0 / result.scale;
+  Kokkos::parallel_for(
+      "qgml::standardize::apply", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+        for (int k = 0; k < d; ++k) x(t, k) = Real((x(t, k) - mean(k)) * inverse);
+      });
+  qgml::fence(exec, "qgml::standardize");
+  for (int k = 0; k < d; ++k) result.mean[std::size_t(k)] = mean_host(k);
+  return result;
+}
+
+}  // namespace qgml

@@ -1,0 +1,171 @@
+// qgml::standardize (data/standardize.hpp): mean per coordinate and one overall standard deviation
+// over the points of all ranks.
+#include <catch2/catch_template_test_macros.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "qgml/data/standardize.hpp"
+#include "qgml/parallel/communicator.hpp"
+
+#include "test_support.hpp"
+
+using namespace qgml;
+using namespace qgml::test;
+
+namespace {
+
+// Mean per coordinate and overall standard deviation of row-major T x D points, in double.
+struct HostMoments {
+  std::vector<double> mean;
+  double sd = 0;
+};
+HostMoments moments(const std::vector<double>& x, int d) {
+  const int t = int(x.size()) / d;
+  HostMoments m{std::vector<double>(d, 0.0), 0.0};
+  for (int i = 0; i < t; ++i)
+    for (int k = 0; k < d; ++k) m.mean[k] += x[i * d + k] / t;
+  double var = 0;
+  for (int i = 0; i < t; ++i)
+    for (int k = 0; k < d; ++k) var += (x[i * d + k] - m.mean[k]) * (x[i * d + k] - m.mean[k]);
+  m.sd = std::sqrt(var / (double(t) * d));
+  return m;
+}
+
+// Points far from the origin with different spreads per coordinate: x_tk = 3 + k + (1 + k) g_tk.
+std::vector<double> shifted_points(int count, int d, std::uint64_t seed) {
+  std::vector<double> x = random_points(count, d, 1.0, seed);
+  for (int i = 0; i < count; ++i)
+    for (int k = 0; k < d; ++k) x[i * d + k] = 3.0 + k + (1.0 + k) * x[i * d + k];
+  return x;
+}
+
+template <class Real, class Space>
+std::vector<double> to_host(const RealMatrix<Real, typename Space::memory_space>& x) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  std::vector<double> r;
+  for (int i = 0; i < int(h.extent(0)); ++i)
+    for (int k = 0; k < int(h.extent(1)); ++k) r.push_back(h(i, k));
+  return r;
+}
+
+// Rank 0 of two, with rank 1 played by this object: it holds rank 1's points and answers each
+// collective of standardize with rank 1's share, computed on the host (the point count, the coordinate
+// sums, then the squared deviations from the mean that the sums give).
+class TwoRankCommunicator final : public Communicator {
+ public:
+  TwoRankCommunicator(std::vector<double> peer, int d) : peer_(std::move(peer)), d_(d) {}
+  int rank() const override { return 0; }
+  int size() const override { return 2; }
+  bool accepts_device_memory() const override { return false; }
+  void allreduce_sum(std::int64_t* data, std::size_t count) override {
+    REQUIRE(count == 1);
+    total_ = *data + std::int64_t(peer_.size()) / d_;
+    *data = total_;
+  }
+  void allreduce_sum(double* data, std::size_t count, bool device_memory) override {
+    REQUIRE(!device_memory);
+    const int rows = int(peer_.size()) / d_;
+    if (++calls_ == 1) {  // coordinate sums
+      REQUIRE(int(count) == d_);
+      for (int k = 0; k < d_; ++k) {
+        for (int i = 0; i < rows; ++i) data[k] += peer_[i * d_ + k];
+        mean_.push_back(data[k] / double(total_));
+      }
+    } else {  // squared deviations from the mean
+      REQUIRE(count == 1);
+      for (int i = 0; i < rows; ++i)
+        for (int k = 0; k < d_; ++k) data[0] += (peer_[i * d_ + k] - mean_[k]) * (peer_[i * d_ + k] - mean_[k]);
+    }
+  }
+  void allreduce_max(std::int64_t*, std::size_t) override { throw std::logic_error("not used"); }
+  std::vector<double> gather_to_root(const std::vector<double>&) override { throw std::logic_error("not used"); }
+  std::string broadcast(const std::string&, int) override { throw std::logic_error("not used"); }
+  std::string agree_on_error(const std::string& e) override { return e; }
+  [[noreturn]] void abort(int) override { throw std::logic_error("not used"); }
+
+ private:
+  std::vector<double> peer_;
+  int d_;
+  std::int64_t total_ = 0;
+  int calls_ = 0;
+  std::vector<double> mean_;
+};
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("standardize: zero mean per coordinate, unit overall standard deviation, shape kept",
+                   "[data][standardize]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  const double tol = std::is_same_v<Real, float> ? 1e-5 : 1e-13;
+  const int count = 500, d = 3;
+  const std::vector<double> x = shifted_points(count, d, 41);
+  std::vector<double> rounded;  // the points as the device holds them
+  for (double v : x) rounded.push_back(double(Real(v)));
+  const HostMoments before = moments(rounded, d);
+  auto points = to_device_points<Real, Space>(x, count, d);
+  SelfCommunicator self;
+  const Standardization s = standardize(exec, points, self);
+  REQUIRE(s.mean.size() == std::size_t(d));
+  for (int k = 0; k < d; ++k) CHECK(std::abs(s.mean[k] - before.mean[k]) <= tol * std::abs(before.mean[k]));
+  CHECK(std::abs(s.scale - before.sd) <= tol * before.sd);
+  const std::vector<double> y = to_host<Real, Space>(points);
+  const HostMoments after = moments(y, d);
+  for (int k = 0; k < d; ++k) CHECK(std::abs(after.mean[k]) <= 10 * tol);
+  CHECK(std::abs(after.sd - 1) <= 10 * tol);
+  // One scale for all coordinates: the coordinates keep their ratios of spreads (1 : 2 : 3 here up to
+  // sampling), i.e. y = (x - mean) / scale exactly.
+  for (int i = 0; i < count; ++i)
+    for (int k = 0; k < d; ++k)
+      CHECK(std::abs(y[i * d + k] - (rounded[i * d + k] - s.mean[k]) / s.scale) <=
+            10 * tol * (1 + std::abs(y[i * d + k])));
+}
+
+TEMPLATE_TEST_CASE("standardize: identical points are only shifted (scale 1)", "[data][standardize]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  const int count = 7, d = 2;
+  std::vector<double> x;
+  for (int i = 0; i < count; ++i) x.insert(x.end(), {1.5, -2.0});
+  auto points = to_device_points<Real, Space>(x, count, d);
+  SelfCommunicator self;
+  const Standardization s = standardize(exec, points, self);
+  CHECK(s.scale == 1.0);
+  CHECK(s.mean == std::vector<double>{1.5, -2.0});
+  for (double v : to_host<Real, Space>(points)) CHECK(v == 0.0);
+}
+
+TEMPLATE_TEST_CASE("standardize over two ranks uses the mean and spread of all points", "[data][standardize]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  const double tol = std::is_same_v<Real, float> ? 1e-5 : 1e-13;
+  const int d = 2, count = 40, first = 15;  // rank 0 holds rows [0, 15), rank 1 rows [15, 40)
+  std::vector<double> x = shifted_points(count, d, 43);
+  for (int i = first; i < count; ++i)  // rank 1's points lie elsewhere: its shard alone has another mean
+    for (int k = 0; k < d; ++k) x[i * d + k] += 2.0;
+  for (auto& v : x) v = double(Real(v));
+  const std::vector<double> mine(x.begin(), x.begin() + first * d), peer(x.begin() + first * d, x.end());
+  const HostMoments all = moments(x, d), local = moments(mine, d);
+  auto points = to_device_points<Real, Space>(mine, first, d);
+  TwoRankCommunicator comm(peer, d);
+  const Standardization s = standardize(exec, points, comm);
+  for (int k = 0; k < d; ++k) {
+    CHECK(std::abs(s.mean[k] - all.mean[k]) <= tol * std::abs(all.mean[k]));
+    CHECK(std::abs(s.mean[k] - local.mean[k]) > 0.5);  // the shard alone would give another mean
+  }
+  CHECK(std::abs(s.scale - all.sd) <= tol * all.sd);
+  const std::vector<double> y = to_host<Real, Space>(points);
+  for (int i = 0; i < first; ++i)
+    for (int k = 0; k < d; ++k)
+      CHECK(std::abs(y[i * d + k] - (mine[i * d + k] - all.mean[k]) / all.sd) <=
+            10 * tol * (1 + std::abs(y[i * d + k])));
+}
