@@ -6,8 +6,7 @@
 // Per epoch one scan over the shuffled positions c = 0 .. T-1 gives order(m) = the local row of the
 // m-th point (in shuffled order) that this process holds and offsets(b) = how many of them come
 // before batch b; batch b is then order(offsets(b) .. offsets(b+1) - 1), gathered by one kernel. With
-// P = 1, order = pi and offsets(b) = b B are known without the scan's counts, so no copy to the
-// host is needed.
+// P = 1, order = pi and offsets(b) = b B: no scan and no copy to the host.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -27,22 +26,28 @@ namespace qgml {
 
 namespace detail {
 
-// order(m) and (when offsets is not empty) offsets(b): see the top of this file.
+// order(m) and, with several processes, offsets(b): see the top of this file. One process holds
+// every point: order = pi, with no scan.
 template <class ExecSpace, class OrderView, class OffsetView>
 void distribute_epoch(const ExecSpace& exec, const KeyedPermutation& perm, std::int64_t total, int batch,
-                      const ShardRange& shard, const OrderView& order, const OffsetView& offsets) {
-  const std::int64_t begin = shard.begin, end = shard.end;
+                      const ShardRange& shard, int ranks, const OrderView& order, const OffsetView& offsets) {
   const int count = int(total);
-  const bool record_offsets = offsets.extent(0) > 0;
+  if (ranks == 1) {
+    Kokkos::parallel_for(
+        "qgml::Trainer::distribute_epoch", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+        KOKKOS_LAMBDA(const int p) { order(p) = int(perm(std::uint64_t(p))); });
+    return;
+  }
+  const std::int64_t begin = shard.begin, end = shard.end;
   Kokkos::parallel_scan(
       "qgml::Trainer::distribute_epoch", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
       KOKKOS_LAMBDA(const int p, int& before, const bool final) {
         const std::int64_t g = std::int64_t(perm(std::uint64_t(p)));
         const int mine = (g >= begin && g < end) ? 1 : 0;
         if (final) {
-          if (record_offsets && p % batch == 0) offsets(p / batch) = before;
+          if (p % batch == 0) offsets(p / batch) = before;
           if (mine) order(before) = int(g - begin);
-          if (record_offsets && p == count - 1) offsets((count + batch - 1) / batch) = before + mine;
+          if (p == count - 1) offsets((count + batch - 1) / batch) = before + mine;
         }
         before += mine;
       });
@@ -96,7 +101,7 @@ class BatchDistribution {
   // Plans the epoch shuffled by `perm` (a copy of the offsets to the host when P > 1).
   void plan_epoch(const ExecSpace& exec, const KeyedPermutation& perm) {
     ScopedRegion region("qgml::Trainer::distribute_epoch");
-    detail::distribute_epoch(exec, perm, total_, batch_, shard_, order_, offsets_);
+    detail::distribute_epoch(exec, perm, total_, batch_, shard_, ranks_, order_, offsets_);
     if (ranks_ > 1) {
       Kokkos::deep_copy(exec, offsets_host_, offsets_);
       qgml::fence(exec, "qgml::Trainer: batch offsets on the host");
