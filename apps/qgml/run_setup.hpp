@@ -43,19 +43,40 @@ inline TrainingSettings training_settings(const Config& c, const std::string& ru
   return s;
 }
 
+// The model's shape. With model.load, D and N are those of the loaded matrices: D must be the data's
+// and a model.N set in the config or on the command line must agree with the file's N; model.N of
+// the configuration is then set to the file's N (origin "taken from model.load FILE"), so that the
+// log and the run's config.yaml show the N that is trained.
+struct ModelShape {
+  int n = 0;
+  std::string load;     // model.load, empty: model.init
+  HostMatrices loaded;  // the matrices of model.load
+};
+
+inline ModelShape resolve_model_shape(Config& c, int d) {
+  ModelShape m;
+  m.load = c.text("model.load");
+  m.n = int(c.integer("model.N"));
+  if (m.load.empty()) return m;
+  m.loaded = load_matrices(m.load);
+  if (m.loaded.D != d)
+    throw Error("model.load: the configuration '" + m.load + "' has D = " + std::to_string(m.loaded.D) +
+                " matrices but the data have D = " + std::to_string(d) + " coordinates");
+  const std::string origin = c.origin("model.N");
+  if (origin != "default" && m.n != m.loaded.N)
+    throw Error("model.N = " + std::to_string(m.n) + " (" + origin + ") disagrees with model.load: '" + m.load +
+                "' has N = " + std::to_string(m.loaded.N) + " (leave model.N out to take N from the file)");
+  m.n = m.loaded.N;
+  c.set("model.N", std::to_string(m.n), "taken from model.load " + m.load);
+  return m;
+}
+
 // The model.* initial configuration (model.load, else model.init) for data with D = d coordinates.
 template <class Real>
 MatrixConfiguration<Real, Kokkos::DefaultExecutionSpace> initial_configuration(
-    const Kokkos::DefaultExecutionSpace& exec, const Config& c, int d) {
-  const int n = int(c.integer("model.N"));
-  const std::string load = c.text("model.load");
-  if (!load.empty()) {
-    const HostMatrices m = load_matrices(load);
-    if (m.D != d)
-      throw Error("model.load: the configuration '" + load + "' has D = " + std::to_string(m.D) +
-                  " matrices but the data have D = " + std::to_string(d) + " coordinates");
-    return to_configuration<Real>(m, exec);
-  }
+    const Kokkos::DefaultExecutionSpace& exec, const Config& c, const ModelShape& shape, int d) {
+  if (!shape.load.empty()) return to_configuration<Real>(shape.loaded, exec);
+  const int n = shape.n;
   const std::string init = c.text("model.init");
   const auto seed = std::uint64_t(c.integer("model.seed"));
   if (init == "qr") return qr_configuration<Real>(d, n, seed, exec);

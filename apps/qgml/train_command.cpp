@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <unistd.h>
 
 #include "qgml/common/error.hpp"
+#include "qgml/common/memory_budget.hpp"
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/io/configuration_io.hpp"
 #include "qgml/model/initializers.hpp"
@@ -48,6 +50,22 @@ struct ProfilerGuard {
 };
 extern "C" void on_signal(int) { stop_requested.store(true); }
 
+// SIGINT and SIGTERM set stop_requested for a scope: training stops after the current epoch, with a
+// checkpoint.
+struct StopOnSignal {
+  StopOnSignal() {
+    stop_requested.store(false);
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+  }
+  ~StopOnSignal() {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+};
+
 // Lines to the terminal (unless quiet) and to the run's log.txt.
 class Log {
  public:
@@ -64,23 +82,29 @@ class Log {
   std::ofstream file_;
 };
 
-// Bytes the run needs on the execution space (data, configuration, trainer buffers), for the
-// "too large for memory" check before anything is allocated.
-double bytes_needed(long points, int d, int n, int batch, std::size_t real_size) {
-  const double c = 2.0 * real_size;
-  const double per_point = 2.0 * n * n * c + 2.0 * d * n * c + 2.0 * n * c + n * real_size + (d + 8) * real_size;
-  return double(points) * d * real_size + double(batch) * per_point + 8.0 * d * n * n * c;
+ProfilerOptions profiler_options(const Config& c) {
+  ProfilerOptions popts;
+  popts.trace = c.boolean("profiling.enabled");
+  popts.kernels = c.boolean("profiling.kernels");
+  popts.record_memory = c.boolean("profiling.record_memory");
+  popts.max_events = c.integer("profiling.max_events");
+  popts.wait = int(c.integer("profiling.wait"));
+  popts.warmup = int(c.integer("profiling.warmup"));
+  popts.active = int(c.integer("profiling.active"));
+  popts.repeat = int(c.integer("profiling.repeat"));
+  return popts;
 }
 
-void check_memory(double needed, const std::string& what) {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return;
-  const double available = double(pages) * double(page);
-  if (needed > 0.9 * available)
-    throw Error(
-        format("%s needs about %.2f GiB of memory; this machine has %.2f GiB (reduce training.batch_size, "
-               "model.N or the number of points)",
-               what.c_str(), needed / (1 << 30), available / (1 << 30)));
+// Throws before anything is allocated when the run needs more than the memory budget of the execution
+// space (common/memory_budget.hpp); `needed` counts the data on the device, the configuration and the
+// trainer's buffers (Trainer::estimate_bytes).
+void check_memory(double needed, const MemoryBudget& budget, const std::string& what) {
+  if (!budget.known() || needed <= budget.bytes) return;
+  throw Error(
+      format("%s needs about %.2f GiB of memory; this machine has %.2f GiB available (%s), of which qgml uses at most "
+             "%.0f %% (reduce training.batch_size, model.N or the number of points)",
+             what.c_str(), needed / (1 << 30), budget.available / (1 << 30), budget.source.c_str(),
+             100 * memory_budget_share));
 }
 
 std::string progress_line(const EpochRecord& r, int epochs, double elapsed) {
@@ -113,8 +137,146 @@ std::pair<RealMatrix<Real, DataSpace>, std::int64_t> placed_data(const Exec& exe
   }
 }
 
+// What the run trains: this rank's points, the initial configuration and where its N came from.
 template <class Real, class DataSpace>
-int train(const Config& c, const std::string& config_path, const std::string& resume_dir, bool quiet) {
+struct RunInputs {
+  RealMatrix<Real, DataSpace> data;
+  std::int64_t total_points = 0;
+  int d = 0, n = 0;
+  std::string n_source;  // " (from model.load FILE)" or ""
+  MatrixConfiguration<Real, Exec> config;
+};
+
+// A collective. Everything that can fail on bad input, before the run directory exists: the data,
+// the model's shape (model.load sets model.N of c), the memory check, the initial configuration.
+template <class Real, class DataSpace>
+RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communicator& comm) {
+  RunInputs<Real, DataSpace> in;
+  const auto placed = placed_data<Real, DataSpace>(exec, c, comm);
+  in.data = placed.first;
+  in.total_points = placed.second;
+  in.d = int(in.data.extent(1));
+  run_collectively(comm, [&] {
+    const ModelShape shape = resolve_model_shape(c, in.d);
+    in.n = shape.n;
+    if (!shape.load.empty()) in.n_source = " (from model.load " + shape.load + ")";
+    const long local_points = long(in.data.extent(0));
+    const TrainingSettings settings = training_settings(c, "");
+    const double data_bytes =
+        std::is_same_v<DataSpace, Exec::memory_space> ? double(in.data.span()) * sizeof(Real) : 0.0;
+    const double config_bytes = double(in.d + 1) * in.n * in.n * sizeof(complex_t<Real>);
+    const double trainer_bytes = double(Trainer<Real, Exec, DataSpace>::estimate_bytes(
+        settings, in.d, in.n, local_points, in.total_points, comm.size()));
+    check_memory(data_bytes + config_bytes + trainer_bytes, memory_budget(exec),
+                 format("training N = %d, D = %d, batch %lld on %ld points", in.n, in.d,
+                        (long long)effective_batch_size(settings, in.total_points), local_points));
+    in.config = initial_configuration<Real>(exec, c, shape, in.d);
+  });
+  return in;
+}
+
+// A collective: the run directory (a new one under output.directory with the resolved config.yaml,
+// or resume_dir), the same on every rank.
+std::string open_run_directory(const Config& c, const std::string& config_path, const std::string& resume_dir,
+                               Communicator& comm) {
+  if (!resume_dir.empty()) return resume_dir;
+  std::string run_dir;
+  run_collectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    std::string name = c.text("output.name");
+    if (name.empty()) name = config_path.empty() ? "qgml" : fs::path(config_path).stem().string();
+    run_dir = create_run_directory(c.text("output.directory"), name);
+    write_file_atomically((fs::path(run_dir) / "config.yaml").string(), c.to_yaml());
+  });
+  return comm.broadcast(run_dir, 0);
+}
+
+// Per-epoch progress (terminal and log) and, with qgml's profiler, monitor.json's epoch entries and
+// the time per region.
+class EpochMonitor {
+ public:
+  EpochMonitor(Log& log, int epochs, bool tty, bool monitored)
+      : log_(log), epochs_(epochs), every_(std::max(1, epochs / 20)), tty_(tty), monitored_(monitored) {}
+
+  void begin(int start_epoch) {
+    if (monitored_) Profiler::begin_epoch(start_epoch);
+  }
+
+  void record(const EpochRecord& r) {
+    train_seconds_ += r.seconds;
+    if (monitored_) {
+      const auto regions = Profiler::end_epoch();
+      for (const auto& [name, s] : regions) region_totals_[name] += s;
+      epochs_json_.push_back({{"epoch", r.epoch},
+                              {"seconds", r.seconds},
+                              {"points_per_second", r.points_per_second},
+                              {"regions", regions},
+                              {"peak_bytes", Profiler::peak_bytes()}});
+      Profiler::begin_epoch(r.epoch);
+    }
+    const std::string line = progress_line(r, epochs_, wall_.seconds());
+    if (tty_) {
+      std::printf("\r%-110s", line.c_str());
+      std::fflush(stdout);
+    } else if (r.epoch % every_ == 0 || r.epoch == epochs_) {
+      log_.line(line);
+    }
+  }
+
+  void end() {
+    if (tty_) std::printf("\n");
+  }
+
+  double train_seconds() const { return train_seconds_; }
+
+  // monitor.json, the profiler trace and the time per region (rank 0, with qgml's profiler).
+  void write(const std::string& run_dir, const ProfilerOptions& popts, bool quiet) {
+    write_json_file((fs::path(run_dir) / "monitor.json").string(), {{"epochs", epochs_json_},
+                                                                    {"peak_bytes", Profiler::peak_bytes()},
+                                                                    {"train_seconds", train_seconds_},
+                                                                    {"region_seconds", region_totals_}});
+    if (popts.trace) {
+      const std::string dir = (fs::path(run_dir) / "profiler_traces").string();
+      fs::create_directories(dir);
+      Kokkos::Timer t;
+      const long events = Profiler::write_trace((fs::path(dir) / "train.trace.json").string());
+      log_.line(format("profiler: %ld events written to %s/train.trace.json in %.3f s (%ld dropped)", events,
+                       dir.c_str(), t.seconds(), Profiler::dropped_events()));
+    }
+    if (!quiet && train_seconds_ > 0) {
+      log_.line("time per region (all epochs of this session):");
+      for (const auto& [name, s] : region_totals_)
+        if (name != "qgml::Trainer::epoch")
+          log_.line(format("  %-40s %9.3f s  %5.1f %%", name.c_str(), s, 100 * s / train_seconds_));
+      log_.line(format("  peak memory %.1f MiB", Profiler::peak_bytes() / 1048576.0));
+    }
+  }
+
+ private:
+  Log& log_;
+  int epochs_, every_;
+  bool tty_, monitored_;
+  Json epochs_json_ = Json::array();
+  std::map<std::string, double> region_totals_;
+  double train_seconds_ = 0;
+  Kokkos::Timer wall_;
+};
+
+// A collective: history.csv, history.json and final_matrices.npy, written by rank 0.
+template <class Real>
+void write_outputs(const std::string& run_dir, const std::vector<EpochRecord>& history,
+                   const MatrixConfiguration<Real, Exec>& config, const Exec& exec, Communicator& comm) {
+  const HostMatrices final_matrices = to_host(config, exec);
+  run_collectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    write_history_csv((fs::path(run_dir) / "history.csv").string(), history);
+    write_history_json((fs::path(run_dir) / "history.json").string(), history);
+    save_matrices((fs::path(run_dir) / "final_matrices.npy").string(), final_matrices, precision_of<Real>());
+  });
+}
+
+template <class Real, class DataSpace>
+int train(Config c, const std::string& config_path, const std::string& resume_dir, bool quiet) {
   const Exec exec;
   // With MPI, every rank trains on its shard of the points; rank 0 alone prints and writes files.
   Communicator& comm = communicator();
@@ -122,56 +284,23 @@ int train(const Config& c, const std::string& config_path, const std::string& re
   const bool root = comm.rank() == 0;
   Log log(quiet || !root);
   // The monitor is installed first so that its memory high-water mark sees every allocation.
-  ProfilerOptions popts;
-  popts.trace = c.boolean("profiling.enabled");
-  popts.kernels = c.boolean("profiling.kernels");
-  popts.record_memory = c.boolean("profiling.record_memory");
-  popts.max_events = c.integer("profiling.max_events");
-  popts.wait = int(c.integer("profiling.wait"));
-  popts.warmup = int(c.integer("profiling.warmup"));
-  popts.active = int(c.integer("profiling.active"));
-  popts.repeat = int(c.integer("profiling.repeat"));
+  const ProfilerOptions popts = profiler_options(c);
   const ProfilerGuard profiler(popts);
   const bool monitored = profiler.active;
-  // Everything that can fail on bad input happens before the run directory exists.
-  const auto placed = placed_data<Real, DataSpace>(exec, c, comm);
-  const auto data = placed.first;
-  const std::int64_t total_points = placed.second;
-  const long points = long(total_points);
-  const long local_points = long(data.extent(0));
-  const int d = int(data.extent(1));
-  const int n = int(c.integer("model.N"));
-  const int batch = c.integer("training.batch_size") <= 0
-                        ? int(points)
-                        : int(std::min<long>(points, c.integer("training.batch_size")));
-  MatrixConfiguration<Real, Exec> config;
-  run_collectively(comm, [&] {
-    check_memory(bytes_needed(local_points, d, n, int(std::min<long>(batch, local_points)), sizeof(Real)),
-                 format("training N = %d, D = %d, batch %d on %ld points", n, d, batch, local_points));
-    config = initial_configuration<Real>(exec, c, d);
-  });
-  std::string run_dir = resume_dir;
-  if (run_dir.empty()) {
-    run_collectively(comm, [&] {
-      if (!root) return;
-      std::string name = c.text("output.name");
-      if (name.empty()) name = config_path.empty() ? "qgml" : fs::path(config_path).stem().string();
-      run_dir = create_run_directory(c.text("output.directory"), name);
-      write_file_atomically((fs::path(run_dir) / "config.yaml").string(), c.to_yaml());
-    });
-    run_dir = comm.broadcast(run_dir, 0);
-  }
+  auto in = prepare_inputs<Real, DataSpace>(exec, c, comm);
+  const std::string run_dir = open_run_directory(c, config_path, resume_dir, comm);
   if (root) log.open((fs::path(run_dir) / "log.txt").string());
-  TrainingSettings settings = training_settings(c, run_dir);
+  const TrainingSettings settings = training_settings(c, run_dir);
   std::optional<Trainer<Real, Exec, DataSpace>> trainer_storage;
-  run_collectively(comm, [&] { trainer_storage.emplace(config, data, settings, exec, comm, total_points); });
+  run_collectively(comm, [&] { trainer_storage.emplace(in.config, in.data, settings, exec, comm, in.total_points); });
   Trainer<Real, Exec, DataSpace>& trainer = *trainer_storage;
   if (!resume_dir.empty()) {
     trainer.load_checkpoint(settings.checkpoint_dir);
     log.line(format("resuming %s at epoch %d of %d", run_dir.c_str(), trainer.epoch(), settings.epochs));
   }
-  log.line(format("qgml train: N = %d, D = %d, %ld points, batch %d, %d epochs, w = %g, %s, %s", n, d, points,
-                  trainer.batch_size(), settings.epochs, settings.loss.w,
+  const long points = long(in.total_points);
+  log.line(format("qgml train: N = %d%s, D = %d, %ld points, batch %d, %d epochs, w = %g, %s, %s", in.n,
+                  in.n_source.c_str(), in.d, points, trainer.batch_size(), settings.epochs, settings.loss.w,
                   std::is_same_v<Real, float> ? "float" : "double", Exec::name()));
   log.line("run directory: " + run_dir);
   if (comm.size() > 1)
@@ -181,90 +310,39 @@ int train(const Config& c, const std::string& config_path, const std::string& re
                     c.boolean("mpi.gpu_aware") ? "device buffers" : "through host memory"));
   if (!monitored) log.line("an external Kokkos tool is loaded: qgml's own profiler and monitor are off");
 
-  stop_requested.store(false);
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  const bool tty = !quiet && root && ::isatty(::fileno(stdout));
-  const int every = std::max(1, settings.epochs / 20);
-  Json monitor_epochs = Json::array();
-  std::map<std::string, double> region_totals;
-  double train_seconds = 0;
-  Kokkos::Timer wall;
-  const int start_epoch = trainer.epoch();
-  if (monitored) Profiler::begin_epoch(start_epoch);
-  trainer.train([&](const EpochRecord& r) {
-    train_seconds += r.seconds;
-    if (monitored) {
-      const auto regions = Profiler::end_epoch();
-      for (const auto& [name, s] : regions) region_totals[name] += s;
-      monitor_epochs.push_back({{"epoch", r.epoch},
-                                {"seconds", r.seconds},
-                                {"points_per_second", r.points_per_second},
-                                {"regions", regions},
-                                {"peak_bytes", Profiler::peak_bytes()}});
-      Profiler::begin_epoch(r.epoch);
-    }
-    const std::string line = progress_line(r, settings.epochs, wall.seconds());
-    if (tty) {
-      std::printf("\r%-110s", line.c_str());
-      std::fflush(stdout);
-    } else if (r.epoch % every == 0 || r.epoch == settings.epochs) {
-      log.line(line);
-    }
-    return !stop_requested.load();
-  });
-  if (tty) std::printf("\n");
-  std::int64_t stop_flag = stop_requested.load() ? 1 : 0;
-  comm.allreduce_max(&stop_flag, 1);  // every rank takes the same exit
-  const bool interrupted = stop_flag != 0;
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-  const auto& history = trainer.history();
-  const HostMatrices final_matrices = to_host(config, exec);
-  run_collectively(comm, [&] {
-    if (!root) return;
-    write_history_csv((fs::path(run_dir) / "history.csv").string(), history);
-    write_history_json((fs::path(run_dir) / "history.json").string(), history);
-    save_matrices((fs::path(run_dir) / "final_matrices.npy").string(), final_matrices,
-                  std::is_same_v<Real, float> ? Precision::single_precision : Precision::double_precision);
-  });
+  bool interrupted = false;
+  EpochMonitor monitor(log, settings.epochs, !quiet && root && ::isatty(::fileno(stdout)), monitored);
+  {
+    const StopOnSignal stop_on_signal;
+    monitor.begin(trainer.epoch());
+    trainer.train([&](const EpochRecord& r) {
+      monitor.record(r);
+      return !stop_requested.load();
+    });
+    monitor.end();
+    std::int64_t stop_flag = stop_requested.load() ? 1 : 0;
+    comm.allreduce_max(&stop_flag, 1);  // every rank takes the same exit
+    interrupted = stop_flag != 0;
+  }
+  write_outputs(run_dir, trainer.history(), in.config, exec, comm);
+  const double train_seconds = monitor.train_seconds();
   if (comm.size() > 1)
     log.line(format("communication: %.3f s in gradient all-reduces (%.1f %% of training)",
                     trainer.communication_seconds(),
                     train_seconds > 0 ? 100 * trainer.communication_seconds() / train_seconds : 0.0));
-  if (monitored && root) {
-    write_json_file((fs::path(run_dir) / "monitor.json").string(), {{"epochs", monitor_epochs},
-                                                                    {"peak_bytes", Profiler::peak_bytes()},
-                                                                    {"train_seconds", train_seconds},
-                                                                    {"region_seconds", region_totals}});
-    if (popts.trace) {
-      const std::string dir = (fs::path(run_dir) / "profiler_traces").string();
-      fs::create_directories(dir);
-      Kokkos::Timer t;
-      const long events = Profiler::write_trace((fs::path(dir) / "train.trace.json").string());
-      log.line(format("profiler: %ld events written to %s/train.trace.json in %.3f s (%ld dropped)", events,
-                      dir.c_str(), t.seconds(), Profiler::dropped_events()));
-    }
-    if (!quiet && train_seconds > 0) {
-      log.line("time per region (all epochs of this session):");
-      for (const auto& [name, s] : region_totals)
-        if (name != "qgml::Trainer::epoch")
-          log.line(format("  %-40s %9.3f s  %5.1f %%", name.c_str(), s, 100 * s / train_seconds));
-      log.line(format("  peak memory %.1f MiB", Profiler::peak_bytes() / 1048576.0));
-    }
-  }
+  if (monitored && root) monitor.write(run_dir, popts, quiet);
   if (interrupted) {
     log.line(format("interrupted after epoch %d: checkpoint written; continue with qgml train --resume %s",
                     trainer.epoch(), run_dir.c_str()));
     return 130;
   }
-  const EpochRecord last = history.empty() ? EpochRecord{} : history.back();
+  const EpochRecord last = trainer.history().empty() ? EpochRecord{} : trainer.history().back();
   log.line(format("final loss %.6g (reconstruction %.6g, fluctuation %.6g) after %d epochs, %.1f s", last.total,
                   last.reconstruction, last.fluctuation, trainer.epoch(), train_seconds));
   if (c.boolean("analysis.enabled")) {
-    const DimensionSummary s = analyze<Real>(exec, config, data, c, run_dir, comm);
+    const DimensionSummary s = analyze<Real>(exec, in.config, in.data, c, run_dir, comm);
     log.line(format("intrinsic dimension: mode %d, median %g, mean %.3f (fraction at the mode %.4f; D = %d)", s.mode,
-                    s.median, s.mean, s.fraction()[s.mode], d));
+                    s.median, s.mean, s.fraction()[s.mode], in.d));
     log.line(format("estimated intrinsic dimension: %d", s.mode));
   }
   if (c.boolean("output.plots") && root) plot_run(run_dir, log.quiet());

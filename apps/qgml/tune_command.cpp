@@ -8,27 +8,22 @@
 // batch size trains is for qgml train to show.
 #include <Kokkos_Core.hpp>
 
-#ifdef KOKKOS_ENABLE_CUDA
-#include <cuda_runtime_api.h>
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <set>
 #include <sstream>
 #include <string>
 #include <type_traits>
-#include <unistd.h>
 #include <vector>
 
 #include "qgml/common/error.hpp"
 #include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/memory_budget.hpp"
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/train/trainer.hpp"
 
@@ -208,62 +203,20 @@ struct Budget {
   std::string source;
 };
 
-// A number from the first line of a file starting with `prefix` (the whole file when prefix is empty).
-bool read_number(const std::string& path, const std::string& prefix, double& value) {
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) != 0) continue;
-    std::istringstream s(line.substr(prefix.size()));
-    return bool(s >> value);
-  }
-  return false;
+// The execution space's memory budget (common/memory_budget.hpp).
+Budget auto_budget(const Exec& exec) {
+  const MemoryBudget b = memory_budget(exec);
+  if (!b.known())
+    throw Error("--memory-budget auto: cannot determine the available memory" +
+                (b.source.empty() ? std::string() : " (" + b.source + ")") + " (give --memory-budget BYTES)");
+  return {std::floor(b.bytes), format("auto: %.0f %% of %s %s", 100 * memory_budget_share, b.source.c_str(),
+                                      human_bytes(b.available).c_str())};
 }
 
-Budget auto_budget() {
-#ifdef KOKKOS_ENABLE_CUDA
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    std::size_t free = 0, total = 0;
-    const cudaError_t e = cudaMemGetInfo(&free, &total);
-    if (e != cudaSuccess)
-      throw Error(std::string("--memory-budget auto: cudaMemGetInfo failed: ") + cudaGetErrorString(e) +
-                  " (give --memory-budget BYTES)");
-    return {std::floor(auto_budget_share * double(free)),
-            format("auto: %.0f %% of the free device memory, %s of %s", 100 * auto_budget_share,
-                   human_bytes(double(free)).c_str(), human_bytes(double(total)).c_str())};
-  }
-#endif
-  double available = -1, kib = 0;
-  std::string source;
-  if (read_number("/proc/meminfo", "MemAvailable:", kib)) {
-    available = kib * 1024;
-    source = "MemAvailable " + human_bytes(available);
-  } else {
-    const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    if (pages > 0 && page > 0) {
-      available = double(pages) * double(page);
-      source = "free memory " + human_bytes(available);
-    }
-  }
-  // A container's memory limit (cgroup v2, else v1) can be far below the machine's free memory.
-  double limit = 0, used = 0;
-  if ((read_number("/sys/fs/cgroup/memory.max", "", limit) && read_number("/sys/fs/cgroup/memory.current", "", used)) ||
-      (read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes", "", limit) &&
-       read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes", "", used))) {
-    if (limit < 1e18 && (available < 0 || limit - used < available)) {
-      available = std::max(0.0, limit - used);
-      source = "the cgroup memory limit's remaining " + human_bytes(available);
-    }
-  }
-  if (available < 0)
-    throw Error("--memory-budget auto: cannot determine the available memory (give --memory-budget BYTES)");
-  return {std::floor(auto_budget_share * available),
-          format("auto: %.0f %% of %s", 100 * auto_budget_share, source.c_str())};
-}
-
-// Trainer::bytes() = fixed + per_point * batch: LossGradient's and the trainer's batch buffers grow
-// linearly with the batch, the gradient, Adam moments and penalty scratch do not. Measured on the
-// Trainer itself (batches of 1, 2 and 3 on three dummy points) rather than restated here.
+// Trainer::estimate_bytes as fixed + per_point * batch: the batch buffers grow linearly with the
+// batch, the gradient, Adam moments, penalty scratch and per-point-of-the-data buffers do not (exact
+// for even batches; Kokkos rounds every buffer up to 8 bytes, which odd batches of ints or floats fill
+// with up to 4 bytes more).
 struct MemoryModel {
   double per_point = 0, fixed = 0;
   double bytes(long batch) const { return fixed + per_point * double(batch); }
@@ -272,21 +225,16 @@ struct MemoryModel {
 };
 
 template <class Real>
-MemoryModel trainer_memory_model(const Exec& exec, const MatrixConfiguration<Real, Exec>& config,
-                                 const TrainingSettings& settings) {
-  typename Trainer<Real, Exec>::points_type probe("qgml::tune::probe_points", 3, config.dimension());
-  double b[3];
-  for (int k = 0; k < 3; ++k) {
+MemoryModel trainer_memory_model(const TrainingSettings& settings, int d, int n, long points) {
+  const auto bytes = [&](long batch, long t) {
     TrainingSettings s = settings;
-    s.batch_size = k + 1;
-    MatrixConfiguration<Real, Exec> c = config;  // shares the matrices; nothing is trained
-    const Trainer<Real, Exec> trainer(c, probe, s, exec);
-    b[k] = double(trainer.bytes());
-  }
-  QGML_REQUIRE(b[1] > b[0] && b[2] - b[1] == b[1] - b[0],
-               "qgml tune: Trainer::bytes() does not grow linearly with the batch size (" + std::to_string(b[0]) +
-                   ", " + std::to_string(b[1]) + ", " + std::to_string(b[2]) + " bytes for batches 1, 2, 3)");
-  return {b[1] - b[0], b[0] - (b[1] - b[0])};
+    s.batch_size = int(batch);
+    return double(Trainer<Real, Exec>::estimate_bytes(s, d, n, t));
+  };
+  const long t = std::max(points, 4L);  // the per-point part does not depend on T
+  const double per_point = (bytes(4, t) - bytes(2, t)) / 2;
+  return points >= 2 ? MemoryModel{per_point, bytes(2, points) - 2 * per_point}
+                     : MemoryModel{per_point, bytes(1, points) - per_point};
 }
 
 // A fresh copy of the initial configuration for one trial.
@@ -362,7 +310,8 @@ int tune(const Config& c, const TuneOptions& o) {
   auto data = load_data<Real>(exec, c);
   const long points = long(data.extent(0));
   const int d = int(data.extent(1));
-  const auto initial = initial_configuration<Real>(exec, c, d);
+  Config resolved = c;
+  const auto initial = initial_configuration<Real>(exec, resolved, resolve_model_shape(resolved, d), d);
   const int n = initial.size();
   for (const long b : o.batches)
     if (b > points)
@@ -373,8 +322,8 @@ int tune(const Config& c, const TuneOptions& o) {
   settings.checkpoint_every = 0;
   settings.early_stop_tolerance = 0;
 
-  const MemoryModel model = trainer_memory_model<Real>(exec, initial, settings);
-  const Budget budget = o.budget >= 0 ? Budget{o.budget, "--memory-budget"} : auto_budget();
+  const MemoryModel model = trainer_memory_model<Real>(settings, d, n, points);
+  const Budget budget = o.budget >= 0 ? Budget{o.budget, "--memory-budget"} : auto_budget(exec);
   const double max_points = model.max_points(budget.bytes);
   long largest = long(std::min<double>(double(points), max_points));
   if (largest < 1)
@@ -404,8 +353,7 @@ int tune(const Config& c, const TuneOptions& o) {
 
   // Candidates: the given list, else powers of two from 32 below T, T, the config's batch size and
   // the largest that fits, restricted to those that fit.
-  const long configured = c.integer("training.batch_size");
-  const long config_batch = configured <= 0 || configured > points ? points : configured;
+  const long config_batch = long(effective_batch_size(settings, points));
   std::set<long> candidates(o.batches.begin(), o.batches.end());
   if (o.batches.empty()) {
     for (long b = 32; b < points; b *= 2) candidates.insert(b);

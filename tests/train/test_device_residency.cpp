@@ -20,14 +20,16 @@ namespace {
 
 struct Recorder {
   int allocations = 0;
+  std::uint64_t allocated_bytes = 0;
   int deep_copies = 0;
   std::set<std::string> allocation_labels, kernel_labels, region_labels;
   void reset() { *this = Recorder{}; }
 };
 Recorder recorder;
 
-void on_allocate(Kokkos::Profiling::SpaceHandle, const char* label, const void*, std::uint64_t) {
+void on_allocate(Kokkos::Profiling::SpaceHandle, const char* label, const void*, std::uint64_t size) {
   ++recorder.allocations;
+  recorder.allocated_bytes += size;
   recorder.allocation_labels.insert(label);
 }
 void on_deep_copy(Kokkos::Profiling::SpaceHandle, const char*, const void*, Kokkos::Profiling::SpaceHandle, const char*,
@@ -63,6 +65,27 @@ struct ScopedCallbacks {
 };
 
 bool has_prefix(const std::string& s) { return s.rfind("qgml::", 0) == 0; }
+
+// A communicator of `ranks` processes whose collectives are never called (a Trainer's constructor
+// calls none): lets one process construct the trainer of rank `rank` of a data-parallel run.
+class ConstructionOnlyCommunicator final : public Communicator {
+ public:
+  ConstructionOnlyCommunicator(int ranks, int rank) : ranks_(ranks), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return ranks_; }
+  void allreduce_sum(double*, std::size_t, bool) override { unexpected(); }
+  bool accepts_device_memory() const override { return true; }
+  void allreduce_sum(std::int64_t*, std::size_t) override { unexpected(); }
+  void allreduce_max(std::int64_t*, std::size_t) override { unexpected(); }
+  std::vector<double> gather_to_root(const std::vector<double>&) override { unexpected(); }
+  std::string broadcast(const std::string&, int) override { unexpected(); }
+  std::string agree_on_error(const std::string&) override { unexpected(); }
+  [[noreturn]] void abort(int) override { unexpected(); }
+
+ private:
+  [[noreturn]] static void unexpected() { throw Error("ConstructionOnlyCommunicator: a collective was called"); }
+  int ranks_, rank_;
+};
 
 }  // namespace
 
@@ -106,4 +129,64 @@ TEMPLATE_TEST_CASE("steady-state epochs allocate nothing and copy to the host on
   CHECK(recorder.region_labels.count(trainer.engine().fused() ? "qgml::fused_loss_gradient" : "qgml::eigensolve") == 1);
   CHECK(recorder.region_labels.count("qgml::reduction") == 1);
   CHECK(recorder.region_labels.count("qgml::Trainer::optimizer_step") == 1);
+}
+
+// Trainer::estimate_bytes is the memory model of qgml train's pre-flight check and qgml tune: it must
+// count every buffer a trainer allocates (the LossGradient's, Adam's, the batch distribution's, the
+// warm-start cache's, host mirrors), and bytes() of the constructed trainer must agree.
+TEMPLATE_TEST_CASE("Trainer::estimate_bytes is what a trainer allocates, and bytes() agrees", "[training][memory]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  struct Case {
+    int d, n, points, batch;
+    bool fused, warm, penalty;
+    int ranks;
+  };
+  const Case cases[] = {
+      {3, 4, 1, 0, true, false, false, 1},   {3, 4, 50, 16, true, false, true, 1},
+      {3, 4, 50, 16, false, false, true, 1}, {3, 5, 50, 0, true, true, false, 1},
+      {2, 3, 7, 3, false, true, true, 1},    {4, 70, 5, 2, true, false, false, 1},
+      {3, 4, 50, 16, true, false, true, 3},  {3, 4, 50, 16, false, true, false, 2},
+      {1, 2, 9, 100, true, false, true, 2},
+  };
+  for (const Case& c : cases) {
+    TrainingSettings s;
+    s.batch_size = c.batch;
+    s.fused_loss_gradient = c.fused;
+    s.warm_start_eigh = c.warm;
+    s.loss.penalty = c.penalty ? PenaltyKind::frobenius : PenaltyKind::none;
+    s.loss.penalty_weight = 0.01;
+    INFO("D = " << c.d << ", N = " << c.n << ", T = " << c.points << ", batch " << c.batch << ", fused " << c.fused
+                << ", warm start " << c.warm << ", " << c.ranks << " ranks");
+    auto config = qr_configuration<Real>(c.d, c.n, 1, exec);
+    for (int rank = 0; rank < c.ranks; ++rank) {
+      const ShardRange shard = shard_range(c.points, c.ranks, rank);
+      auto data = sphere_points<Real>(exec, int(shard.size()), c.d, 0.1, 5, shard.begin);
+      ConstructionOnlyCommunicator comm(c.ranks, rank);
+      ScopedCallbacks callbacks;
+      recorder.reset();
+      const Trainer<Real, Space> trainer(config, data, s, exec, comm, c.points);
+      const std::uint64_t allocated = recorder.allocated_bytes;
+      const std::size_t estimate = Trainer<Real, Space>::estimate_bytes(s, c.d, c.n, shard.size(), c.points, c.ranks);
+      CHECK(allocated == estimate);
+      CHECK(trainer.bytes() == estimate);
+      if (c.ranks == 1) CHECK(Trainer<Real, Space>::estimate_bytes(s, c.d, c.n, c.points) == estimate);
+    }
+  }
+}
+
+TEST_CASE("the batch size is training.batch_size, or T for 0 and for more than T", "[training][memory]") {
+  TrainingSettings s;
+  s.batch_size = 0;
+  CHECK(effective_batch_size(s, 40) == 40);
+  s.batch_size = 16;
+  CHECK(effective_batch_size(s, 40) == 16);
+  CHECK(effective_batch_size(s, 10) == 10);
+  const Kokkos::DefaultExecutionSpace exec;
+  auto config = qr_configuration<double>(3, 3, 1, exec);
+  auto data = sphere_points<double>(exec, 10, 3, 0.1, 5);
+  const Trainer<double> trainer(config, data, s, exec);
+  CHECK(trainer.batch_size() == 10);
 }

@@ -134,4 +134,19 @@ CheckpointState read_checkpoint(const std::string& dir) {
   return s;
 }
 
+void check_checkpoint_matches(const CheckpointState& s, const std::string& dir, int D, int N, long points,
+                              std::uint64_t seed, Precision precision) {
+  QGML_REQUIRE(s.matrices.D == D && s.matrices.N == N, "checkpoint '" + dir + "': D = " + std::to_string(s.matrices.D) +
+                                                           ", N = " + std::to_string(s.matrices.N) +
+                                                           " do not match the configuration being trained");
+  QGML_REQUIRE(s.points == points, "checkpoint '" + dir + "' was written for T = " + std::to_string(s.points) +
+                                       " points, the data have " + std::to_string(points));
+  QGML_REQUIRE(s.seed == seed, "checkpoint '" + dir + "' was written with seed " + std::to_string(s.seed) +
+                                   ", training uses seed " + std::to_string(seed) + ": resume with the same seed");
+  QGML_REQUIRE(s.precision == precision,
+               "checkpoint '" + dir + "' was written in " +
+                   std::string(s.precision == Precision::single_precision ? "float" : "double") +
+                   " precision; resume in the same precision");
+}
+
 }  // namespace qgml

@@ -50,6 +50,10 @@ std::string to_string(LearningRateSchedule::Kind k) {
   return "?";
 }
 
+std::int64_t effective_batch_size(const TrainingSettings& settings, std::int64_t total_points) {
+  return settings.batch_size <= 0 || settings.batch_size > total_points ? total_points : settings.batch_size;
+}
+
 namespace {
 const char* csv_header =
     "epoch,total,reconstruction,fluctuation,penalty,learning_rate,degenerate_points,skipped_batches,"

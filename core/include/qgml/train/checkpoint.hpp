@@ -5,11 +5,17 @@
 // checkpoint in force; older checkpoints beyond the last two are removed.
 #pragma once
 
+#include <Kokkos_Core.hpp>
+
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "qgml/common/kokkos_compat.hpp"
 #include "qgml/io/configuration_io.hpp"
+#include "qgml/model/matrix_configuration.hpp"
+#include "qgml/train/adam.hpp"
 #include "qgml/train/training_settings.hpp"
 
 namespace qgml {
@@ -30,5 +36,64 @@ struct CheckpointState {
 void write_checkpoint(const std::string& dir, const CheckpointState& state);
 // Reads the checkpoint LATEST names (dir may also be one epoch-NNNNNN subdirectory).
 CheckpointState read_checkpoint(const std::string& dir);
+
+// Throws qgml::Error naming `dir` unless `state` was written for D x N x N matrices, T = points,
+// `seed` and `precision` (a resume must continue the same run).
+void check_checkpoint_matches(const CheckpointState& state, const std::string& dir, int D, int N, long points,
+                              std::uint64_t seed, Precision precision);
+
+template <class Real>
+constexpr Precision precision_of() {
+  return std::is_same_v<Real, float> ? Precision::single_precision : Precision::double_precision;
+}
+
+// The matrices and the optimizer state on the host (the run's epoch, seed, T and history are the
+// caller's to fill in).
+template <class Real, class ExecSpace>
+CheckpointState checkpoint_state(const MatrixConfiguration<Real, ExecSpace>& config,
+                                 const HermitianAdam<Real, ExecSpace>& adam, const ExecSpace& exec) {
+  CheckpointState s;
+  s.matrices = to_host(config, exec);
+  s.precision = precision_of<Real>();
+  auto m = Kokkos::create_mirror(adam.first_moment());
+  auto v = Kokkos::create_mirror(adam.second_moment());
+  auto step = Kokkos::create_mirror(adam.step_count());
+  Kokkos::deep_copy(exec, m, adam.first_moment());
+  Kokkos::deep_copy(exec, v, adam.second_moment());
+  Kokkos::deep_copy(exec, step, adam.step_count());
+  qgml::fence(exec, "qgml::checkpoint_state");
+  s.adam_m.assign(m.data(), m.data() + m.span());
+  s.adam_v.assign(v.data(), v.data() + v.span());
+  s.adam_step = step();
+  return s;
+}
+
+// The matrices and the optimizer state of `state` (checked with check_checkpoint_matches) onto the
+// device.
+template <class Real, class ExecSpace>
+void restore_checkpoint(const CheckpointState& state, MatrixConfiguration<Real, ExecSpace>& config,
+                        HermitianAdam<Real, ExecSpace>& adam, const ExecSpace& exec) {
+  auto a = Kokkos::create_mirror(config.matrices());
+  auto m = Kokkos::create_mirror(adam.first_moment());
+  auto v = Kokkos::create_mirror(adam.second_moment());
+  auto step = Kokkos::create_mirror(adam.step_count());
+  const int n = config.size();
+  for (int k = 0; k < config.dimension(); ++k)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        const auto z = state.matrices(k, i, j);
+        a(k, i, j) = complex_t<Real>(Real(z.real()), Real(z.imag()));
+        const std::size_t idx = (std::size_t(k) * n + i) * n + j;
+        m(k, i, j) = Real(state.adam_m[idx]);
+        v(k, i, j) = Real(state.adam_v[idx]);
+      }
+  step() = state.adam_step;
+  Kokkos::deep_copy(exec, config.matrices(), a);
+  Kokkos::deep_copy(exec, adam.first_moment(), m);
+  Kokkos::deep_copy(exec, adam.second_moment(), v);
+  Kokkos::deep_copy(exec, adam.step_count(), step);
+  config.update_square_sum(exec);
+  qgml::fence(exec, "qgml::restore_checkpoint");
+}
 
 }  // namespace qgml

@@ -50,6 +50,10 @@ struct TrainingSettings {
   bool ground_state_path = true;
 };
 
+// The batch size training uses on T points: settings.batch_size, or T when it is 0 or larger than T
+// (full batch). The one place where training.batch_size is interpreted.
+std::int64_t effective_batch_size(const TrainingSettings& settings, std::int64_t total_points);
+
 // What one epoch did. Loss values are means over the epoch's batches (each batch a mean over its
 // points), as in the reference; skipped batches are left out of them.
 struct EpochRecord {

@@ -1,0 +1,140 @@
+// Which points of an epoch's batches this process computes (spec 1.5). The batches are those of the
+// one-process run: the keyed shuffle pi of all T points cut into contiguous batches of B (the last
+// one partial). Process r of P holds the rows shard_range(T, P, r) and computes, of each batch, the
+// points it holds; one process is the case P = 1, where it holds every point.
+//
+// Per epoch one scan over the shuffled positions c = 0 .. T-1 gives order(m) = the local row of the
+// m-th point (in shuffled order) that this process holds and offsets(b) = how many of them come
+// before batch b; batch b is then order(offsets(b) .. offsets(b+1) - 1), gathered by one kernel. With
+// P = 1, order = pi and offsets(b) = b B: no scan and no copy to the host.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/memory_budget.hpp"
+#include "qgml/common/types.hpp"
+#include "qgml/data/permutation.hpp"
+#include "qgml/parallel/communicator.hpp"
+
+namespace qgml {
+
+namespace detail {
+
+// order(m) and, with several processes, offsets(b): see the top of this file. One process holds
+// every point: order = pi, with no scan.
+template <class ExecSpace, class OrderView, class OffsetView>
+void distribute_epoch(const ExecSpace& exec, const KeyedPermutation& perm, std::int64_t total, int batch,
+                      const ShardRange& shard, int ranks, const OrderView& order, const OffsetView& offsets) {
+  const int count = int(total);
+  if (ranks == 1) {
+    Kokkos::parallel_for(
+        "qgml::Trainer::distribute_epoch", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+        KOKKOS_LAMBDA(const int p) { order(p) = int(perm(std::uint64_t(p))); });
+    return;
+  }
+  const std::int64_t begin = shard.begin, end = shard.end;
+  Kokkos::parallel_scan(
+      "qgml::Trainer::distribute_epoch", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(const int p, int& before, const bool final) {
+        const std::int64_t g = std::int64_t(perm(std::uint64_t(p)));
+        const int mine = (g >= begin && g < end) ? 1 : 0;
+        if (final) {
+          if (p % batch == 0) offsets(p / batch) = before;
+          if (mine) order(before) = int(g - begin);
+          if (p == count - 1) offsets((count + batch - 1) / batch) = before + mine;
+        }
+        before += mine;
+      });
+}
+
+// points(i, k) = data(order(first + i), k) for i < points.extent(0); rows(i) = order(first + i) when
+// rows is not empty (the warm-start cache's index).
+template <class ExecSpace, class DataView, class BatchView, class OrderView, class RowView>
+void gather_batch(const ExecSpace& exec, const DataView& data, const OrderView& order, int first,
+                  const BatchView& points, const RowView& rows) {
+  const int n_local = int(points.extent(0)), d = int(points.extent(1));
+  const bool record = rows.extent(0) > 0;
+  Kokkos::parallel_for(
+      "qgml::Trainer::gather_batch", Kokkos::RangePolicy<ExecSpace>(exec, 0, n_local * d), KOKKOS_LAMBDA(const int ik) {
+        const int i = ik / d, k = ik % d;
+        const int row = order(first + i);
+        points(i, k) = data(row, k);
+        if (record && k == 0) rows(i) = row;
+      });
+}
+
+}  // namespace detail
+
+template <class ExecSpace>
+class BatchDistribution {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+
+  BatchDistribution() = default;
+  // T = total points in batches of `batch` (1 <= batch <= T), this process's rows `shard` of `ranks`.
+  BatchDistribution(std::int64_t total, int batch, const ShardRange& shard, int ranks)
+      : total_(total),
+        batch_(batch),
+        ranks_(ranks),
+        shard_(shard),
+        order_(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::order"), order_extent(shard.size())) {
+    if (ranks > 1) {
+      offsets_ = Kokkos::View<int*, memory_space>("qgml::Trainer::batch_offsets", batches() + 1);
+      offsets_host_ = Kokkos::create_mirror(offsets_);
+    }
+  }
+
+  int batches() const { return int((total_ + batch_ - 1) / batch_); }
+  // Points of batch b over all processes (the divisor of its mean loss).
+  int batch_points(int b) const { return int(std::min<std::int64_t>(batch_, total_ - std::int64_t(b) * batch_)); }
+  // The most points of one batch that this process holds.
+  static int local_batch_capacity(int batch, std::int64_t local_points) {
+    return int(std::max<std::int64_t>(1, std::min<std::int64_t>(batch, local_points)));
+  }
+
+  // Plans the epoch shuffled by `perm` (a copy of the offsets to the host when P > 1).
+  void plan_epoch(const ExecSpace& exec, const KeyedPermutation& perm) {
+    ScopedRegion region("qgml::Trainer::distribute_epoch");
+    detail::distribute_epoch(exec, perm, total_, batch_, shard_, ranks_, order_, offsets_);
+    if (ranks_ > 1) {
+      Kokkos::deep_copy(exec, offsets_host_, offsets_);
+      qgml::fence(exec, "qgml::Trainer: batch offsets on the host");
+    }
+  }
+
+  // (first, count): the positions in order() of batch b's points that this process holds.
+  std::pair<int, int> local_batch(int b) const {
+    if (ranks_ == 1) return {b * batch_, batch_points(b)};
+    return {offsets_host_(b), offsets_host_(b + 1) - offsets_host_(b)};
+  }
+
+  // Gathers this process's points of batch b (local_batch(b).second > 0) into points.
+  template <class DataView, class BatchView, class RowView>
+  void gather(const ExecSpace& exec, const DataView& data, int b, const BatchView& points, const RowView& rows) const {
+    ScopedRegion region("qgml::Trainer::gather_batch");
+    detail::gather_batch(exec, data, order_, local_batch(b).first, points, rows);
+  }
+
+  // Bytes allocated (device buffers and host mirrors) by a distribution with these arguments.
+  static std::size_t estimate_bytes(std::int64_t total, int batch, std::int64_t local_points, int ranks) {
+    const std::size_t offsets = ranks > 1 ? 2 * view_allocation_bytes((total + batch - 1) / batch + 1, sizeof(int)) : 0;
+    return view_allocation_bytes(order_extent(local_points), sizeof(int)) + offsets;
+  }
+
+ private:
+  static std::int64_t order_extent(std::int64_t local_points) { return std::max<std::int64_t>(1, local_points); }
+
+  std::int64_t total_ = 0;
+  int batch_ = 1, ranks_ = 1;
+  ShardRange shard_;
+  Kokkos::View<int*, memory_space> order_, offsets_;
+  typename Kokkos::View<int*, memory_space>::HostMirror offsets_host_;
+};
+
+}  // namespace qgml

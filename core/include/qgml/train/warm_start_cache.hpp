@@ -1,0 +1,97 @@
+// Warm-started eigensolves (TrainingSettings::warm_start_eigh): each local point's eigenvectors of
+// the previous epoch are the starting basis of its Jacobi refinement in the next one (EighOptions::
+// warm_start). Holds T_local N^2 complex numbers, plus the local rows of the gathered batch and the
+// sweeps per point.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "qgml/common/memory_budget.hpp"
+#include "qgml/common/types.hpp"
+
+namespace qgml {
+
+namespace detail {
+
+// to(i, a, b) = from(rows(i), a, b) for i < count (load), or the reverse (store).
+template <class ExecSpace, class Basis, class Vectors, class Rows>
+void copy_basis(const ExecSpace& exec, const Basis& basis, const Vectors& v, const Rows& rows, int count, bool load) {
+  const int n = int(v.extent(1));
+  Kokkos::parallel_for(
+      load ? "qgml::Trainer::load_basis" : "qgml::Trainer::store_basis",
+      Kokkos::RangePolicy<ExecSpace>(exec, 0, count * n * n), KOKKOS_LAMBDA(const int q) {
+        const int i = q / (n * n), a = (q / n) % n, b = q % n;
+        if (load)
+          v(i, a, b) = basis(rows(i), a, b);
+        else
+          basis(rows(i), a, b) = v(i, a, b);
+      });
+}
+
+// sums(sweeps_index) += sum of sweeps(0 .. count-1); sums(points_index) += count.
+template <class ExecSpace, class Sweeps, class Sums>
+void count_sweeps(const ExecSpace& exec, const Sweeps& sweeps, int count, const Sums& sums, int sweeps_index,
+                  int points_index) {
+  Kokkos::parallel_for(
+      "qgml::Trainer::count_sweeps", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int) {
+        double total = 0;
+        for (int i = 0; i < count; ++i) total += sweeps(i);
+        sums(sweeps_index) += total;
+        sums(points_index) += count;
+      });
+}
+
+}  // namespace detail
+
+template <class Real, class ExecSpace>
+class WarmStartCache {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+
+  WarmStartCache() = default;
+  // A basis for each of `local_points` points; batches of at most `capacity` points.
+  WarmStartCache(std::int64_t local_points, int capacity, int n)
+      : basis_(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::basis"), basis_extent(local_points), n, n),
+        rows_(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::rows"), capacity),
+        sweeps_("qgml::Trainer::sweeps", capacity) {}
+
+  bool enabled() const { return basis_.extent(0) > 0; }
+  // Whether every point has a stored basis (after one epoch).
+  bool ready() const { return ready_; }
+  void mark_ready() { ready_ = enabled(); }
+
+  // Where the gather writes the local rows of the batch's points (empty when disabled).
+  const IntVector<memory_space>& rows() const { return rows_; }
+  const IntVector<memory_space>& sweeps() const { return sweeps_; }
+
+  // v(i) <- the stored basis of the batch's i-th point, i < count.
+  template <class Vectors>
+  void load(const ExecSpace& exec, const Vectors& v, int count) const {
+    detail::copy_basis(exec, basis_, v, rows_, count, true);
+  }
+  // The stored basis of the batch's i-th point <- v(i), i < count.
+  template <class Vectors>
+  void store(const ExecSpace& exec, const Vectors& v, int count) const {
+    detail::copy_basis(exec, basis_, v, rows_, count, false);
+  }
+
+  // Bytes allocated by a cache with these arguments.
+  static std::size_t estimate_bytes(std::int64_t local_points, int capacity, int n) {
+    return view_allocation_bytes(std::size_t(basis_extent(local_points)) * std::size_t(n) * std::size_t(n),
+                                 sizeof(complex_t<Real>)) +
+           2 * view_allocation_bytes(std::size_t(capacity), sizeof(int));
+  }
+
+ private:
+  static std::int64_t basis_extent(std::int64_t local_points) { return std::max<std::int64_t>(1, local_points); }
+
+  MatrixStack<Real, memory_space> basis_;
+  IntVector<memory_space> rows_, sweeps_;
+  bool ready_ = false;
+};
+
+}  // namespace qgml
