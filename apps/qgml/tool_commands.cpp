@@ -115,7 +115,7 @@ int estimate(const std::map<std::string, std::string>& o) {
   write_analysis(analysis, o.at("out"), comm);
   const DimensionSummary& sum = analysis.summary;
   if (comm.rank() != 0) return 0;
-  std::printf("%ld points, D = %d, N = %d, %s metric\n", sum.points, in.config.dimension(), in.config.size(),
+  std::printf("%ld points, D = %d, N = %d, %s metric\n", sum.points, in.config.dimension(), in.config.matrix_size(),
               o.at("metric").c_str());
   for (std::size_t d = 0; d < sum.histogram.size(); ++d)
     if (sum.histogram[d] > 0)
@@ -135,7 +135,7 @@ int eval(const std::map<std::string, std::string>& o) {
   s.penalty = parse_penalty_kind(o.at("penalty"));
   s.penalty_weight = number(o, "penalty-weight");
   const auto e = evaluate(exec, in.config, in.data, s);
-  const int t = int(in.data.extent(0)), d = in.config.dimension(), n = in.config.size();
+  const int t = int(in.data.extent(0)), d = in.config.dimension(), n = in.config.matrix_size();
   auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.gradient);
   auto xbar = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.xbar);
   auto sigma2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.sigma2);

@@ -44,8 +44,6 @@ namespace {
 using Exec = Kokkos::DefaultExecutionSpace;
 
 constexpr int warmup_epochs = 1;
-// The share of the free memory that --memory-budget auto allows the trainer's buffers.
-constexpr double auto_budget_share = 0.9;
 constexpr const char* speed_note =
     "tune measures speed only: every batch's loss and gradient are means over its points, so their scale "
     "does not depend on the batch size, but smaller batches take more Adam steps per epoch with noisier "
@@ -240,7 +238,7 @@ MemoryModel trainer_memory_model(const TrainingSettings& settings, int d, int n,
 // A fresh copy of the initial configuration for one trial.
 template <class Real>
 MatrixConfiguration<Real, Exec> fresh_copy(const Exec& exec, const MatrixConfiguration<Real, Exec>& initial) {
-  MatrixConfiguration<Real, Exec> c(initial.dimension(), initial.size(), exec);
+  MatrixConfiguration<Real, Exec> c(initial.dimension(), initial.matrix_size(), exec);
   Kokkos::deep_copy(exec, c.matrices(), initial.matrices());
   c.update_square_sum(exec);
   return c;
@@ -312,7 +310,7 @@ int tune(const Config& c, const TuneOptions& o) {
   const int d = int(data.extent(1));
   Config resolved = c;
   const auto initial = initial_configuration<Real>(exec, resolved, resolve_model_shape(resolved, d), d);
-  const int n = initial.size();
+  const int n = initial.matrix_size();
   for (const long b : o.batches)
     if (b > points)
       throw Error("--batches: " + std::to_string(b) + " is larger than the data set (" + std::to_string(points) +

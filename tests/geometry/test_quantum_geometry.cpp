@@ -54,7 +54,7 @@ HostGeometry<Real, Space> geometry_at(const MatrixConfiguration<Real, Space>& co
   const Space exec;
   const int d = config.dimension(), count = int(pts.size()) / d;
   auto points = to_device_points<Real, Space>(pts, count, d);
-  QuantumGeometry<Real, Space> g(d, config.size(), count, true);
+  QuantumGeometry<Real, Space> g(d, config.matrix_size(), count, true);
   GeometrySettings s;
   s.metric = kind;
   s.geometric_tensor = true;

@@ -53,7 +53,7 @@ TEMPLATE_TEST_CASE("save/load of a configuration is bit-exact", "[io]", QGML_TES
   CHECK(fs::exists(dir.file("config.json")));
   const auto loaded = load_configuration<Real>(path, exec);
   REQUIRE(loaded.dimension() == 3);
-  REQUIRE(loaded.size() == 7);
+  REQUIRE(loaded.matrix_size() == 7);
   auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), config.matrices());
   auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), loaded.matrices());
   CHECK(std::memcmp(a.data(), b.data(), a.span() * sizeof(complex_t<Real>)) == 0);

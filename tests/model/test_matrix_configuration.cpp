@@ -19,7 +19,7 @@ TEMPLATE_TEST_CASE("QR initialisation gives seeded Hermitian matrices with spect
   for (int n : {1, 2, 5, 16}) {
     auto config = qr_configuration<Real>(3, n, 42, exec);
     REQUIRE(config.dimension() == 3);
-    REQUIRE(config.size() == n);
+    REQUIRE(config.matrix_size() == n);
     CHECK(hermiticity_error(config, exec) == Real(0));
     const HostMatrices h = to_host(config, exec);
     for (int k = 0; k < 3; ++k) {

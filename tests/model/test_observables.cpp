@@ -26,7 +26,7 @@ template <class Real, class Space>
 Evaluated<Real, Space> evaluate(const MatrixConfiguration<Real, Space>& config, const std::vector<double>& pts) {
   using Mem = typename Space::memory_space;
   const Space exec;
-  const int d = config.dimension(), n = config.size();
+  const int d = config.dimension(), n = config.matrix_size();
   const int count = static_cast<int>(pts.size()) / d;
   auto points = to_device_points<Real, Space>(pts, count, d);
   MatrixStack<Real, Mem> h("qgml::test::H", count, n, n), v("qgml::test::V", count, n, n);

@@ -58,7 +58,7 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
                                                std::to_string(points.extent(1)) +
                                                " coordinates, D = " + std::to_string(d));
   const int c = std::max(1, std::min(chunk, count));
-  QuantumGeometry<Real, ExecSpace> geometry(d, config.size(), c, settings);
+  QuantumGeometry<Real, ExecSpace> geometry(d, config.matrix_size(), c, settings);
   detail::DimensionRows rows(d);
   rows.values.reserve(std::size_t(count) * rows.width());
   auto x = Kokkos::create_mirror_view(Kokkos::HostSpace(), points);

@@ -45,7 +45,7 @@ ChernResult chern_number(const ExecSpace& exec, const MatrixConfiguration<Real, 
   QGML_REQUIRE(axes[0] != axes[1] && axes[1] != axes[2] && axes[0] != axes[2], "qgml::chern_number: axes must differ");
   const long total = long(n_theta) * n_phi;
   const int c = int(std::min<long>(chunk, total));
-  QuantumGeometry<Real, ExecSpace> geometry(d, config.size(), c, true);
+  QuantumGeometry<Real, ExecSpace> geometry(d, config.matrix_size(), c, true);
   RealMatrix<Real, memory_space> points(Kokkos::ViewAllocateWithoutInitializing("qgml::chern_number::points"), c, d);
   Kokkos::View<double*, memory_space> ctr("qgml::chern_number::centre", d);
   {

@@ -18,7 +18,7 @@ void build_hamiltonians(const ExecSpace& exec, const MatrixConfiguration<Real, E
   static_assert(Kokkos::is_view<HamiltonianView>::value && HamiltonianView::rank == 3,
                 "H must be a rank-3 View (T x N x N)");
   const int d = config.dimension();
-  const int n = config.size();
+  const int n = config.matrix_size();
   const int t_count = static_cast<int>(points.extent(0));
   QGML_REQUIRE(int(points.extent(1)) == d, "qgml::build_hamiltonians: points have " + std::to_string(points.extent(1)) +
                                                " coordinates but the configuration has D = " + std::to_string(d));

@@ -56,7 +56,7 @@ HostMatrices to_host(const MatrixConfiguration<Real, ExecSpace>& config, const E
   auto mirror = Kokkos::create_mirror_view(config.matrices());
   Kokkos::deep_copy(exec, mirror, config.matrices());
   qgml::fence(exec, "qgml::to_host: wait for the device-to-host copy");
-  HostMatrices h{config.dimension(), config.size(), {}};
+  HostMatrices h{config.dimension(), config.matrix_size(), {}};
   h.values.resize(std::size_t(h.D) * h.N * h.N);
   for (int k = 0; k < h.D; ++k)
     for (int i = 0; i < h.N; ++i)

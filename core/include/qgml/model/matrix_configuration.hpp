@@ -43,7 +43,7 @@ class MatrixConfiguration {
   // Number of matrices D (= the dimension of the data space).
   int dimension() const { return static_cast<int>(a_.extent(0)); }
   // Hilbert-space dimension N.
-  int size() const { return static_cast<int>(a_.extent(1)); }
+  int matrix_size() const { return static_cast<int>(a_.extent(1)); }  // N
 
   // The matrices A(k, i, j) = (A_k)_{ij}. After changing them call update_square_sum().
   const matrices_type& matrices() const { return a_; }
@@ -54,7 +54,7 @@ class MatrixConfiguration {
   void update_square_sum(const ExecSpace& exec) {
     const auto a = a_;
     const auto s = s_;
-    const int n = size();
+    const int n = matrix_size();
     const int d = dimension();
     Kokkos::parallel_for(
         "qgml::MatrixConfiguration::update_square_sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * n),
@@ -72,7 +72,7 @@ class MatrixConfiguration {
   // A_k <- (A_k + A_k^H) / 2, then S is recomputed.
   void project_hermitian(const ExecSpace& exec) {
     const auto a = a_;
-    const int n = size();
+    const int n = matrix_size();
     const int d = dimension();
     Kokkos::parallel_for(
         "qgml::MatrixConfiguration::project_hermitian", Kokkos::RangePolicy<ExecSpace>(exec, 0, d * n * n),
@@ -109,7 +109,7 @@ class MatrixConfiguration {
 template <class Real, class ExecSpace>
 Real hermiticity_error(const MatrixConfiguration<Real, ExecSpace>& config, const ExecSpace& exec) {
   const auto a = config.matrices();
-  const int n = config.size();
+  const int n = config.matrix_size();
   Real err = 0;
   Kokkos::parallel_reduce(
       "qgml::hermiticity_error", Kokkos::RangePolicy<ExecSpace>(exec, 0, config.dimension() * n * n),

@@ -50,7 +50,7 @@ void compute_ground_state_observables(const ExecSpace& exec, const MatrixConfigu
                                       Real degeneracy_tolerance = default_degeneracy_tolerance<Real>()) {
   const int count = static_cast<int>(points.extent(0));
   const int d = config.dimension();
-  const int n = config.size();
+  const int n = config.matrix_size();
   QGML_REQUIRE(int(points.extent(1)) == d, "qgml::compute_ground_state_observables: points have " +
                                                std::to_string(points.extent(1)) +
                                                " coordinates, D = " + std::to_string(d));

@@ -34,7 +34,7 @@ class HermitianAdam {
   template <class SkipView>
   void step(const ExecSpace& exec, MatrixConfiguration<Real, ExecSpace>& config,
             const MatrixStack<Real, memory_space>& gradient, double lr, const SkipView& skip) {
-    const int n = config.size();
+    const int n = config.matrix_size();
     const auto a = config.matrices();
     const auto m = m_;
     const auto v = v_;

@@ -77,7 +77,7 @@ void restore_checkpoint(const CheckpointState& state, MatrixConfiguration<Real, 
   auto m = Kokkos::create_mirror(adam.first_moment());
   auto v = Kokkos::create_mirror(adam.second_moment());
   auto step = Kokkos::create_mirror(adam.step_count());
-  const int n = config.size();
+  const int n = config.matrix_size();
   for (int k = 0; k < config.dimension(); ++k)
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) {

@@ -28,7 +28,7 @@ class CommutatorPenalty {
   void add(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, PenaltyKind kind, Real weight,
            const MatrixStack<Real, memory_space>& gradient, const ValueView& value_out) const {
     if (kind == PenaltyKind::none || weight == Real(0) || pairs_ == 0) return;
-    const int d = config.dimension(), n = config.size(), pairs = pairs_;
+    const int d = config.dimension(), n = config.matrix_size(), pairs = pairs_;
     const auto a = config.matrices();
     const auto c = c_;
     const auto norms = norms_;

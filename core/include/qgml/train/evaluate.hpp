@@ -36,7 +36,7 @@ Evaluation<Real, typename ExecSpace::memory_space> evaluate(const ExecSpace& exe
   QGML_REQUIRE(count >= 1, "qgml::evaluate: no points");
   QGML_REQUIRE(chunk >= 1, "qgml::evaluate: chunk must be >= 1");
   const int c = std::min(chunk, count);
-  LossGradient<Real, ExecSpace> engine(d, config.size(), c);
+  LossGradient<Real, ExecSpace> engine(d, config.matrix_size(), c);
   Evaluation<Real, memory_space> out;
   out.xbar = RealMatrix<Real, memory_space>("qgml::evaluate::xbar", count, d);
   out.sigma2 = RealVector<Real, memory_space>("qgml::evaluate::sigma2", count);
@@ -56,7 +56,8 @@ Evaluation<Real, typename ExecSpace::memory_space> evaluate(const ExecSpace& exe
         });
   }
   engine.add_penalty(exec, config, settings);
-  out.gradient = MatrixStack<Real, memory_space>("qgml::evaluate::gradient", d, config.size(), config.size());
+  out.gradient =
+      MatrixStack<Real, memory_space>("qgml::evaluate::gradient", d, config.matrix_size(), config.matrix_size());
   Kokkos::deep_copy(exec, out.gradient, engine.gradient());
   auto sums = Kokkos::create_mirror(engine.sums());
   Kokkos::deep_copy(exec, sums, engine.sums());

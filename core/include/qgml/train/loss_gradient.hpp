@@ -316,7 +316,7 @@ class LossGradient {
     const int count = static_cast<int>(points.extent(0));
     QGML_REQUIRE(count <= max_batch_, "qgml::LossGradient::compute: " + std::to_string(count) +
                                           " points exceed max_batch = " + std::to_string(max_batch_));
-    QGML_REQUIRE(config.dimension() == d_ && config.size() == n_ && int(points.extent(1)) == d_,
+    QGML_REQUIRE(config.dimension() == d_ && config.matrix_size() == n_ && int(points.extent(1)) == d_,
                  "qgml::LossGradient::compute: the configuration or the points do not match D = " + std::to_string(d_) +
                      ", N = " + std::to_string(n_));
     if (count == 0) return;

@@ -215,9 +215,9 @@ class Trainer {
         count_(checked_count(total_points)),
         shard_(comm ? shard_range(total_points, comm->size(), comm->rank()) : ShardRange{0, total_points}),
         batch_(int(effective_batch_size(settings, count_))),
-        engine_(config.dimension(), config.size(),
+        engine_(config.dimension(), config.matrix_size(),
                 BatchDistribution<ExecSpace>::local_batch_capacity(batch_, shard_.size()), engine_fused_flag(settings)),
-        adam_(config.dimension(), config.size(), settings.adam),
+        adam_(config.dimension(), config.matrix_size(), settings.adam),
         distribution_(count_, batch_, shard_, distributed_ ? comm->size() : 1),
         batch_points_(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::batch_points"), engine_.max_batch(),
                       config.dimension()),
@@ -232,10 +232,10 @@ class Trainer {
     engine_.set_spectral_path(settings.ground_state_path ? LossGradient<Real, ExecSpace>::SpectralPath::automatic
                                                          : LossGradient<Real, ExecSpace>::SpectralPath::full_spectrum);
     if (settings.warm_start_eigh)
-      warm_ = WarmStartCache<Real, ExecSpace>(shard_.size(), engine_.max_batch(), config.size());
+      warm_ = WarmStartCache<Real, ExecSpace>(shard_.size(), engine_.max_batch(), config.matrix_size());
     if (distributed_) {
       reduce_buffer_ = Kokkos::View<double*, memory_space>("qgml::Trainer::reduce_buffer",
-                                                           reduce_count(config.dimension(), config.size()));
+                                                           reduce_count(config.dimension(), config.matrix_size()));
       reduce_buffer_host_ = Kokkos::create_mirror(reduce_buffer_);
     }
     QGML_REQUIRE(int(data.extent(1)) == config.dimension(),
@@ -344,7 +344,7 @@ class Trainer {
   void load_checkpoint(const std::string& dir) {
     const auto read = [&] {
       const CheckpointState s = read_checkpoint(dir);
-      check_checkpoint_matches(s, dir, config_.dimension(), config_.size(), count_, settings_.seed,
+      check_checkpoint_matches(s, dir, config_.dimension(), config_.matrix_size(), count_, settings_.seed,
                                precision_of<Real>());
       restore_checkpoint(s, config_, adam_, exec_);
       epoch_ = s.epoch;
@@ -384,7 +384,7 @@ class Trainer {
   // Bytes of memory the trainer's buffers hold: estimate_bytes of its settings and shape (a test checks
   // that the model matches the allocations Kokkos reports).
   std::size_t bytes() const {
-    return estimate_bytes(settings_, config_.dimension(), config_.size(), shard_.size(), count_,
+    return estimate_bytes(settings_, config_.dimension(), config_.matrix_size(), shard_.size(), count_,
                           distributed_ ? comm_->size() : 1);
   }
 
