@@ -36,12 +36,6 @@ struct GroundStateObservables {
   int size() const { return static_cast<int>(energy.extent(0)); }
 };
 
-// The ground state of point t: psi_0(i) = v(t, 0, i).
-template <class VView>
-auto ground_states(const VView& v) {
-  return Kokkos::subview(v, Kokkos::ALL, 0, Kokkos::ALL);
-}
-
 // Fills out for the first points.extent(0) points from their eigendecomposition (w, v).
 template <class Real, class ExecSpace, class PointsView, class WView, class VView>
 void compute_ground_state_observables(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
