@@ -18,6 +18,23 @@ using namespace qgml::test;
 // For W unit vectors psi (not eigenvectors: the formulas of spec 1.1 hold for any state) and points x:
 // the scalar form on pointers, the lane form on interleaved values, and a direct computation in
 // std::complex<double> with A_k^2 formed explicitly, sigma^2 = sum_k <psi|A_k^2|psi> - <psi|A_k|psi>^2.
+// Sinks as functors with host-device call operators (the helper is KOKKOS_INLINE_FUNCTION; a plain host
+// lambda would be a host function called from a host-device one under nvcc).
+template <class Complex>
+struct StoreProducts {
+  Complex* y;
+  int n;
+  KOKKOS_INLINE_FUNCTION void operator()(const int k, const int i, const Complex& v) const { y[k * n + i] = v; }
+};
+
+template <class Real, int W>
+struct StoreLanes {
+  Real* xbar;
+  KOKKOS_INLINE_FUNCTION void operator()(const int k, const Real* xb) const {
+    for (int q = 0; q < W; ++q) xbar[k * W + q] = xb[q];
+  }
+};
+
 TEMPLATE_TEST_CASE("ground-state terms: scalar form, lane form and a direct computation agree", "[ground_state_terms]",
                    float, double) {
   using Real = TestType;
@@ -53,9 +70,7 @@ TEMPLATE_TEST_CASE("ground-state terms: scalar form, lane form and a direct comp
       for (int k = 0; k < d; ++k) xl[k * W + q] = Real(x[q][k]);
     }
     ground_state_terms_lanes<W>(a, pr.data(), pi.data(), xl.data(), yr.data(), yi.data(), r.data(), s2.data(),
-                                d2.data(), [&](const int k, const Real* xb) {
-                                  for (int q = 0; q < W; ++q) xbar_lanes[k * W + q] = xb[q];
-                                });
+                                d2.data(), StoreLanes<Real, W>{xbar_lanes.data()});
     for (int q = 0; q < W; ++q) {
       // Scalar form on raw pointers.
       std::vector<complex_type> ps(n);
@@ -63,9 +78,8 @@ TEMPLATE_TEST_CASE("ground-state terms: scalar form, lane form and a direct comp
       for (int j = 0; j < n; ++j) ps[j] = complex_type(Real(psi[q][j].real()), Real(psi[q][j].imag()));
       for (int k = 0; k < d; ++k) xs[k] = Real(x[q][k]);
       std::vector<complex_type> y(std::size_t(d) * n);
-      const auto terms = ground_state_terms<Real>(
-          a, ps.data(), xs.data(), xbar.data(),
-          [&](const int k, const int i, const complex_type& v) { y[std::size_t(k) * n + i] = v; });
+      const auto terms =
+          ground_state_terms<Real>(a, ps.data(), xs.data(), xbar.data(), StoreProducts<complex_type>{y.data(), n});
       // Direct.
       double sigma2 = 0, dist2 = 0;
       for (int k = 0; k < d; ++k) {

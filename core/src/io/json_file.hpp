@@ -43,14 +43,23 @@ Int json_integer(const Json& j, const std::string& key, const std::string& what,
                  Int lo = std::numeric_limits<Int>::min(), Int hi = std::numeric_limits<Int>::max()) {
   static_assert(std::is_integral_v<Int> && sizeof(Int) <= 8);
   const Json& v = json_member(j, key, what);
+  // u >= lo for a non-negative u, without comparing an unsigned Int with zero.
+  const auto at_least_lo = [lo](std::uint64_t u) {
+    if constexpr (std::is_signed_v<Int>)
+      return lo <= 0 || u >= std::uint64_t(lo);
+    else
+      return u >= std::uint64_t(lo);
+  };
   if (v.is_number_unsigned()) {
     const auto u = v.get<std::uint64_t>();
-    if ((lo <= 0 || u >= std::uint64_t(lo)) && u <= std::uint64_t(hi)) return Int(u);
+    if (at_least_lo(u) && u <= std::uint64_t(hi)) return Int(u);
   } else if (v.is_number_integer()) {
     const auto s = v.get<std::int64_t>();
-    const bool in_range =
-        s < 0 ? (lo < 0 && s >= std::int64_t(lo))
-              : ((lo <= 0 || std::uint64_t(s) >= std::uint64_t(lo)) && std::uint64_t(s) <= std::uint64_t(hi));
+    bool in_range = false;
+    if (s >= 0)
+      in_range = at_least_lo(std::uint64_t(s)) && std::uint64_t(s) <= std::uint64_t(hi);
+    else if constexpr (std::is_signed_v<Int>)
+      in_range = s >= std::int64_t(lo);
     if (in_range) return Int(s);
   }
   throw Error(what + ": field \"" + key + "\" must be an integer in [" + std::to_string(lo) + ", " +
