@@ -31,8 +31,23 @@ std::vector<Setting> make_schema() {
        "where the points live: device memory, or host memory read by the GPU batch by batch (data larger "
        "than device memory; the same as device on CPUs)",
        {"device", "host"}},
-      {"data.standardize", T::boolean, "false", "subtract the mean and divide by the overall standard deviation", {}},
-      {"model.N", T::integer, "3", "Hilbert-space dimension N (size of the matrices)", {}, 1, 4096},
+      {"data.standardize",
+       T::boolean,
+       "auto",
+       "subtract the mean and divide by the overall standard deviation (auto: when the data are not already "
+       "centred at unit scale)",
+       {},
+       -1e300,
+       1e300,
+       true},
+      {"model.N",
+       T::integer,
+       "auto",
+       "Hilbert-space dimension N (size of the matrices; auto: from D, docs/dimension.md)",
+       {},
+       1,
+       4096,
+       true},
       {"model.init",
        T::text,
        "qr",
@@ -42,7 +57,7 @@ std::vector<Setting> make_schema() {
       {"model.precision", T::text, "double", "floating-point precision", {"double", "float"}},
       {"model.seed", T::integer, "1", "seed of the initial matrices", {}, 0, 9.2e18},
       {"model.load", T::text, "", "start from a saved configuration (.npy) instead of model.init", {}},
-      {"training.epochs", T::integer, "100", "number of epochs", {}, 0, 1e9},
+      {"training.epochs", T::integer, "2000", "number of epochs (at most, with training.early_stop)", {}, 0, 1e9},
       {"training.batch_size", T::integer, "500", "points per mini-batch (0: the full data set)", {}, 0, 1e9},
       {"training.lr", T::real, "0.01", "Adam learning rate", {}, 1e-300, 1e6},
       {"training.schedule",
@@ -53,7 +68,7 @@ std::vector<Setting> make_schema() {
       {"training.gamma", T::real, "1", "decay factor of the exponential and step schedules", {}, 0, 1e6},
       {"training.step_size", T::integer, "1", "epochs between decays of the step schedule", {}, 1, 1e9},
       {"training.min_lr", T::real, "0", "final learning rate of the cosine schedule", {}, 0, 1e6},
-      {"training.w", T::real, "0.25", "weight w of the quantum fluctuation in the loss d^2 + w sigma^2", {}, 0, 1e6},
+      {"training.w", T::real, "0.5", "weight w of the quantum fluctuation in the loss d^2 + w sigma^2", {}, 0, 1e6},
       {"training.penalty",
        T::text,
        "none",
@@ -69,11 +84,19 @@ std::vector<Setting> make_schema() {
       {"training.checkpoint_every", T::integer, "10", "epochs between checkpoints (0: only at the end)", {}, 0, 1e9},
       {"training.early_stop",
        T::real,
-       "0",
-       "stop when the relative change of the epoch loss is below this (0: off)",
+       "1e-3",
+       "stop when the mean epoch loss of the last early_stop_window epochs differs from that of the window "
+       "before by at most this, relative (0: off)",
        {},
        0,
        1},
+      {"training.early_stop_window",
+       T::integer,
+       "25",
+       "epochs per window of the early-stop test (1: compare consecutive epochs)",
+       {},
+       1,
+       1e9},
       {"training.check_replicas",
        T::boolean,
        "false",
@@ -98,10 +121,24 @@ std::vector<Setting> make_schema() {
       {"analysis.min_gap_ratio",
        T::real,
        "2",
-       "smallest eigenvalue ratio that counts as a gap (else d = D)",
+       "smallest eigenvalue ratio that counts as a gap (else d = the number of directions)",
        {},
        1,
        1e300},
+      {"analysis.noise_floor",
+       T::real,
+       "1e-3",
+       "metric eigenvalues at most this times the largest are not directions (docs/dimension.md)",
+       {},
+       0,
+       1},
+      {"analysis.first_gap_exponent",
+       T::real,
+       "0.75",
+       "a gap rho counts when rho >= rho_max^exponent; the first such gap gives d (1: the largest gap)",
+       {},
+       0,
+       1},
       {"analysis.chunk", T::integer, "25000", "points per analysis chunk (bounds memory)", {}, 1, 1e9},
       {"output.directory", T::text, "runs", "where run directories are created", {}},
       {"output.name", T::text, "", "run name (default: the config file's name)", {}},
@@ -205,6 +242,7 @@ bool parse_bool(const std::string& v, bool& out) {
 
 // Checks value against the setting; returns an empty string or what is wrong.
 std::string check(const Setting& s, const std::string& value) {
+  if (s.allows_auto && value == "auto") return "";
   if (s.type == T::integer || s.type == T::real) {
     std::size_t used = 0;
     double v = 0;
@@ -213,8 +251,11 @@ std::string check(const Setting& s, const std::string& value) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || used != value.size() || !std::isfinite(v)) return "expected " + std::string(type_name(s.type));
-    if (s.type == T::integer && v != std::floor(v)) return "expected an integer";
+    // Decimal only: std::stod also reads hexadecimal ("0x3"), which no setting means.
+    const bool hexadecimal = value.find_first_of("xXpP") != std::string::npos;
+    if (used == 0 || used != value.size() || hexadecimal || !std::isfinite(v))
+      return "expected " + std::string(type_name(s.type));
+    if (s.type == T::integer && (v != std::floor(v) || std::abs(v) > 9.2e18)) return "expected an integer";
     if (v < s.min || v > s.max) {
       std::ostringstream r;
       r << "out of range: must be in [" << s.min << ", " << s.max << "]";
@@ -246,6 +287,12 @@ const std::vector<Setting>& schema() {
   return s;
 }
 
+const std::string& schema_default(const std::string& key) {
+  const Setting* s = find_setting(key);
+  if (!s) throw Error("internal: setting '" + key + "' is not in the schema");
+  return s->default_value;
+}
+
 std::string settings_help() {
   std::ostringstream out;
   std::string section;
@@ -268,8 +315,32 @@ std::string settings_help() {
   return out.str();
 }
 
-long Config::integer(const std::string& key) const { return std::stol(text(key)); }
-double Config::real(const std::string& key) const { return std::stod(text(key)); }
+namespace {
+const std::string& concrete(const Config& c, const std::string& key) {
+  const std::string& v = c.text(key);
+  if (v == "auto" && find_setting(key) && find_setting(key)->allows_auto)
+    throw Error("internal: setting '" + key + "' is still 'auto' (the program must choose it first)");
+  return v;
+}
+}  // namespace
+
+// Integers are validated as numbers with an integral value (check()), so "2e2" is 200: read as an
+// integer when the text is one (exact for seeds beyond 2^53), else through the same double.
+long Config::integer(const std::string& key) const {
+  const std::string& v = concrete(*this, key);
+  std::size_t used = 0;
+  try {
+    const long n = std::stol(v, &used);
+    if (used == v.size()) return n;
+  } catch (const std::exception&) {
+  }
+  return long(std::stod(v));
+}
+double Config::real(const std::string& key) const { return std::stod(concrete(*this, key)); }
+bool Config::is_auto(const std::string& key) const {
+  const Setting* s = find_setting(key);
+  return s && s->allows_auto && text(key) == "auto";
+}
 const std::string& Config::text(const std::string& key) const {
   auto it = values_.find(key);
   if (it == values_.end()) throw Error("internal: setting '" + key + "' is not in the schema");
@@ -277,7 +348,7 @@ const std::string& Config::text(const std::string& key) const {
 }
 bool Config::boolean(const std::string& key) const {
   bool b = false;
-  parse_bool(text(key), b);
+  parse_bool(concrete(*this, key), b);
   return b;
 }
 const std::string& Config::origin(const std::string& key) const { return origins_.at(key); }

@@ -18,10 +18,15 @@ struct Setting {
   std::string help;
   std::vector<std::string> choices;  // for text settings with a fixed set of values
   double min = -1e300, max = 1e300;  // for numbers
+  // The value "auto" is accepted too: the program chooses the value from the data and records its
+  // choice (Config::set with an origin that starts "automatic").
+  bool allows_auto = false;
 };
 
 // All settings, with their defaults: the one place where defaults are defined.
 const std::vector<Setting>& schema();
+// The default value of a setting (as written in the schema); throws for an unknown key.
+const std::string& schema_default(const std::string& key);
 // The --help text listing every setting.
 std::string settings_help();
 
@@ -31,6 +36,8 @@ class Config {
   double real(const std::string& key) const;
   const std::string& text(const std::string& key) const;
   bool boolean(const std::string& key) const;
+  // Whether the value is "auto" (settings with allows_auto); integer/real/boolean of it throw.
+  bool is_auto(const std::string& key) const;
   // Where the value came from: "default", "<file>:<line>" or "command line".
   const std::string& origin(const std::string& key) const;
   // The resolved configuration as YAML (every setting, with its origin as a comment).

@@ -4,19 +4,45 @@
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
+#include <variant>
 
 #include "qgml/io/atomic_file.hpp"
 
 namespace qgml::app {
 
-GeometrySettings geometry_settings(const std::string& metric, double min_gap_ratio) {
+GeometrySettings geometry_settings(const std::string& metric, double min_gap_ratio, double noise_floor,
+                                   double first_gap_exponent) {
   GeometrySettings s;
   s.metric = parse_metric_kind(metric);
   s.estimator.min_gap_ratio = min_gap_ratio;
+  s.estimator.noise_floor = noise_floor;
+  s.estimator.first_gap_exponent = first_gap_exponent;
   return s;
 }
 
-void write_analysis(const DimensionAnalysis& analysis, const std::string& out_dir, Communicator& comm) {
+GeometrySettings geometry_settings(const Config& c) {
+  return geometry_settings(c.text("analysis.metric"), c.real("analysis.min_gap_ratio"), c.real("analysis.noise_floor"),
+                           c.real("analysis.first_gap_exponent"));
+}
+
+std::vector<std::string> summary_lines(const DimensionSummary& s) {
+  std::vector<std::string> lines;
+  char line[256];
+  for (std::size_t d = 0; d < s.histogram.size(); ++d)
+    if (s.histogram[d] > 0) {
+      std::snprintf(line, sizeof line, "  d = %zu: %ld points (%.1f %%)", d, s.histogram[d], 100.0 * s.fraction()[d]);
+      lines.emplace_back(line);
+    }
+  std::snprintf(line, sizeof line,
+                "intrinsic dimension: mode %d, median %g, mean %.3f (fraction at the mode %.4f; D = %d): %s", s.mode,
+                s.median, s.mean, s.points > 0 ? s.fraction()[std::size_t(s.mode)] : 0.0, s.ambient_dimension,
+                s.verdict.c_str());
+  lines.emplace_back(line);
+  return lines;
+}
+
+void write_analysis(const DimensionAnalysis& analysis, const std::string& out_dir, Communicator& comm,
+                    const JsonFields& extra) {
   const int d = analysis.ambient_dimension;
   run_collectively(comm, [&] {
     if (comm.rank() != 0) return;
@@ -25,20 +51,21 @@ void write_analysis(const DimensionAnalysis& analysis, const std::string& out_di
     for (int k = 0; k < d; ++k) csv << "x" << k << ",";
     for (int k = 0; k < d; ++k) csv << "xbar" << k << ",";
     for (int k = 0; k < d; ++k) csv << "e" << k << ",";
-    csv << "dimension\n";
+    csv << "dimension,confidence,gap_ratio\n";
     for (long t = 0; t < analysis.count; ++t) {
       const std::size_t row = std::size_t(t) * d;
       for (int k = 0; k < d; ++k) csv << analysis.points[row + k] << ",";
       for (int k = 0; k < d; ++k) csv << analysis.xbar[row + k] << ",";
       for (int k = 0; k < d; ++k) csv << analysis.eigenvalues[row + k] << ",";
-      csv << analysis.dimension[t] << "\n";
+      csv << analysis.dimension[t] << "," << analysis.confidence[t] << "," << analysis.gap_ratio[t] << "\n";
     }
     namespace fs = std::filesystem;
     write_file_atomically((fs::path(out_dir) / "per_point.csv").string(), csv.str());
-    write_dimension_summary_json((fs::path(out_dir) / "dimension_summary.json").string(), analysis.summary,
-                                 JsonFields()
-                                     .add("metric", to_string(analysis.metric))
-                                     .add("failed_points", std::int64_t(analysis.failed_points)));
+    JsonFields fields;
+    fields.add("metric", to_string(analysis.metric)).add("failed_points", std::int64_t(analysis.failed_points));
+    for (const auto& [key, value] : extra.fields())
+      std::visit([&, &k = key](const auto& v) { fields.add(k, v); }, value);
+    write_dimension_summary_json((fs::path(out_dir) / "dimension_summary.json").string(), analysis.summary, fields);
   });
 }
 

@@ -11,6 +11,7 @@ int tune_command(const std::vector<std::string>& args);
 int estimate_command(const std::vector<std::string>& args);
 int eval_command(const std::vector<std::string>& args);
 int info_command();
+int generate_command(const std::vector<std::string>& args);
 int fuzzy_sphere_command(const std::vector<std::string>& args);
 
 }  // namespace qgml::app

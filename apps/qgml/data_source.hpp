@@ -3,7 +3,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "qgml/data/datasets.hpp"
@@ -24,6 +26,10 @@ struct DataShard {
   std::int64_t total = 0;
   // What data.standardize applied (qgml/data/standardize.hpp); empty mean when it is off.
   Standardization standardization;
+  // data.standardize = auto: the choice (standardization_needed) and its reason, for the log and the
+  // run's config.yaml.
+  bool automatic = false, standardized = false;
+  std::string reason;
 };
 
 // A collective: every rank generates, or reads from data.file, only its shard shard_range(T, P, rank)
@@ -82,7 +88,24 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
     shard.first = r.begin;
     shard.total = total;
   });
-  if (c.boolean("data.standardize")) shard.standardization = standardize(exec, shard.points, comm);
+  if (c.is_auto("data.standardize")) {
+    shard.automatic = true;
+    const Standardization st = data_statistics(exec, shard.points, comm);
+    double mu = 0;
+    for (double m : st.mean) mu += m * m;
+    shard.standardized = standardization_needed(st);
+    char buffer[160];
+    std::snprintf(buffer, sizeof buffer, "|mean| %.3g, RMS distance from the mean %.3g", std::sqrt(mu),
+                  st.scale * std::sqrt(double(st.mean.size())));
+    shard.reason = buffer;
+    if (shard.standardized) {
+      apply_standardization(exec, shard.points, st);
+      shard.standardization = st;
+    }
+  } else if (c.boolean("data.standardize")) {
+    shard.standardization = standardize(exec, shard.points, comm);
+    shard.standardized = true;
+  }
   return shard;
 }
 

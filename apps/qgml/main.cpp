@@ -13,23 +13,27 @@
 namespace {
 
 void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage:\n"
-               "  qgml train CONFIG.yaml [--section.key value ...] [--quiet]\n"
-               "  qgml train --resume RUN_DIR [--section.key value ...]\n"
-               "  qgml tune CONFIG.yaml [--section.key value ...] [--batches 64,128,...] [--epochs-per-trial 3]\n"
-               "            [--memory-budget BYTES|auto] [--json FILE]\n"
-               "  qgml estimate --matrices M.npy --data X.csv|X.npy [--metric quantum|covariance|fubini_study]\n"
-               "                [--min-gap-ratio 2] [--out DIR] [--precision double|float]\n"
-               "  qgml eval --matrices M.npy --data X.csv|X.npy [--w 0] [--penalty none|frobenius|frobenius_squared]\n"
-               "            [--penalty-weight 0] [--out DIR] [--precision double|float]\n"
-               "  qgml info\n"
-               "  qgml fuzzy-sphere [--N 3] [--T 2500]\n"
-               "Kokkos options (--kokkos-threads=N with Kokkos 3.x, --kokkos-num-threads=N with 4.x,\n"
-               "--kokkos-disable-warnings, ...) are accepted everywhere.\n"
-               "\nSettings of qgml train (config file sections, or --section.key value on the command line),\n"
-               "with their defaults:\n%s",
-               qgml::app::settings_help().c_str());
+  std::fprintf(
+      out,
+      "usage:\n"
+      "  qgml train DATA.csv|DATA.npy [--section.key value ...] [--quiet]   (every other setting default)\n"
+      "  qgml train CONFIG.yaml [--section.key value ...] [--quiet]\n"
+      "  qgml train --resume RUN_DIR [--section.key value ...]\n"
+      "  qgml tune CONFIG.yaml [--section.key value ...] [--batches 64,128,...] [--epochs-per-trial 3]\n"
+      "            [--memory-budget BYTES|auto] [--json FILE]\n"
+      "  qgml estimate --matrices M.npy --data X.csv|X.npy [--metric quantum|covariance|fubini_study]\n"
+      "                [--min-gap-ratio 2] [--noise-floor 1e-3] [--first-gap-exponent 0.75] [--out DIR]\n"
+      "                [--precision double|float]\n"
+      "  qgml eval --matrices M.npy --data X.csv|X.npy [--w 0.25] [--penalty none|frobenius|frobenius_squared]\n"
+      "            [--penalty-weight 0] [--out DIR] [--precision double|float]\n"
+      "  qgml generate --data.generator NAME [--data.key value ...] --out X.csv|X.npy\n"
+      "  qgml info\n"
+      "  qgml fuzzy-sphere [--N 3] [--T 2500]\n"
+      "Kokkos options (--kokkos-threads=N with Kokkos 3.x, --kokkos-num-threads=N with 4.x,\n"
+      "--kokkos-disable-warnings, ...) are accepted everywhere.\n"
+      "\nSettings of qgml train (config file sections, or --section.key value on the command line),\n"
+      "with their defaults:\n%s",
+      qgml::app::settings_help().c_str());
 }
 
 }  // namespace
@@ -43,6 +47,17 @@ int main(int argc, char* argv[]) {
   // With MPI every rank runs this; errors raised collectively (qgml::CollectiveError) reach every rank
   // with the same message and end the job normally, any other error on one rank aborts the job.
   qgml::app::ParallelEnvironment parallel(argc, argv);
+  // --quiet: Kokkos' own warnings (e.g. on OMP_PROC_BIND, printed on stdout) are silenced too.
+  std::vector<char*> arguments(argv, argv + argc);
+  static char disable_warnings[] = "--kokkos-disable-warnings";
+  for (int i = 2; i < argc; ++i)
+    if (std::string(argv[i]) == "--quiet" || std::string(argv[i]) == "-q") {
+      arguments.push_back(disable_warnings);
+      break;
+    }
+  arguments.push_back(nullptr);
+  argc = int(arguments.size()) - 1;
+  argv = arguments.data();
   {
     Kokkos::ScopeGuard guard(argc, argv);  // removes the --kokkos-* arguments
     const std::string command = argv[1];
@@ -60,6 +75,8 @@ int main(int argc, char* argv[]) {
         code = qgml::app::estimate_command(args);
       else if (command == "eval")
         code = qgml::app::eval_command(args);
+      else if (command == "generate")
+        code = qgml::app::generate_command(args);
       else if (command == "info")
         code = qgml::app::info_command();
       else if (command == "fuzzy-sphere")

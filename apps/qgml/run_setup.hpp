@@ -12,6 +12,7 @@
 
 #include "qgml/common/error.hpp"
 #include "qgml/io/configuration_io.hpp"
+#include "qgml/model/default_matrix_size.hpp"
 #include "qgml/model/initializers.hpp"
 #include "qgml/model/matrix_configuration.hpp"
 #include "qgml/train/training_settings.hpp"
@@ -38,6 +39,7 @@ inline TrainingSettings training_settings(const Config& c, const std::string& ru
   s.checkpoint_every = int(c.integer("training.checkpoint_every"));
   s.checkpoint_dir = (std::filesystem::path(run_dir) / "checkpoints").string();
   s.early_stop_tolerance = c.real("training.early_stop");
+  s.early_stop_window = int(c.integer("training.early_stop_window"));
   s.check_replicas = c.boolean("training.check_replicas");
   s.warm_start_eigh = c.boolean("training.warm_start");
   return s;
@@ -56,15 +58,23 @@ struct ModelShape {
 inline ModelShape resolve_model_shape(Config& c, int d) {
   ModelShape m;
   m.load = c.text("model.load");
-  m.n = int(c.integer("model.N"));
-  if (m.load.empty()) return m;
+  const bool automatic = c.is_auto("model.N");
+  if (m.load.empty()) {
+    if (automatic) {
+      m.n = default_matrix_size(d);
+      c.set("model.N", std::to_string(m.n), "automatic: " + default_matrix_size_rule(d));
+    } else {
+      m.n = int(c.integer("model.N"));
+    }
+    return m;
+  }
   m.loaded = load_matrices(m.load);
   if (m.loaded.D != d)
     throw Error("model.load: the configuration '" + m.load + "' has D = " + std::to_string(m.loaded.D) +
                 " matrices but the data have D = " + std::to_string(d) + " coordinates");
   const std::string origin = c.origin("model.N");
-  if (origin != "default" && m.n != m.loaded.N)
-    throw Error("model.N = " + std::to_string(m.n) + " (" + origin + ") disagrees with model.load: '" + m.load +
+  if (!automatic && origin != "default" && c.integer("model.N") != m.loaded.N)
+    throw Error("model.N = " + c.text("model.N") + " (" + origin + ") disagrees with model.load: '" + m.load +
                 "' has N = " + std::to_string(m.loaded.N) + " (leave model.N out to take N from the file)");
   m.n = m.loaded.N;
   c.set("model.N", std::to_string(m.n), "taken from model.load " + m.load);

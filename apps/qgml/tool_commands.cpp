@@ -21,6 +21,7 @@
 
 #include "analysis.hpp"
 #include "commands.hpp"
+#include "config.hpp"
 #include "json_file.hpp"
 #include "parallel.hpp"
 #include "run_directory.hpp"
@@ -108,19 +109,22 @@ int estimate(const std::map<std::string, std::string>& o) {
       throw Error("the data '" + o.at("data") + "' have " + std::to_string(shard.total) + " points, too few for " +
                   std::to_string(comm.size()) + " ranks");
     in = {to_configuration<Real>(m, exec), to_device_points<Real>(exec, shard.data)};
-    s = geometry_settings(o.at("metric"), number(o, "min-gap-ratio"));
+    s = geometry_settings(o.at("metric"), number(o, "min-gap-ratio"), number(o, "noise-floor"),
+                          number(o, "first-gap-exponent"));
     if (comm.rank() == 0) prepare_output(o.at("out"));
   });
   const DimensionAnalysis analysis = analyze_dimension(exec, in.config, in.data, s, 25000, comm);
-  write_analysis(analysis, o.at("out"), comm);
+  write_analysis(analysis, o.at("out"), comm,
+                 JsonFields()
+                     .add("min_gap_ratio", s.estimator.min_gap_ratio)
+                     .add("noise_floor", s.estimator.noise_floor)
+                     .add("first_gap_exponent", s.estimator.first_gap_exponent));
   const DimensionSummary& sum = analysis.summary;
   if (comm.rank() != 0) return 0;
   std::printf("%ld points, D = %d, N = %d, %s metric\n", sum.points, in.config.dimension(), in.config.matrix_size(),
               o.at("metric").c_str());
-  for (std::size_t d = 0; d < sum.histogram.size(); ++d)
-    if (sum.histogram[d] > 0)
-      std::printf("  d = %zu: %ld points (%.2f %%)\n", d, sum.histogram[d], 100.0 * sum.fraction()[d]);
-  std::printf("estimated intrinsic dimension: %d (median %g, mean %.3f)\n", sum.mode, sum.median, sum.mean);
+  for (const std::string& line : summary_lines(sum)) std::printf("%s\n", line.c_str());
+  std::printf("estimated intrinsic dimension: %d%s\n", sum.mode, sum.uncertain ? " (uncertain)" : "");
   std::printf("outputs: %s/per_point.csv, %s/dimension_summary.json\n", o.at("out").c_str(), o.at("out").c_str());
   return 0;
 }
@@ -180,7 +184,9 @@ int estimate_command(const std::vector<std::string>& args) {
                          {{"matrices", ""},
                           {"data", ""},
                           {"metric", "quantum"},
-                          {"min-gap-ratio", "2"},
+                          {"min-gap-ratio", schema_default("analysis.min_gap_ratio")},
+                          {"noise-floor", schema_default("analysis.noise_floor")},
+                          {"first-gap-exponent", schema_default("analysis.first_gap_exponent")},
                           {"out", "estimate-output"},
                           {"precision", "double"}},
                          "estimate");
@@ -193,7 +199,7 @@ int eval_command(const std::vector<std::string>& args) {
   const auto o = options(args,
                          {{"matrices", ""},
                           {"data", ""},
-                          {"w", "0"},
+                          {"w", schema_default("training.w")},
                           {"penalty", "none"},
                           {"penalty-weight", "0"},
                           {"out", "eval-output"},

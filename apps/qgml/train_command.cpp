@@ -2,6 +2,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <atomic>
+#include <cctype>
 #include <csignal>
 #include <cstdarg>
 #include <cstdio>
@@ -121,20 +122,38 @@ using Exec = Kokkos::DefaultExecutionSpace;
 using HostDataSpace = host_readable_space_t<Exec>;
 
 // This rank's points in DataSpace (generated or read on the host first when DataSpace is not the
-// execution space's memory).
+// execution space's memory), and what data.standardize did.
 template <class Real, class DataSpace>
-std::pair<RealMatrix<Real, DataSpace>, std::int64_t> placed_data(const Exec& exec, const Config& c,
-                                                                 Communicator& comm) {
+struct PlacedData {
+  RealMatrix<Real, DataSpace> points;
+  std::int64_t total = 0;
+  bool automatic = false, standardized = false;
+  std::string reason;
+  Standardization standardization;
+};
+
+template <class Real, class DataSpace>
+PlacedData<Real, DataSpace> placed_data(const Exec& exec, const Config& c, Communicator& comm) {
+  PlacedData<Real, DataSpace> placed;
+  auto take = [&](const auto& shard) {
+    placed.total = shard.total;
+    placed.automatic = shard.automatic;
+    placed.standardized = shard.standardized;
+    placed.reason = shard.reason;
+    placed.standardization = shard.standardization;
+  };
   if constexpr (std::is_same_v<DataSpace, Exec::memory_space>) {
     const auto shard = load_data_shard<Real>(exec, c, comm);
-    return {shard.points, shard.total};
+    take(shard);
+    placed.points = shard.points;
   } else {
     const auto shard = load_data_shard<Real>(Kokkos::DefaultHostExecutionSpace(), c, comm);
-    RealMatrix<Real, DataSpace> points(Kokkos::ViewAllocateWithoutInitializing("qgml::app::points"),
-                                       shard.points.extent(0), shard.points.extent(1));
-    Kokkos::deep_copy(points, shard.points);
-    return {points, shard.total};
+    take(shard);
+    placed.points = RealMatrix<Real, DataSpace>(Kokkos::ViewAllocateWithoutInitializing("qgml::app::points"),
+                                                shard.points.extent(0), shard.points.extent(1));
+    Kokkos::deep_copy(placed.points, shard.points);
   }
+  return placed;
 }
 
 // What the run trains: this rank's points, the initial configuration and where its N came from.
@@ -145,6 +164,8 @@ struct RunInputs {
   int d = 0, n = 0;
   std::string n_source;  // " (from model.load FILE)" or ""
   MatrixConfiguration<Real, Exec> config;
+  Standardization standardization;     // what data.standardize applied (empty mean: nothing)
+  std::vector<std::string> automatic;  // the automatic choices, one line each, for the log
 };
 
 // A collective. Everything that can fail on bad input, before the run directory exists: the data,
@@ -153,11 +174,21 @@ template <class Real, class DataSpace>
 RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communicator& comm) {
   RunInputs<Real, DataSpace> in;
   const auto placed = placed_data<Real, DataSpace>(exec, c, comm);
-  in.data = placed.first;
-  in.total_points = placed.second;
+  in.data = placed.points;
+  in.total_points = placed.total;
   in.d = int(in.data.extent(1));
+  in.standardization = placed.standardization;
+  if (placed.automatic) {
+    c.set("data.standardize", placed.standardized ? "true" : "false", "automatic: " + placed.reason);
+    in.automatic.push_back(format("automatic: data.standardize = %s (%s; %s)", placed.standardized ? "true" : "false",
+                                  placed.reason.c_str(),
+                                  placed.standardized ? "not centred at unit scale" : "already centred at unit scale"));
+  }
   run_collectively(comm, [&] {
+    const bool automatic_n = c.is_auto("model.N") && c.text("model.load").empty();
     const ModelShape shape = resolve_model_shape(c, in.d);
+    if (automatic_n)
+      in.automatic.push_back(format("automatic: model.N = %d (%s)", shape.n, default_matrix_size_rule(in.d).c_str()));
     in.n = shape.n;
     if (!shape.load.empty()) in.n_source = " (from model.load " + shape.load + ")";
     const long local_points = long(in.data.extent(0));
@@ -184,7 +215,12 @@ std::string open_run_directory(const Config& c, const std::string& config_path, 
   run_collectively(comm, [&] {
     if (comm.rank() != 0) return;
     std::string name = c.text("output.name");
-    if (name.empty()) name = config_path.empty() ? "qgml" : fs::path(config_path).stem().string();
+    if (name.empty()) {
+      const std::string file = c.text("data.file");
+      name = !config_path.empty() ? fs::path(config_path).stem().string()
+             : !file.empty()      ? fs::path(file).stem().string()
+                                  : c.text("data.generator");
+    }
     run_dir = create_run_directory(c.text("output.directory"), name);
     write_file_atomically((fs::path(run_dir) / "config.yaml").string(), c.to_yaml());
   });
@@ -196,7 +232,7 @@ std::string open_run_directory(const Config& c, const std::string& config_path, 
 class EpochMonitor {
  public:
   EpochMonitor(Log& log, int epochs, bool tty, bool monitored)
-      : log_(log), epochs_(epochs), every_(std::max(1, epochs / 20)), tty_(tty), monitored_(monitored) {}
+      : log_(log), epochs_(epochs), every_(std::max(1, std::min(epochs / 20, 25))), tty_(tty), monitored_(monitored) {}
 
   void begin(int start_epoch) {
     if (monitored_) Profiler::begin_epoch(start_epoch);
@@ -299,9 +335,18 @@ int train(Config c, const std::string& config_path, const std::string& resume_di
     log.line(format("resuming %s at epoch %d of %d", run_dir.c_str(), trainer.epoch(), settings.epochs));
   }
   const long points = long(in.total_points);
-  log.line(format("qgml train: N = %d%s, D = %d, %ld points, batch %d, %d epochs, w = %g, %s, %s", in.n,
-                  in.n_source.c_str(), in.d, points, trainer.batch_size(), settings.epochs, settings.loss.w,
-                  std::is_same_v<Real, float> ? "float" : "double", Exec::name()));
+  log.line(format("qgml train: N = %d%s, D = %d, %ld points, batch %d, %s epochs, w = %g, %s, %s", in.n,
+                  in.n_source.c_str(), in.d, points, trainer.batch_size(),
+                  settings.early_stop_tolerance > 0 ? format("at most %d", settings.epochs).c_str()
+                                                    : std::to_string(settings.epochs).c_str(),
+                  settings.loss.w, std::is_same_v<Real, float> ? "float" : "double", Exec::name()));
+  if (resume_dir.empty())
+    for (const std::string& line : in.automatic) log.line(line);
+  if (settings.early_stop_tolerance > 0)
+    log.line(
+        format("early stop: when the mean loss of %d epochs changes by at most %g relative to the %d before "
+               "(training.early_stop, training.early_stop_window)",
+               settings.early_stop_window, settings.early_stop_tolerance, settings.early_stop_window));
   log.line("run directory: " + run_dir);
   if (comm.size() > 1)
     log.line(format("data parallel: %d ranks, %ld to %ld points each, %zu bytes per gradient all-reduce (%s)",
@@ -337,13 +382,36 @@ int train(Config c, const std::string& config_path, const std::string& resume_di
     return 130;
   }
   const EpochRecord last = trainer.history().empty() ? EpochRecord{} : trainer.history().back();
+  const bool stopped_early = trainer.epoch() < settings.epochs;
+  if (stopped_early)
+    log.line(
+        format("the loss has plateaued: stopped after epoch %d of at most %d (training.early_stop %g over %d "
+               "epochs)",
+               trainer.epoch(), settings.epochs, settings.early_stop_tolerance, settings.early_stop_window));
   log.line(format("final loss %.6g (reconstruction %.6g, fluctuation %.6g) after %d epochs, %.1f s", last.total,
                   last.reconstruction, last.fluctuation, trainer.epoch(), train_seconds));
+  if (root && !in.standardization.mean.empty()) {
+    Json st = {{"mean", in.standardization.mean},
+               {"scale", in.standardization.scale},
+               {"note", "the run's points, xbar and matrices are in standardised coordinates (x - mean) / scale"}};
+    write_json_file((fs::path(run_dir) / "standardization.json").string(), st);
+  }
   if (c.boolean("analysis.enabled")) {
-    const DimensionSummary s = analyze<Real>(exec, in.config, in.data, c, run_dir, comm);
-    log.line(format("intrinsic dimension: mode %d, median %g, mean %.3f (fraction at the mode %.4f; D = %d)", s.mode,
-                    s.median, s.mean, s.fraction()[s.mode], in.d));
-    log.line(format("estimated intrinsic dimension: %d", s.mode));
+    const DimensionSummary s = analyze<Real>(exec, in.config, in.data, c, run_dir, comm,
+                                             JsonFields()
+                                                 .add("N", in.n)
+                                                 .add("N_origin", c.origin("model.N"))
+                                                 .add("w", settings.loss.w)
+                                                 .add("epochs", trainer.epoch())
+                                                 .add("max_epochs", settings.epochs)
+                                                 .add("stopped_early", stopped_early)
+                                                 .add("standardized", !in.standardization.mean.empty())
+                                                 .add("train_seconds", train_seconds));
+    for (const std::string& line : summary_lines(s)) log.line(line);
+    const std::string result =
+        format("estimated intrinsic dimension: %d%s", s.mode, s.uncertain ? " (uncertain: see the summary)" : "");
+    log.line(result);
+    if (log.quiet() && root) std::printf("%s\n", result.c_str());
   }
   if (c.boolean("output.plots") && root) plot_run(run_dir, log.quiet());
   log.line("outputs: " + run_dir);
@@ -353,7 +421,7 @@ int train(Config c, const std::string& config_path, const std::string& resume_di
 }  // namespace
 
 int train_command(const std::vector<std::string>& args) {
-  std::string config_path, resume;
+  std::string config_path, data_path, resume;
   bool quiet = false;
   std::vector<std::pair<std::string, std::string>> overrides;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -374,19 +442,37 @@ int train_command(const std::vector<std::string>& args) {
         value = args[++i];
       }
       overrides.emplace_back(key, value);
-    } else if (config_path.empty()) {
-      config_path = a;
+    } else if (config_path.empty() && data_path.empty()) {
+      std::string ext = fs::path(a).extension().string();
+      for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+      if (ext == ".csv" || ext == ".npy")
+        data_path = a;
+      else if (ext == ".yaml" || ext == ".yml")
+        config_path = a;
+      else
+        throw Error("'" + a + "': expected a data file (.csv, .npy) or a config file (.yaml, .yml)");
     } else {
-      throw Error("unexpected argument '" + a + "' (one config file, then --section.key value overrides)");
+      throw Error("unexpected argument '" + a + "' (one data or config file, then --section.key value overrides)");
     }
   }
+  if (!data_path.empty()) {
+    for (const auto& [key, value] : overrides)
+      if (key == "data.file") throw Error("give the data file once: '" + data_path + "' and --data.file " + value);
+    overrides.insert(overrides.begin(), {"data.file", data_path});
+  }
   if (!resume.empty()) {
-    if (!config_path.empty()) throw Error("--resume takes the run directory's own config; give no config file");
+    if (!config_path.empty() || !data_path.empty())
+      throw Error("--resume takes the run directory's own config; give no config or data file");
     config_path = (fs::path(resume) / "config.yaml").string();
     if (!fs::exists(config_path))
       throw Error("--resume " + resume + ": no config.yaml there (not a qgml run directory)");
-  } else if (config_path.empty()) {
-    throw Error("qgml train needs a config file (see examples/configs/) or --resume RUN_DIR");
+  } else if (config_path.empty() && data_path.empty()) {
+    bool data_given = false;
+    for (const auto& [key, value] : overrides) data_given = data_given || key.rfind("data.", 0) == 0;
+    if (!data_given)
+      throw Error(
+          "qgml train needs data: qgml train DATA.csv (or .npy), --data.file FILE, --data.generator NAME, "
+          "a config file (see examples/configs/) or --resume RUN_DIR");
   }
   const Config c = load_config(config_path, overrides);
   const std::string path = resume.empty() ? config_path : "";

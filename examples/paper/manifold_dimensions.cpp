@@ -50,12 +50,18 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       const bool has_value = i + 1 < argc;
-      if (a == "--epochs" && has_value) epochs = std::atoi(argv[++i]);
-      else if (a == "--w" && has_value) w = std::atof(argv[++i]);
-      else if (a == "--N" && has_value) n_override = std::atoi(argv[++i]);
-      else if (a == "--noise" && has_value) noise = std::atof(argv[++i]);
-      else if (a == "--only" && has_value) only = argv[++i];
-      else if (dir_arg.empty() && a.rfind("--", 0) != 0) dir_arg = a;
+      if (a == "--epochs" && has_value)
+        epochs = std::atoi(argv[++i]);
+      else if (a == "--w" && has_value)
+        w = std::atof(argv[++i]);
+      else if (a == "--N" && has_value)
+        n_override = std::atoi(argv[++i]);
+      else if (a == "--noise" && has_value)
+        noise = std::atof(argv[++i]);
+      else if (a == "--only" && has_value)
+        only = argv[++i];
+      else if (dir_arg.empty() && a.rfind("--", 0) != 0)
+        dir_arg = a;
       else {
         std::cerr << "usage: " << argv[0] << " [output-dir] [--epochs E] [--w W] [--N N] [--noise S] [--only NAME]\n";
         return 2;
@@ -68,7 +74,9 @@ int main(int argc, char** argv) {
     const double floor_fraction = 0.01;
     const std::vector<Manifold> manifolds = {
         {"sphere10 (M1)", 10, false,
-         [=](const paper::Exec& e, int t, std::uint64_t s) { return qgml::benchmark_sphere10_points<Real>(e, t, noise, s); }},
+         [=](const paper::Exec& e, int t, std::uint64_t s) {
+           return qgml::benchmark_sphere10_points<Real>(e, t, noise, s);
+         }},
         {"affine3 (M2)", 3, false,
          [=](const paper::Exec& e, int t, std::uint64_t s) { return qgml::affine_points<Real>(e, t, noise, s); }},
         {"helix (M5)", 1, false,
@@ -76,7 +84,9 @@ int main(int argc, char** argv) {
         {"swiss roll (M7)", 2, true,
          [=](const paper::Exec& e, int t, std::uint64_t s) { return qgml::swiss_roll_points<Real>(e, t, noise, s); }},
         {"cube17 (M10b)", 17, false,
-         [=](const paper::Exec& e, int t, std::uint64_t s) { return qgml::hypercube_points<Real>(e, t, 17, 18, noise, s); }},
+         [=](const paper::Exec& e, int t, std::uint64_t s) {
+           return qgml::hypercube_points<Real>(e, t, 17, 18, noise, s);
+         }},
         {"mobius (M11)", 2, false,
          [=](const paper::Exec& e, int t, std::uint64_t s) { return qgml::mobius_points<Real>(e, t, noise, s); }},
         {"curve13 (M13)", 1, false,
@@ -123,15 +133,15 @@ int main(int argc, char** argv) {
       for (int t = 0; t < r.T; ++t)
         if (r.quantum.dimension[t] >= 0)
           ++floor_histogram[qgml::estimate_dimension_from_descending<double>(&r.quantum.eigenvalues[std::size_t(t) * D],
-                                                                             D, 2.0, floor_fraction)];
+                                                                             D, 2.0, floor_fraction, 1.0)];
       const qgml::DimensionSummary floor_sum = qgml::summarize_dimensions(floor_histogram);
       std::string floor_hist;
       for (std::size_t d = 0; d < floor_histogram.size(); ++d)
         floor_hist += (d ? ";" : "") + std::to_string(floor_histogram[d]);
       table += m.name + "," + std::to_string(D) + "," + std::to_string(m.true_dimension) + "," + std::to_string(s.N) +
-               "," + paper::number(s.w) + "," + std::to_string(s.epochs) + "," + paper::number(noise) + "," + (m.standardize ? "yes" : "no") + "," +
-               paper::number(scale) + "," + paper::number(r.final_epoch_loss) + "," + std::to_string(sum.mode) + "," +
-               paper::number(sum.median) + "," + paper::number(sum.mean) + "," +
+               "," + paper::number(s.w) + "," + std::to_string(s.epochs) + "," + paper::number(noise) + "," +
+               (m.standardize ? "yes" : "no") + "," + paper::number(scale) + "," + paper::number(r.final_epoch_loss) +
+               "," + std::to_string(sum.mode) + "," + paper::number(sum.median) + "," + paper::number(sum.mean) + "," +
                paper::number(frac[m.true_dimension]) + "," + hist + "," + std::to_string(floor_sum.mode) + "," +
                paper::number(floor_sum.median) + "," + paper::number(floor_sum.mean) + "," +
                paper::number(floor_sum.fraction()[m.true_dimension]) + "," + floor_hist + "," + paper::number(seconds) +
@@ -149,8 +159,8 @@ int main(int argc, char** argv) {
       paper::print_summary(r);
       std::cout << "  estimate: mode " << sum.mode << ", median " << sum.median << ", mean " << sum.mean
                 << ", fraction at the true dimension " << frac[m.true_dimension] << "; with a 1 % floor: mode "
-                << floor_sum.mode << ", mean " << floor_sum.mean << ", fraction " << floor_sum.fraction()[m.true_dimension]
-                << " (" << seconds << " s)\n";
+                << floor_sum.mode << ", mean " << floor_sum.mean << ", fraction "
+                << floor_sum.fraction()[m.true_dimension] << " (" << seconds << " s)\n";
       // Written after every manifold so a partial run leaves a valid table.
       qgml::write_file_atomically(paper::join_path(dir, "manifold_dimensions.csv"), table);
       qgml::write_file_atomically(paper::join_path(dir, "manifold_spectra.csv"), spectra);

@@ -169,37 +169,6 @@ TEMPLATE_TEST_CASE("Chern number of the spin-j fuzzy sphere around the origin is
   }
 }
 
-TEST_CASE("ratio rule: descending spectrum, no-gap answer D, zero metric 0", "[geometry][dimension]") {
-  const double sphere[3] = {0.8, 0.8, 1e-4};
-  CHECK(estimate_dimension_from_descending(sphere, 3, 2.0, 1e-14) == 2);
-  const double line[3] = {1.0, 1e-3, 1e-4};
-  CHECK(estimate_dimension_from_descending(line, 3, 2.0, 1e-14) == 1);
-  const double full[2] = {1.08, 0.94};  // noisy circle with w = 0: both directions tangent
-  CHECK(estimate_dimension_from_descending(full, 2, 2.0, 1e-14) == 2);
-  const double circle[2] = {0.95, 0.06};
-  CHECK(estimate_dimension_from_descending(circle, 2, 2.0, 1e-14) == 1);
-  const double noisy_zero[3] = {0.8f, 0.8f, -3e-8f};  // rounding noise of either sign
-  CHECK(estimate_dimension_from_descending(noisy_zero, 3, 2.0, 1e-5) == 2);
-  const double zero[4] = {0, 0, 0, 0};
-  CHECK(estimate_dimension_from_descending(zero, 4, 2.0, 1e-14) == 0);
-  const double d5[5] = {1.0, 0.9, 0.8, 0.01, 0.009};  // D >= 4: the gap after the third eigenvalue
-  CHECK(estimate_dimension_from_descending(d5, 5, 2.0, 1e-14) == 3);
-}
-
-TEST_CASE("dimension summary: mode, median, mean and fractions from the histogram", "[geometry][dimension]") {
-  const DimensionSummary s = summarize_dimensions({0, 3, 6, 1});
-  CHECK(s.ambient_dimension == 3);
-  CHECK(s.points == 10);
-  CHECK(s.mode == 2);
-  CHECK(s.median == 2.0);
-  CHECK(std::abs(s.mean - (3 + 12 + 3) / 10.0) < 1e-15);
-  CHECK(std::abs(s.fraction()[2] - 0.6) < 1e-15);
-  const DimensionSummary all_two = summarize_dimensions({0, 0, 5, 0});  // the case that crashed the reference
-  CHECK(all_two.mode == 2);
-  CHECK(all_two.median == 2.0);
-  CHECK(summarize_dimensions({0, 1, 1}).median == 1.5);
-}
-
 TEMPLATE_TEST_CASE("the trained N = 3 sphere has dimension 2 at >= 99% of the points", "[geometry][training]",
                    QGML_TEST_CONFIGS) {
   using Real = typename TestType::real_type;

@@ -310,3 +310,77 @@ TEST_CASE("a checkpoint's state.json round-trips; a damaged one is an error nami
   spit(state, text);
   CHECK_THROWS_WITH(read_checkpoint(dir.path.string()), ContainsSubstring(file) && ContainsSubstring(expected));
 }
+
+TEST_CASE("early stop: the mean loss of a window against the window before", "[training][early-stop]") {
+  TrainingSettings s;
+  s.early_stop_tolerance = 1e-3;
+  s.early_stop_window = 3;
+  std::vector<EpochRecord> h;
+  auto add = [&](double loss) {
+    EpochRecord r;
+    r.epoch = int(h.size()) + 1;
+    r.total = loss;
+    h.push_back(r);
+  };
+  for (double loss : {1.0, 0.5, 0.3, 0.2, 0.15}) {
+    add(loss);
+    CHECK_FALSE(early_stop_converged(s, h));  // fewer than 2 W epochs, then a falling loss
+  }
+  // Noisy but flat: windows {0.1001, 0.0999, 0.1} and {0.15, 0.1001, 0.0999} -> not yet; then flat.
+  add(0.1001);
+  add(0.0999);
+  CHECK_FALSE(early_stop_converged(s, h));
+  add(0.1);
+  add(0.1);
+  add(0.1);
+  CHECK_FALSE(early_stop_converged(s, h));  // {0.1, 0.1, 0.1} against {0.15, 0.1001, 0.0999}: 15 % apart
+  add(0.1);
+  CHECK(early_stop_converged(s, h));  // {0.1, 0.1, 0.1} against {0.1001, 0.0999, 0.1}: equal means
+  // A single epoch that jumps does not stop training even though its neighbours agree (W = 1 would).
+  std::vector<EpochRecord> jumpy = h;
+  h.back().total = 0.2;
+  CHECK_FALSE(early_stop_converged(s, h));
+  // W = 1 compares consecutive epochs; tolerance 0 never stops; a non-finite mean never converges.
+  s.early_stop_window = 1;
+  CHECK(early_stop_converged(s, jumpy));
+  s.early_stop_tolerance = 0;
+  CHECK_FALSE(early_stop_converged(s, jumpy));
+  s.early_stop_tolerance = 1e-3;
+  jumpy.back().total = std::numeric_limits<double>::quiet_NaN();
+  CHECK_FALSE(early_stop_converged(s, jumpy));
+}
+
+TEST_CASE("early stop ends training at the plateau, and a resumed run stops at the same epoch",
+          "[training][early-stop]") {
+  using Real = double;
+  using Space = Kokkos::DefaultExecutionSpace;
+  const Space exec;
+  TempDir dir;
+  auto data = sphere_points<Real>(exec, 500, 3, 0.0, 42);
+  TrainingSettings s = sphere_settings(400);
+  s.early_stop_tolerance = 1e-3;
+  s.early_stop_window = 10;
+  auto config = qr_configuration<Real>(3, 3, 1, exec);
+  Trainer<Real, Space> full(config, data, s, exec);
+  const auto history = full.train();
+  const int stopped = int(history.size());
+  CHECK(stopped < 400);
+  CHECK(stopped >= 20);
+  CHECK(early_stop_converged(s, history));
+  CHECK_FALSE(early_stop_converged(s, std::vector<EpochRecord>(history.begin(), history.end() - 1)));
+
+  // Interrupted halfway and resumed: the restored history decides the same stop.
+  s.checkpoint_dir = dir.path.string();
+  s.checkpoint_every = 1;
+  {
+    auto c1 = qr_configuration<Real>(3, 3, 1, exec);
+    Trainer<Real, Space> first(c1, data, s, exec);
+    first.train([&](const EpochRecord& r) { return r.epoch < stopped / 2; });
+  }
+  auto c2 = qr_configuration<Real>(3, 3, 999, exec);
+  Trainer<Real, Space> resumed(c2, data, s, exec);
+  resumed.load_checkpoint(dir.path.string());
+  const auto again = resumed.train();
+  REQUIRE(int(again.size()) == stopped);
+  CHECK(again.back().total == history.back().total);
+}

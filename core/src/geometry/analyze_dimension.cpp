@@ -17,6 +17,8 @@ DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metr
   r.eigenvalues.reserve(std::size_t(r.count) * d);
   r.energy.reserve(r.count);
   r.dimension.reserve(r.count);
+  r.confidence.reserve(r.count);
+  r.gap_ratio.reserve(r.count);
   for (std::size_t row = 0; row + width <= all.size(); row += width) {
     const double* v = all.data() + row;
     r.points.insert(r.points.end(), v, v + d);
@@ -24,6 +26,8 @@ DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metr
     r.eigenvalues.insert(r.eigenvalues.end(), v + 2 * d, v + 3 * d);
     r.energy.push_back(v[3 * d]);
     r.dimension.push_back(int(v[3 * d + 1]));
+    r.confidence.push_back(v[3 * d + 2]);
+    r.gap_ratio.push_back(v[3 * d + 3]);
   }
   return r;
 }

@@ -315,10 +315,14 @@ HostShard read_points_shard(const std::string& path, int rank, int ranks) {
   return shard;
 }
 
-void write_points_csv(const std::string& path, const HostData& data) {
+void write_points_csv(const std::string& path, const HostData& data, bool header) {
   check_writable(path, data);
   std::string out;
   out.reserve(data.values.size() * 24);
+  if (header) {
+    for (int c = 0; c < data.cols; ++c) out += (c ? ",x" : "x") + std::to_string(c);
+    out += '\n';
+  }
   char buffer[64];
   for (int r = 0; r < data.rows; ++r) {
     for (int c = 0; c < data.cols; ++c) {

@@ -1,5 +1,6 @@
 #include "qgml/train/training_settings.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -52,6 +53,21 @@ std::string to_string(LearningRateSchedule::Kind k) {
 
 std::int64_t effective_batch_size(const TrainingSettings& settings, std::int64_t total_points) {
   return settings.batch_size <= 0 || settings.batch_size > total_points ? total_points : settings.batch_size;
+}
+
+bool early_stop_converged(const TrainingSettings& settings, const std::vector<EpochRecord>& history) {
+  const double tol = settings.early_stop_tolerance;
+  const std::size_t w = std::size_t(std::max(1, settings.early_stop_window));
+  if (tol <= 0 || history.size() < 2 * w) return false;
+  double recent = 0, before = 0;
+  for (std::size_t i = 0; i < w; ++i) {
+    recent += history[history.size() - 1 - i].total;
+    before += history[history.size() - 1 - w - i].total;
+  }
+  recent /= double(w);
+  before /= double(w);
+  if (!std::isfinite(recent) || !std::isfinite(before)) return false;
+  return std::abs(recent - before) <= tol * std::abs(before);
 }
 
 namespace {

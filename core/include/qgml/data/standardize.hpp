@@ -21,14 +21,13 @@ struct Standardization {
   double scale = 1;          // s; 1 when every point equals the mean (s = 0: the points are only shifted)
 };
 
-// points: this rank's T_r x D points (overwritten). A collective: every rank calls it with the same D
-// (T_r may differ, also 0). The sums run in double whatever the point type; mu and s are the same on
-// every rank. Fences exec.
+// mu and s of the points of all ranks (points: this rank's T_r x D points, unchanged). A collective:
+// every rank calls it with the same D (T_r may differ, also 0). The sums run in double whatever the
+// point type; mu and s are the same on every rank. Fences exec.
 template <class ExecSpace, class PointsView>
-Standardization standardize(const ExecSpace& exec, const PointsView& points, Communicator& comm) {
-  static_assert(PointsView::rank == 2, "qgml::standardize: points must be a T x D View");
+Standardization data_statistics(const ExecSpace& exec, const PointsView& points, Communicator& comm) {
+  static_assert(PointsView::rank == 2, "qgml::data_statistics: points must be a T x D View");
   using memory_space = typename ExecSpace::memory_space;
-  using Real = typename PointsView::non_const_value_type;
   const auto x = points;
   const int count = int(x.extent(0)), d = int(x.extent(1));
   std::int64_t total = count;
@@ -37,9 +36,9 @@ Standardization standardize(const ExecSpace& exec, const PointsView& points, Com
   result.mean.assign(std::size_t(d), 0.0);
   if (total == 0 || d == 0) return result;
 
-  Kokkos::View<double*, memory_space> mean("qgml::standardize::mean", d);
+  Kokkos::View<double*, memory_space> mean("qgml::data_statistics::mean", d);
   Kokkos::parallel_for(
-      "qgml::standardize::sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, d), KOKKOS_LAMBDA(const int k) {
+      "qgml::data_statistics::sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, d), KOKKOS_LAMBDA(const int k) {
         double s = 0;
         for (int t = 0; t < count; ++t) s += x(t, k);
         mean(k) = s;
@@ -50,21 +49,54 @@ Standardization standardize(const ExecSpace& exec, const PointsView& points, Com
   Kokkos::deep_copy(exec, mean, mean_host);
   double var = 0;
   Kokkos::parallel_reduce(
-      "qgml::standardize::variance", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+      "qgml::data_statistics::variance", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
       KOKKOS_LAMBDA(const int t, double& v) {
         for (int k = 0; k < d; ++k) v += (x(t, k) - mean(k)) * (x(t, k) - mean(k));
       },
       var);
   comm.allreduce_sum(&var, 1, false);
   result.scale = var > 0 ? std::sqrt(var / (double(total) * d)) : 1.0;
-  const double inverse = 1.0 / result.scale;
+  for (int k = 0; k < d; ++k) result.mean[std::size_t(k)] = mean_host(k);
+  return result;
+}
+
+// x <- (x - st.mean) / st.scale on this rank's points. Fences exec.
+template <class ExecSpace, class PointsView>
+void apply_standardization(const ExecSpace& exec, const PointsView& points, const Standardization& st) {
+  using memory_space = typename ExecSpace::memory_space;
+  using Real = typename PointsView::non_const_value_type;
+  const auto x = points;
+  const int count = int(x.extent(0)), d = int(x.extent(1));
+  if (count == 0 || d == 0) return;
+  Kokkos::View<double*, memory_space> mean("qgml::apply_standardization::mean", d);
+  auto mean_host = Kokkos::create_mirror_view(mean);
+  for (int k = 0; k < d; ++k) mean_host(k) = st.mean[std::size_t(k)];
+  Kokkos::deep_copy(exec, mean, mean_host);
+  const double inverse = 1.0 / st.scale;
   Kokkos::parallel_for(
       "qgml::standardize::apply", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
         for (int k = 0; k < d; ++k) x(t, k) = Real((x(t, k) - mean(k)) * inverse);
       });
-  qgml::fence(exec, "qgml::standardize");
-  for (int k = 0; k < d; ++k) result.mean[std::size_t(k)] = mean_host(k);
-  return result;
+  qgml::fence(exec, "qgml::apply_standardization");
+}
+
+// data_statistics, then apply_standardization: a collective; returns what was applied.
+template <class ExecSpace, class PointsView>
+Standardization standardize(const ExecSpace& exec, const PointsView& points, Communicator& comm) {
+  const Standardization st = data_statistics(exec, points, comm);
+  apply_standardization(exec, points, st);
+  return st;
+}
+
+// The rule of data.standardize = auto (docs/dimension.md): the data are used as they are when they are
+// already centred at unit scale, |mu| <= s sqrt(D) and 1/2 <= s sqrt(D) <= 2 (s sqrt(D) is the RMS
+// distance of the points from their mean), and standardised otherwise.
+inline bool standardization_needed(const Standardization& st) {
+  const double d = double(st.mean.size());
+  double mu2 = 0;
+  for (double m : st.mean) mu2 += m * m;
+  const double radius = st.scale * std::sqrt(d);
+  return !(std::sqrt(mu2) <= radius && radius >= 0.5 && radius <= 2.0);
 }
 
 }  // namespace qgml

@@ -28,18 +28,20 @@ struct DimensionAnalysis {
   std::vector<double> eigenvalues;  // of the metric, descending
   std::vector<double> energy;       // E_0
   std::vector<int> dimension;       // the estimate, -1 where the eigensolve failed
+  std::vector<double> confidence;   // of the estimate (PointDimension::confidence), 0 where it failed
+  std::vector<double> gap_ratio;    // PointDimension::gap_ratio, 0 where the eigensolve failed
 };
 
 namespace detail {
 
-// Per-point values of one rank, appended chunk by chunk: D + D + D + 1 + 1 doubles per point
-// (x, xbar, eigenvalues, E_0, estimate).
+// Per-point values of one rank, appended chunk by chunk: D + D + D + 1 + 1 + 1 + 1 doubles per point
+// (x, xbar, eigenvalues, E_0, estimate, confidence, gap ratio).
 struct DimensionRows {
   int d = 0;
   std::vector<double> values;
   std::vector<std::int64_t> histogram;  // estimates 0 .. D, then failures
   explicit DimensionRows(int d_) : d(d_), histogram(std::size_t(d_) + 2, 0) {}
-  int width() const { return 3 * d + 2; }
+  int width() const { return 3 * d + 4; }
 };
 
 // Sums the histogram over the ranks, gathers the rows to rank 0 and builds the result. A collective.
@@ -81,6 +83,13 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
       for (int k = 0; k < d; ++k) rows.values.push_back(double(ev(t, k)));
       rows.values.push_back(double(energy(t)));
       rows.values.push_back(double(dim(t)));
+      // The confidence of the same rule, on the host from the same (descending) eigenvalues.
+      const auto point = dim(t) >= 0 ? estimate_point_dimension(&ev(t, 0), d, Real(settings.estimator.min_gap_ratio),
+                                                                effective_noise_floor<Real>(settings.estimator),
+                                                                Real(settings.estimator.first_gap_exponent))
+                                     : PointDimension<Real>{};
+      rows.values.push_back(double(point.confidence));
+      rows.values.push_back(double(point.gap_ratio));
       ++rows.histogram[dim(t) >= 0 && dim(t) <= d ? dim(t) : d + 1];
     }
   }

@@ -1,57 +1,122 @@
-// Intrinsic dimension from the spectrum of the quantum metric (spec 3.5, "Algorithm 1").
+// Intrinsic dimension from the spectrum of the quantum metric (spec 3.5, "Algorithm 1", made robust;
+// docs/dimension.md, "The gap rule", has the cases that motivated each step).
 //
 // Per point, with the metric eigenvalues sorted descending e_0 >= e_1 >= ... >= e_{D-1}:
-//   rho_i = e_i / max(e_{i+1}, floor),  i = 0 .. D-2,  floor = relative_floor * e_0,
-//   d = 1 + argmax_i rho_i            if max_i rho_i >= min_gap_ratio,
-//   d = D                             otherwise ("no gap": every direction is tangent),
-//   d = 0                             if e_0 <= 0 (the metric vanishes: no tangent direction).
-// The floor keeps eigenvalues that are zero up to rounding (of either sign) from producing negative
-// or infinite ratios; this is the descending form of the rule and is correct for every D >= 2 (the
-// reference's mixed orderings and its inability to return D are spec 3.5 and 7, items 7 and 8).
+//   floor = noise_floor * e_0; the directions are the m eigenvalues above it (e_i > floor);
+//   rho_i = e_i / max(e_{i+1}, floor) for the gaps below a direction, i = 0 .. min(m, D - 1) - 1
+//     (the last of them, when m < D, is the gap from the smallest direction down to the floor);
+//   a gap is significant when rho_i >= max(min_gap_ratio, rho_max^first_gap_exponent);
+//   d = 1 + the first significant gap, or d = m when there is none ("no gap": every direction is
+//   tangent); d = 0 when e_0 <= 0 (the metric vanishes: no tangent direction).
+// first_gap_exponent = 1 takes the largest gap; smaller values prefer an earlier gap that is nearly as
+// large on a log scale, since a spurious gap deep in the tail (a near-zero trailing eigenvalue) is
+// not a tangent/normal split. The floor keeps eigenvalues that are zero up to rounding, or tiny, from
+// counting as directions or producing huge or negative ratios.
+//
+// Per-point confidence in [0, 1]: with a gap, 1 - log(rho_other) / log(rho_chosen), rho_other the
+// largest other ratio (0 when another gap is as large, 1 when the rest of the spectrum is flat);
+// without a gap, 1 - log(rho_max) / log(min_gap_ratio) (how far the spectrum is from having one).
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
 #include "qgml/io/json_fields.hpp"
 
 namespace qgml {
 
 struct DimensionEstimatorSettings {
-  double min_gap_ratio = 2.0;  // a gap is a ratio e_i / e_{i+1} at least this large
-  double relative_floor = -1;  // < 0: 100 epsilon of the precision
+  double min_gap_ratio = 2.0;        // a gap is a ratio e_i / e_{i+1} at least this large
+  double noise_floor = 1e-3;         // eigenvalues at most this times e_0 are not directions
+  double first_gap_exponent = 0.75;  // significant: rho >= rho_max^exponent (1: the largest gap only)
+};
+
+// The floor a precision can resolve: noise_floor, at least 100 epsilon of Real.
+template <class Real>
+Real effective_noise_floor(const DimensionEstimatorSettings& s) {
+  const double smallest = 100.0 * double(std::numeric_limits<Real>::epsilon());
+  return Real(s.noise_floor > smallest ? s.noise_floor : smallest);
+}
+
+template <class Real>
+struct PointDimension {
+  int dimension = 0;
+  Real confidence = 0;
+  Real gap_ratio = 0;  // rho at the chosen gap; the largest ratio when there is none
 };
 
 template <class Real>
-KOKKOS_INLINE_FUNCTION int estimate_dimension_from_descending(const Real* e, int d, Real min_gap_ratio,
-                                                              Real relative_floor) {
-  if (!(e[0] > Real(0))) return 0;
-  const Real floor = relative_floor * e[0];
-  Real best = Real(-1);
-  int gamma = 0;
-  for (int i = 0; i + 1 < d; ++i) {
-    const Real denominator = e[i + 1] > floor ? e[i + 1] : floor;
-    const Real rho = e[i] / denominator;
-    if (rho > best) {
-      best = rho;
-      gamma = i;
+KOKKOS_INLINE_FUNCTION PointDimension<Real> estimate_point_dimension(const Real* e, int d, Real min_gap_ratio,
+                                                                     Real noise_floor, Real first_gap_exponent) {
+  PointDimension<Real> r;
+  if (!(e[0] > Real(0))) return r;
+  const Real floor = noise_floor * e[0];
+  int m = 0;
+  while (m < d && e[m] > floor) ++m;
+  const int gaps = m < d - 1 ? m : d - 1;
+  Real best = Real(1);
+  for (int i = 0; i < gaps; ++i) {
+    const Real below = e[i + 1] > floor ? e[i + 1] : floor;
+    const Real rho = e[i] / below;
+    if (rho > best) best = rho;
+  }
+  const Real preferred = math::exp(first_gap_exponent * math::log(best));
+  const Real threshold = preferred > min_gap_ratio ? preferred : min_gap_ratio;
+  int chosen = -1;
+  Real chosen_rho = Real(1), other = Real(1);
+  for (int i = 0; i < gaps; ++i) {
+    const Real below = e[i + 1] > floor ? e[i + 1] : floor;
+    const Real rho = e[i] / below;
+    if (chosen < 0 && rho >= threshold) {
+      chosen = i;
+      chosen_rho = rho;
+    } else if (rho > other) {
+      other = rho;
     }
   }
-  return (d >= 2 && best >= min_gap_ratio) ? gamma + 1 : d;
+  if (chosen >= 0) {
+    r.dimension = chosen + 1;
+    r.gap_ratio = chosen_rho;
+    const Real c = Real(1) - math::log(other) / math::log(chosen_rho);
+    r.confidence = c > Real(0) ? c : Real(0);
+  } else {
+    r.dimension = m;
+    r.gap_ratio = best;
+    const Real c = Real(1) - math::log(best) / math::log(min_gap_ratio > Real(1) ? min_gap_ratio : Real(2));
+    r.confidence = c > Real(0) ? c : Real(0);
+  }
+  return r;
+}
+
+template <class Real>
+KOKKOS_INLINE_FUNCTION int estimate_dimension_from_descending(const Real* e, int d, Real min_gap_ratio,
+                                                              Real noise_floor, Real first_gap_exponent) {
+  return estimate_point_dimension(e, d, min_gap_ratio, noise_floor, first_gap_exponent).dimension;
 }
 
 // Statistics of per-point estimates: histogram over d = 0 .. D and the derived summary.
+//   mode: the most frequent d; among tied counts, the one nearest the median (then the smaller);
+//   uncertain: the mode holds less than uncertain_fraction of the points, or the runner-up (the
+//   second most frequent d) has at least tie_fraction of the mode's count; `verdict` says which.
 struct DimensionSummary {
   int ambient_dimension = 0;
   long points = 0;
   std::vector<long> histogram;  // histogram[d] = number of points with estimate d
   int mode = 0;
+  int runner_up = -1;  // the second most frequent d (-1: every point has the mode)
   double median = 0, mean = 0;
+  bool uncertain = false;
+  std::string verdict;  // "clear" or "uncertain: <why>"
   std::vector<double> fraction() const;
 };
+
+constexpr double uncertain_fraction = 0.5;
+constexpr double tie_fraction = 0.75;
 
 DimensionSummary summarize_dimensions(const std::vector<long>& histogram);
 

@@ -102,7 +102,7 @@ struct GeometrySpectrum {
   tensor_type metric, work;
   RealMatrix<Real, MemorySpace> eigenvalues;
   IntVector<MemorySpace> dimension, info;
-  Real ratio = 0, floor = 0;
+  Real ratio = 0, floor = 0, exponent = 1;
 
   KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
     const int d = static_cast<int>(metric.extent(1));
@@ -111,8 +111,9 @@ struct GeometrySpectrum {
     const auto wt = Kokkos::subview(work, t, Kokkos::ALL, Kokkos::ALL);
     const auto et = Kokkos::subview(eigenvalues, t, Kokkos::ALL);
     const bool converged = linalg::symmetric_eigenvalues_descending(wt, et) <= linalg::symmetric_eigenvalues_max_sweeps;
-    dimension(t) =
-        info(t) == 0 && converged ? estimate_dimension_from_descending(&eigenvalues(t, 0), d, ratio, floor) : -1;
+    dimension(t) = info(t) == 0 && converged
+                       ? estimate_dimension_from_descending(&eigenvalues(t, 0), d, ratio, floor, exponent)
+                       : -1;
   }
 };
 
@@ -200,8 +201,8 @@ class QuantumGeometry {
     spectrum.dimension = dimension_;
     spectrum.info = info_;
     spectrum.ratio = Real(settings.estimator.min_gap_ratio);
-    spectrum.floor =
-        Real(settings.estimator.relative_floor >= 0 ? settings.estimator.relative_floor : 100 * epsilon<Real>());
+    spectrum.floor = effective_noise_floor<Real>(settings.estimator);
+    spectrum.exponent = Real(settings.estimator.first_gap_exponent);
     Kokkos::parallel_for("qgml::QuantumGeometry::spectrum", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), spectrum);
   }
 

@@ -54,10 +54,10 @@ struct HostShard {
 };
 HostShard read_points_shard(const std::string& path, int rank, int ranks);
 
-// Writes atomically (temporary file + rename). CSV: no header, shortest round-trip representation of
-// every value (reading it back gives the same doubles). NPY: float64, shape (rows, cols), C order.
-// Non-finite values and a shape that does not match values.size() are errors naming the file.
-void write_points_csv(const std::string& path, const HostData& data);
+// Writes atomically (temporary file + rename). CSV: a header line x0,x1,... when `header`, shortest
+// round-trip representation of every value (reading it back gives the same doubles). NPY: float64, shape (rows, cols),
+// C order. Non-finite values and a shape that does not match values.size() are errors naming the file.
+void write_points_csv(const std::string& path, const HostData& data, bool header = false);
 void write_points_npy(const std::string& path, const HostData& data);
 
 // Copies host points into a new T x D device View of Real (rounded to nearest); a value outside the

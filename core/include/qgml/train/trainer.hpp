@@ -459,12 +459,7 @@ class Trainer {
     return v != 0;
   }
 
-  bool converged() const {
-    const double tol = settings_.early_stop_tolerance;
-    if (tol <= 0 || history_.size() < 2) return false;
-    const double a = history_[history_.size() - 2].total, b = history_.back().total;
-    return std::abs(b - a) <= tol * std::abs(a);
-  }
+  bool converged() const { return early_stop_converged(settings_, history_); }
 
   MatrixConfiguration<Real, ExecSpace>& config_;
   points_type data_;

@@ -33,11 +33,15 @@ struct TrainingSettings {
   LearningRateSchedule schedule;
   LossSettings loss;
   AdamSettings adam;
-  std::uint64_t seed = 0;           // shuffling: epoch e uses the permutation keyed by (seed, e)
-  int checkpoint_every = 0;         // epochs between checkpoints (0: only at the end, if a directory is set)
-  std::string checkpoint_dir;       // empty: no checkpoints
-  double early_stop_tolerance = 0;  // stop when |L_e - L_{e-1}| <= tol |L_{e-1}| (0: never)
-  bool check_replicas = false;      // data-parallel debugging: compare the matrices of all ranks every epoch
+  std::uint64_t seed = 0;      // shuffling: epoch e uses the permutation keyed by (seed, e)
+  int checkpoint_every = 0;    // epochs between checkpoints (0: only at the end, if a directory is set)
+  std::string checkpoint_dir;  // empty: no checkpoints
+  // Plateau test after epoch e (early_stop_converged): with W = early_stop_window and m_j the mean epoch
+  // loss over epochs j - W + 1 .. j, stop when |m_e - m_{e-W}| <= tol |m_{e-W}| (tol 0: never). W = 1
+  // compares consecutive epochs.
+  double early_stop_tolerance = 0;
+  int early_stop_window = 1;
+  bool check_replicas = false;  // data-parallel debugging: compare the matrices of all ranks every epoch
   // Warm-started eigensolves: each point's eigenvectors from the previous epoch are the starting basis
   // of a Jacobi refinement (EighOptions::warm_start); holds T N^2 complex numbers. On CPUs the cold
   // packed solver is faster (perf/NOTES.md); this is for measurement and for GPU work.
@@ -67,6 +71,10 @@ struct EpochRecord {
   double seconds = 0, points_per_second = 0;
   double eigh_sweeps = 0;  // mean Jacobi sweeps per point with warm_start_eigh (0: cold solves); not in the CSV
 };
+
+// Whether the plateau test of TrainingSettings holds after the last epoch of `history` (at least 2 W
+// epochs; a non-finite mean never converges).
+bool early_stop_converged(const TrainingSettings& settings, const std::vector<EpochRecord>& history);
 
 // Writes the history as CSV (one row per epoch) or JSON (an array of objects), atomically. The losses of an
 // epoch whose batches were all skipped are NaN: "nan" in the CSV, null in the JSON.

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# defaults_on_csv.sh WORKDIR QGML
+# qgml train DATA.csv with every default (docs/dimension.md): qgml generate writes a noisy circle in
+# R^2 of radius 10 (not at unit scale); the run standardises it (automatic, printed), picks N = 32 (automatic,
+# printed), stops when the loss plateaus before the epoch limit, and prints dimension 1 with a clear
+# verdict; --quiet prints that one line and nothing else; the run directory records every automatic
+# choice (config.yaml origins, dimension_summary.json, standardization.json) and per-point confidence.
+set -u
+work=$1 qgml=$2
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
+export OMP_PROC_BIND=false
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$qgml" generate --data.generator circle --data.points 400 --data.noise 0.05 --data.radius 10 --out circle.csv \
+  >gen.log 2>&1 || { cat gen.log; fail "qgml generate failed"; }
+head -n 1 circle.csv | grep -qx "x0,x1" || fail "circle.csv has no header x0,x1"
+[ "$(wc -l <circle.csv)" = 401 ] || fail "circle.csv does not have 400 points"
+
+"$qgml" train circle.csv --output.directory runs --output.plots false >train.log 2>&1 ||
+  { cat train.log; fail "qgml train circle.csv failed"; }
+cat train.log
+grep -q "^automatic: model.N = 32 (N = 32 for D <= 3)" train.log || fail "N = 32 not chosen or not printed"
+grep -q "^automatic: data.standardize = true" train.log || fail "standardisation not chosen or not printed"
+grep -q "^the loss has plateaued: stopped after epoch [0-9]* of at most 2000" train.log || fail "no plateau stop"
+grep -q "^intrinsic dimension: mode 1, .*: clear$" train.log || fail "the summary is not 'mode 1 ... clear'"
+grep -qx "estimated intrinsic dimension: 1" train.log || fail "the estimate is not 1"
+run=$(ls -d runs/circle_*/ | head -n 1)
+grep -Eq "^  N: 32  # automatic: " "$run/config.yaml" || fail "config.yaml does not record the automatic N"
+grep -Eq '^  standardize: true  # automatic: ' "$run/config.yaml" || fail "config.yaml does not record standardize"
+grep -q '"verdict": "clear"' "$run/dimension_summary.json" || fail "dimension_summary.json has no verdict"
+grep -q '"N_origin": "automatic: ' "$run/dimension_summary.json" || fail "dimension_summary.json has no N origin"
+grep -q '"stopped_early": true' "$run/dimension_summary.json" || fail "dimension_summary.json: stopped_early"
+grep -q '"scale": ' "$run/standardization.json" || fail "no standardization.json"
+head -n 1 "$run/per_point.csv" | grep -q ",dimension,confidence,gap_ratio$" || fail "per_point.csv lacks confidence"
+
+# --quiet: exactly the estimate, on stdout; nothing on stderr.
+"$qgml" train circle.csv --quiet --output.directory runs --output.plots false \
+  >quiet.out 2>quiet.err || fail "quiet run failed"
+[ "$(cat quiet.out)" = "estimated intrinsic dimension: 1" ] || { cat quiet.out; fail "--quiet printed more"; }
+[ ! -s quiet.err ] || { cat quiet.err; fail "--quiet wrote to stderr"; }
+
+# The run resumes from its own config.yaml (automatic choices recorded as values).
+"$qgml" train --resume "$run" --training.epochs 2000 >resume.log 2>&1 || { cat resume.log; fail "resume failed"; }
+echo "ok: $(grep -c automatic train.log) automatic choices printed and recorded, estimate 1, quiet is one line"
