@@ -95,8 +95,8 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
     for (double m : st.mean) mu += m * m;
     shard.standardized = standardization_needed(st);
     char buffer[160];
-    std::snprintf(buffer, sizeof buffer, "|mean| %.3g, RMS distance from the mean %.3g", std::sqrt(mu),
-                  st.scale * std::sqrt(double(st.mean.size())));
+    std::snprintf(buffer, sizeof buffer, "spread s = %.3g per coordinate, mean %.3g per coordinate", st.scale,
+                  std::sqrt(mu / double(st.mean.size())));
     shard.reason = buffer;
     if (shard.standardized) {
       apply_standardization(exec, shard.points, st);

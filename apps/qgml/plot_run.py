@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Plots of one qgml run directory: training history, metric spectrum per point, reconstructions.
 
-    plot_run.py RUN_DIR     writes RUN_DIR/plots/{history,spectrum,reconstruction}.png
+    plot_run.py RUN_DIR     writes RUN_DIR/plots/{history,spectrum,dimension,reconstruction}.png
 """
 import csv
+import json
 import os
 import sys
 
@@ -48,6 +49,7 @@ def main(run):
     for k in range(d):
         ax.plot(range(len(rows)), [eig[t][k] for t in order], ".", ms=2, label=f"$e_{k}$")
     ax.set_xlabel("point (sorted by $e_0$)")
+    ax.set_yscale("log")
     ax.set_ylabel("eigenvalue of the quantum metric")
     dims = [int(r["dimension"]) for r in rows]
     mode = max(set(dims), key=dims.count)
@@ -55,6 +57,30 @@ def main(run):
     ax.legend(markerscale=4)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "spectrum.png"), dpi=130)
+    plt.close(fig)
+    # The per-point estimates and their confidence (dimension_summary.json holds the verdict).
+    summary = {}
+    summary_path = os.path.join(run, "dimension_summary.json")
+    if os.path.exists(summary_path):
+        with open(summary_path) as f:
+            summary = json.load(f)
+    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(10, 4))
+    counts = [dims.count(k) for k in range(d + 1)]
+    ax0.bar(range(d + 1), counts, color=["C3" if k == mode else "C0" for k in range(d + 1)])
+    ax0.set_xticks(range(d + 1))
+    ax0.set_xlabel("estimated dimension d")
+    ax0.set_ylabel("points")
+    ax0.set_title(f"d = {mode}: {summary.get('verdict', '')}"[:60])
+    if "confidence" in rows[0]:
+        for k in sorted(set(dims)):
+            ax1.hist([float(r["confidence"]) for r, dk in zip(rows, dims) if dk == k], bins=20, range=(0, 1),
+                     alpha=0.6, label=f"d = {k}")
+        ax1.set_xlabel("per-point confidence")
+        ax1.set_ylabel("points")
+        ax1.set_title("Confidence of the per-point estimates")
+        ax1.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "dimension.png"), dpi=130)
     plt.close(fig)
     x = [[float(r[f"x{k}"]) for k in range(d)] for r in rows]
     xb = [[float(r[f"xbar{k}"]) for k in range(d)] for r in rows]

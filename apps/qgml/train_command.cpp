@@ -180,9 +180,9 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
   in.standardization = placed.standardization;
   if (placed.automatic) {
     c.set("data.standardize", placed.standardized ? "true" : "false", "automatic: " + placed.reason);
-    in.automatic.push_back(format("automatic: data.standardize = %s (%s; %s)", placed.standardized ? "true" : "false",
-                                  placed.reason.c_str(),
-                                  placed.standardized ? "not centred at unit scale" : "already centred at unit scale"));
+    in.automatic.push_back(format(
+        "automatic: data.standardize = %s (%s; %s)", placed.standardized ? "true" : "false", placed.reason.c_str(),
+        placed.standardized ? "not centred at unit spread" : "already centred at unit spread"));
   }
   run_collectively(comm, [&] {
     const bool automatic_n = c.is_auto("model.N") && c.text("model.load").empty();

@@ -56,7 +56,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # ---------------------------------------------------------------------------------------------
 # 1. Debian packages
-packages=(g++ cmake ninja-build ccache pkg-config liblapacke-dev libopenblas-dev libyaml-cpp-dev nlohmann-json3-dev ca-certificates)
+packages=(g++ cmake ninja-build ccache pkg-config liblapacke-dev libopenblas-dev libyaml-cpp-dev nlohmann-json3-dev ca-certificates
+          python3-matplotlib)  # matplotlib: the plots of a run (apps/qgml/plot_run.py)
 [ "$use_mpi" = 1 ] && packages+=(libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do

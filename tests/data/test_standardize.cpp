@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "qgml/data/datasets.hpp"
 #include "qgml/data/standardize.hpp"
 #include "qgml/parallel/communicator.hpp"
 
@@ -168,4 +169,35 @@ TEMPLATE_TEST_CASE("standardize over two ranks uses the mean and spread of all p
     for (int k = 0; k < d; ++k)
       CHECK(std::abs(y[i * d + k] - (mine[i * d + k] - all.mean[k]) / all.sd) <=
             10 * tol * (1 + std::abs(y[i * d + k])));
+}
+
+TEST_CASE("standardize auto: needed unless the spread is within a factor 2 of 1 and the data are centred",
+          "[data][standardize]") {
+  auto st = [](std::vector<double> mean, double scale) { return Standardization{std::move(mean), scale}; };
+  CHECK_FALSE(standardization_needed(st({0.0, 0.0, 0.0}, 1.0)));
+  CHECK_FALSE(standardization_needed(st({0.3, -0.3}, 0.6)));  // a unit circle: s = 0.71
+  CHECK(standardization_needed(st({0.0, 0.0}, 7.1)));         // a circle of radius 10
+  CHECK(standardization_needed(st({0.0, 0.0, 0.0}, 0.3)));    // a 10-sphere of radius 1 in R^11: s = 0.30
+  CHECK(standardization_needed(st({5.0, 5.0}, 1.0)));         // off-centre
+  CHECK_FALSE(standardization_needed(st({1.0, -1.0}, 1.0)));  // mean within one spread
+}
+
+TEST_CASE("data_statistics leaves the points alone; standardize is statistics then apply", "[data][standardize]") {
+  using Space = Kokkos::DefaultExecutionSpace;
+  const Space exec;
+  SelfCommunicator self;
+  auto a = sphere_points<double>(exec, 300, 3, 0.1, 5);
+  Kokkos::View<double**, Space::memory_space> b("b", a.extent(0), a.extent(1));
+  Kokkos::deep_copy(b, a);
+  const auto before = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  const Standardization s1 = data_statistics(exec, a, self);
+  const auto after = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  for (std::size_t i = 0; i < a.span(); ++i) REQUIRE(before.data()[i] == after.data()[i]);
+  apply_standardization(exec, a, s1);
+  const Standardization s2 = standardize(exec, b, self);
+  CHECK(s1.scale == s2.scale);
+  CHECK(s1.mean == s2.mean);
+  const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  for (std::size_t i = 0; i < a.span(); ++i) REQUIRE(ha.data()[i] == hb.data()[i]);
 }

@@ -89,14 +89,13 @@ Standardization standardize(const ExecSpace& exec, const PointsView& points, Com
 }
 
 // The rule of data.standardize = auto (docs/dimension.md): the data are used as they are when they are
-// already centred at unit scale, |mu| <= s sqrt(D) and 1/2 <= s sqrt(D) <= 2 (s sqrt(D) is the RMS
-// distance of the points from their mean), and standardised otherwise.
+// already what standardize() makes of them up to a factor of 2, 1/2 <= s <= 2 and |mu| / sqrt(D) <= s
+// (the mean's RMS coordinate within one spread), and standardised otherwise.
 inline bool standardization_needed(const Standardization& st) {
   const double d = double(st.mean.size());
   double mu2 = 0;
   for (double m : st.mean) mu2 += m * m;
-  const double radius = st.scale * std::sqrt(d);
-  return !(std::sqrt(mu2) <= radius && radius >= 0.5 && radius <= 2.0);
+  return !(st.scale >= 0.5 && st.scale <= 2.0 && std::sqrt(mu2 / d) <= st.scale);
 }
 
 }  // namespace qgml
