@@ -91,7 +91,7 @@ RETRY_WAIT_S = 5.0
 def rel(path):
     """path relative to the repository root when inside it, else absolute."""
     path = os.path.abspath(path)
-    return rel(path) if path.startswith(ROOT + os.sep) else path
+    return os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
 
 
 def log(msg):
