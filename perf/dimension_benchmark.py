@@ -54,6 +54,7 @@ import json
 import math
 import os
 import platform
+import signal
 import socket
 import statistics
 import subprocess
@@ -168,12 +169,29 @@ def run_qgml(qgml, args, timeout, what):
     return None, 0.0, err
 
 
+def wait_for_binary(qgml):
+    """True when qgml exists, waiting a little for a relink in progress."""
+    for attempt in range(RETRIES + 1):
+        if os.access(qgml, os.X_OK):
+            return True
+        if attempt < RETRIES:
+            log(f"no executable {qgml} yet -- waiting {RETRY_WAIT_S:.0f} s (binary being rebuilt?)")
+            time.sleep(RETRY_WAIT_S)
+    return False
+
+
 def qgml_has_generate(qgml):
-    try:
-        proc = subprocess.run([qgml, "--help"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return "qgml generate" in proc.stdout + proc.stderr
+    for attempt in range(RETRIES + 1):
+        try:
+            proc = subprocess.run([qgml, "--help"], capture_output=True, text=True, timeout=60)
+            text = proc.stdout + proc.stderr
+            if "usage" in text:
+                return "qgml generate" in text
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        if attempt < RETRIES:
+            time.sleep(RETRY_WAIT_S)
+    return False
 
 
 def qgml_info(qgml):
@@ -488,7 +506,7 @@ def write_report(info, rows, md_path, png_path):
     table1, methods, noises, counts = hits_table(rows)
     out = [f"# Intrinsic dimension benchmark: qgml with defaults vs scikit-dimension", ""]
     settings = info.get("settings", {})
-    q = info.get("qgml", {})
+    q = info.get("qgml") or {}
     qline = (q.get("qgml info") or q.get("qgml --version") or "").splitlines()
     out += [f"- date {info.get('date', '?')}, host {info.get('host', '?')}, git {info.get('git_revision', '?')}",
             f"- qgml: {q.get('path', '?')} ({qline[0] if qline else 'version unknown'}; binary of "
@@ -684,7 +702,7 @@ def main():
         os.makedirs(d, exist_ok=True)
 
     needs_qgml = "qgml" in methods or not args.python_data
-    if needs_qgml and not os.path.exists(args.qgml):
+    if needs_qgml and not wait_for_binary(args.qgml):
         sys.exit(f"no qgml binary at {args.qgml} (--qgml PATH)")
     if not args.python_data and not qgml_has_generate(args.qgml):
         sys.exit(f"{args.qgml} has no `generate` command (qgml --help): use --python-data until it has")
@@ -715,6 +733,9 @@ def main():
     grid = [(m, T, s, seed) for T in points for s in noise for m in manifolds for seed in seeds]
     log(f"{len(grid)} data sets x {len(methods)} methods; results in {rel(jsonl)}, "
         f"work files in {rel(work)}; data: {data_source}")
+    def on_sigterm(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_sigterm)  # SIGTERM stops the run like Ctrl-C: results kept and reported
     rows = []
     t_start = time.perf_counter()
     interrupted = False
