@@ -6,7 +6,7 @@ set -u
 work=$1 qgml=$2 config=$3
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
 export OMP_PROC_BIND=false
-"$qgml" train "$config" --training.epochs 100000 --training.checkpoint_every 0 --output.plots false \
+"$qgml" train "$config" --training.epochs 100000 --training.early_stop 0 --training.checkpoint_every 0 --output.plots false \
   --output.directory runs --kokkos-disable-warnings >train.log 2>&1 &
 pid=$!
 for _ in $(seq 100); do
@@ -23,7 +23,7 @@ run=$(ls -d runs/*/ | head -n 1)
 done_epochs=$(tail -n +2 "$run/history.csv" | wc -l)
 [ "$done_epochs" -ge 1 ] || { echo "FAIL: no epoch recorded"; exit 1; }
 target=$((done_epochs + 3))
-"$qgml" train --resume "$run" --training.epochs "$target" --output.plots false --kokkos-disable-warnings >resume.log 2>&1 ||
+"$qgml" train --resume "$run" --training.epochs "$target" --training.early_stop 0 --output.plots false --kokkos-disable-warnings >resume.log 2>&1 ||
   { echo "FAIL: resume failed"; cat resume.log; exit 1; }
 lines=$(tail -n +2 "$run/history.csv" | wc -l)
 [ "$lines" -eq "$target" ] || { echo "FAIL: history has $lines epochs after resume, expected $target"; exit 1; }

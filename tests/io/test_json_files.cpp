@@ -77,8 +77,12 @@ TEST_CASE("dimension_summary.json: the summary, then the extra fields as typed J
   const auto j = parse(dir.file("summary.json"));
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items()) keys.push_back(key);
-  CHECK(keys == std::vector<std::string>{"ambient_dimension", "points", "mode", "median", "mean", "histogram",
-                                         "fraction", "metric", "failed_points", "min_gap_ratio", "note", "complete"});
+  CHECK(keys == std::vector<std::string>{"ambient_dimension", "points", "mode", "median", "mean", "runner_up",
+                                         "uncertain", "verdict", "histogram", "fraction", "metric", "failed_points",
+                                         "min_gap_ratio", "note", "complete"});
+  CHECK(j["verdict"] == "clear");
+  CHECK(j["uncertain"] == false);
+  CHECK(j["runner_up"] == 1);
   CHECK(j["ambient_dimension"] == 3);
   CHECK(j["points"] == 10);
   CHECK(j["mode"] == 2);

@@ -6,7 +6,7 @@ set -u
 work=$1 qgml=$2 config=$3
 read -r -a mpiexec <<<"${QGML_MPIEXEC:?}"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
-"${mpiexec[@]}" 3 "$qgml" train "$config" --training.epochs 100000 --training.checkpoint_every 5 \
+"${mpiexec[@]}" 3 "$qgml" train "$config" --training.epochs 100000 --training.early_stop 0 --training.checkpoint_every 5 \
   --data.points 3000 --output.directory runs --output.plots false --kokkos-disable-warnings >train.log 2>&1 &
 job=$!
 for _ in $(seq 300); do
