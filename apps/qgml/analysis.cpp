@@ -85,6 +85,7 @@ void plot_run(const std::string& dir, bool quiet) {
     return;
   }
   const std::string cmd = python + " '" + script + "' '" + dir + "'" + (quiet ? " >/dev/null 2>&1" : "");
+  std::fflush(stdout);  // the log lines first, then the script's
   if (std::system(cmd.c_str()) != 0 && !quiet) std::printf("(the plot script failed; the run's data are complete)\n");
 }
 

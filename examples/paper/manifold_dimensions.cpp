@@ -126,9 +126,8 @@ int main(int argc, char** argv) {
       const auto frac = sum.fraction();
       std::string hist;
       for (std::size_t d = 0; d < sum.histogram.size(); ++d) hist += (d ? ";" : "") + std::to_string(sum.histogram[d]);
-      // The same ratio rule with a noise floor of 1 % of e_0 (DimensionEstimatorSettings::relative_floor =
-      // 0.01 instead of 100 epsilon): eigenvalues below it count as zero, so a ratio between two
-      // near-zero normal-direction eigenvalues can no longer win.
+      // The largest-gap rule (first_gap_exponent = 1) with a noise floor of 1 % of e_0: eigenvalues below
+      // it are not directions, so a ratio between two near-zero normal-direction eigenvalues cannot win.
       std::vector<long> floor_histogram(D + 1, 0);
       for (int t = 0; t < r.T; ++t)
         if (r.quantum.dimension[t] >= 0)
