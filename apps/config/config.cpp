@@ -287,6 +287,20 @@ const std::vector<Setting>& schema() {
   return s;
 }
 
+std::pair<std::string, std::string> take_option(const std::vector<std::string>& args, std::size_t& i,
+                                                const std::string& context) {
+  std::string key = args[i].substr(2), value;
+  const auto eq = key.find('=');
+  if (eq != std::string::npos) {
+    value = key.substr(eq + 1);
+    key = key.substr(0, eq);
+  } else {
+    if (i + 1 >= args.size()) throw Error(context + "option --" + key + " needs a value");
+    value = args[++i];
+  }
+  return {key, value};
+}
+
 const std::string& schema_default(const std::string& key) {
   const Setting* s = find_setting(key);
   if (!s) throw Error("internal: setting '" + key + "' is not in the schema");

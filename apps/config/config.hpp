@@ -25,6 +25,11 @@ struct Setting {
 
 // All settings, with their defaults: the one place where defaults are defined.
 const std::vector<Setting>& schema();
+// The command-line option at args[i], which starts with "--": {"key", "value"} from "--key=value" or
+// "--key value" (then i is advanced past the value). A missing value is an error starting `context`.
+std::pair<std::string, std::string> take_option(const std::vector<std::string>& args, std::size_t& i,
+                                                const std::string& context = "");
+
 // The default value of a setting (as written in the schema); throws for an unknown key.
 const std::string& schema_default(const std::string& key);
 // The --help text listing every setting.

@@ -91,12 +91,10 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
   if (c.is_auto("data.standardize")) {
     shard.automatic = true;
     const Standardization st = data_statistics(exec, shard.points, comm);
-    double mu = 0;
-    for (double m : st.mean) mu += m * m;
     shard.standardized = standardization_needed(st);
     char buffer[160];
     std::snprintf(buffer, sizeof buffer, "spread s = %.3g per coordinate, mean %.3g per coordinate", st.scale,
-                  std::sqrt(mu / double(st.mean.size())));
+                  mean_rms(st));
     shard.reason = buffer;
     if (shard.standardized) {
       apply_standardization(exec, shard.points, st);

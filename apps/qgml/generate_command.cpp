@@ -20,15 +20,7 @@ int generate_command(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a.rfind("--", 0) != 0) throw Error("qgml generate: unexpected argument '" + a + "'");
-    std::string key = a.substr(2), value;
-    const auto eq = key.find('=');
-    if (eq != std::string::npos) {
-      value = key.substr(eq + 1);
-      key = key.substr(0, eq);
-    } else {
-      if (i + 1 >= args.size()) throw Error("qgml generate: option --" + key + " needs a value");
-      value = args[++i];
-    }
+    const auto [key, value] = take_option(args, i, "qgml generate: ");
     if (key == "out") {
       out = value;
     } else {

@@ -432,16 +432,7 @@ int train_command(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw Error("--resume needs a run directory");
       resume = args[++i];
     } else if (a.rfind("--", 0) == 0) {
-      std::string key = a.substr(2), value;
-      const auto eq = key.find('=');
-      if (eq != std::string::npos) {
-        value = key.substr(eq + 1);
-        key = key.substr(0, eq);
-      } else {
-        if (i + 1 >= args.size()) throw Error("option --" + key + " needs a value");
-        value = args[++i];
-      }
-      overrides.emplace_back(key, value);
+      overrides.push_back(take_option(args, i));
     } else if (config_path.empty() && data_path.empty()) {
       std::string ext = fs::path(a).extension().string();
       for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));

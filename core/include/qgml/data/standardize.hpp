@@ -91,11 +91,15 @@ Standardization standardize(const ExecSpace& exec, const PointsView& points, Com
 // The rule of data.standardize = auto (docs/dimension.md): the data are used as they are when they are
 // already what standardize() makes of them up to a factor of 2, 1/2 <= s <= 2 and |mu| / sqrt(D) <= s
 // (the mean's RMS coordinate within one spread), and standardised otherwise.
-inline bool standardization_needed(const Standardization& st) {
-  const double d = double(st.mean.size());
+// The RMS coordinate of the mean, sqrt(|mu|^2 / D).
+inline double mean_rms(const Standardization& st) {
   double mu2 = 0;
   for (double m : st.mean) mu2 += m * m;
-  return !(st.scale >= 0.5 && st.scale <= 2.0 && std::sqrt(mu2 / d) <= st.scale);
+  return st.mean.empty() ? 0.0 : std::sqrt(mu2 / double(st.mean.size()));
+}
+
+inline bool standardization_needed(const Standardization& st) {
+  return !(st.scale >= 0.5 && st.scale <= 2.0 && mean_rms(st) <= st.scale);
 }
 
 }  // namespace qgml
