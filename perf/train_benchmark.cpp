@@ -5,11 +5,12 @@
 //
 //   qgml_bench_train [--N 3 4 8 16 32 64] [--batch 256 2500] [--w 0 0.25] [--precision double float]
 //                    [--T 2500] [--D 3] [--lr 0.01] [--repeats 5] [--warmup 2] [--out FILE]
-//                    [--impl qgml qgml-spectrum qgml-separate qgml-warm]
+//                    [--impl qgml qgml-spectrum qgml-team qgml-separate qgml-warm]
 //   qgml: the default (on CPUs the fused loss-gradient kernel per pack of points where it applies, with
 //         psi_0 and phi from tridiagonal solves);
 //   qgml-spectrum: the fused kernel with the whole eigendecomposition;
-//   qgml-separate: the separate batch kernels (build H, eigensolve, per-point terms, product over points);
+//   qgml-team: the team kernel, one team per point on the ground-state path (the GPU kernel), and the GEMM;
+//   qgml-separate: the separate batch kernels (build H, eigensolve, per-point terms, the GEMM);
 //   qgml-warm: warm-started eigensolves, with the mean Jacobi sweeps per point of every epoch.
 #include <Kokkos_Core.hpp>
 
@@ -43,7 +44,9 @@ void run(const Args& args, const std::string& precision, int n, int batch, doubl
   s.loss.w = w;
   s.seed = 3;
   s.warm_start_eigh = warm;
-  s.fused_loss_gradient = impl == "qgml" || impl == "qgml-spectrum";
+  s.kernel = impl == "qgml-team"                           ? qgml::LossKernel::team
+             : (impl == "qgml" || impl == "qgml-spectrum") ? qgml::LossKernel::automatic
+                                                           : qgml::LossKernel::separate;
   s.ground_state_path = impl == "qgml";
   qgml::Trainer<Real, Exec> trainer(config, data, s, exec);
   double final_loss = 0;
@@ -77,10 +80,12 @@ int main(int argc, char* argv[]) {
         for (const auto& ws : args.strings("w", {"0", "0.25"})) {
           const double w = std::stod(ws);
           for (const auto& impl : args.strings("impl", {"qgml"})) {
-            if (impl != "qgml" && impl != "qgml-spectrum" && impl != "qgml-separate" && impl != "qgml-warm") {
-              std::fprintf(
-                  stderr, "qgml_bench_train: --impl takes qgml, qgml-spectrum, qgml-separate and qgml-warm, not '%s'\n",
-                  impl.c_str());
+            if (impl != "qgml" && impl != "qgml-spectrum" && impl != "qgml-team" && impl != "qgml-separate" &&
+                impl != "qgml-warm") {
+              std::fprintf(stderr,
+                           "qgml_bench_train: --impl takes qgml, qgml-spectrum, qgml-team, qgml-separate and "
+                           "qgml-warm, not '%s'\n",
+                           impl.c_str());
               std::exit(2);
             }
             if (precision == "double")

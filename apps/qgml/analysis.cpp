@@ -21,8 +21,10 @@ GeometrySettings geometry_settings(const std::string& metric, double min_gap_rat
 }
 
 GeometrySettings geometry_settings(const Config& c) {
-  return geometry_settings(c.text("analysis.metric"), c.real("analysis.min_gap_ratio"), c.real("analysis.noise_floor"),
-                           c.real("analysis.first_gap_exponent"));
+  GeometrySettings s = geometry_settings(c.text("analysis.metric"), c.real("analysis.min_gap_ratio"),
+                                         c.real("analysis.noise_floor"), c.real("analysis.first_gap_exponent"));
+  s.kernel = parse_geometry_kernel(c.text("analysis.kernel"));
+  return s;
 }
 
 std::vector<std::string> summary_lines(const DimensionSummary& s) {

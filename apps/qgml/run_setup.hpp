@@ -42,6 +42,14 @@ inline TrainingSettings training_settings(const Config& c, const std::string& ru
   s.early_stop_window = int(c.integer("training.early_stop_window"));
   s.check_replicas = c.boolean("training.check_replicas");
   s.warm_start_eigh = c.boolean("training.warm_start");
+  s.kernel = parse_loss_kernel(c.text("training.kernel"));
+  if (s.warm_start_eigh && (s.kernel == LossKernel::team || s.kernel == LossKernel::fused_host))
+    throw Error("training.kernel = " + to_string(s.kernel) +
+                " solves cold: it does not take training.warm_start = true (warm starts run the separate kernels; "
+                "set training.kernel to auto or separate)");
+  if (!is_host_space_v<Kokkos::DefaultExecutionSpace> && s.kernel == LossKernel::fused_host)
+    throw Error(std::string("training.kernel = fused-host runs on CPU builds only; this build runs on ") +
+                Kokkos::DefaultExecutionSpace::name() + " (set training.kernel to auto or team)");
   return s;
 }
 

@@ -190,6 +190,16 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
     if (automatic_n)
       in.automatic.push_back(format("automatic: model.N = %d (%s)", shape.n, default_matrix_size_rule(in.d).c_str()));
     in.n = shape.n;
+    if (c.text("training.kernel") == "auto") {
+      const TrainingSettings ts = training_settings(c, "");
+      const LossKernel k = resolve_loss_kernel<Exec>(ts.kernel, in.n, EighVariant::automatic, ts.warm_start_eigh);
+      in.automatic.push_back(format("automatic: training.kernel = %s (%s)", to_string(k).c_str(),
+                                    ts.warm_start_eigh       ? "training.warm_start needs the separate kernels"
+                                    : !is_host_space_v<Exec> ? "the team kernel on GPUs"
+                                    : k == LossKernel::fused_host
+                                        ? "the fused kernel on CPUs for 2 <= N <= 64"
+                                        : "the separate kernels on CPUs outside 2 <= N <= 64"));
+    }
     if (!shape.load.empty()) in.n_source = " (from model.load " + shape.load + ")";
     const long local_points = long(in.data.extent(0));
     const TrainingSettings settings = training_settings(c, "");

@@ -96,39 +96,49 @@ TEMPLATE_TEST_CASE("steady-state epochs allocate nothing and copy to the host on
   const Space exec;
   ScopedCallbacks callbacks;
   recorder.reset();
-  auto data = sphere_points<Real>(exec, 1000, 3, 0.1, 5);
-  auto config = qr_configuration<Real>(3, 4, 1, exec);
-  TrainingSettings s;
-  s.epochs = 5;
-  s.batch_size = 256;
-  s.learning_rate = 0.01;
-  s.loss.w = 0.2;
-  s.loss.penalty = PenaltyKind::frobenius;
-  s.loss.penalty_weight = 0.01;
-  Trainer<Real, Space> trainer(config, data, s, exec);
-  for (const auto& label : recorder.allocation_labels) {
-    INFO("allocation label " << label);
-    CHECK(has_prefix(label));
+  // Every loss-gradient kernel: the automatic one (fused on CPUs, team on GPUs), team and separate.
+  for (const LossKernel kernel : {LossKernel::automatic, LossKernel::team, LossKernel::separate}) {
+    INFO("training.kernel " << to_string(kernel));
+    recorder.reset();
+    auto data = sphere_points<Real>(exec, 1000, 3, 0.1, 5);
+    auto config = qr_configuration<Real>(3, 4, 1, exec);
+    TrainingSettings s;
+    s.kernel = kernel;
+    s.epochs = 5;
+    s.batch_size = 256;
+    s.learning_rate = 0.01;
+    s.loss.w = 0.2;
+    s.loss.penalty = PenaltyKind::frobenius;
+    s.loss.penalty_weight = 0.01;
+    Trainer<Real, Space> trainer(config, data, s, exec);
+    for (const auto& label : recorder.allocation_labels) {
+      INFO("allocation label " << label);
+      CHECK(has_prefix(label));
+    }
+    trainer.train_epoch();  // warm-up: lazily created scratch of the execution space
+    recorder.reset();
+    const int epochs = 3;
+    for (int e = 0; e < epochs; ++e) trainer.train_epoch();
+    CHECK(recorder.allocations == 0);
+    CHECK(recorder.deep_copies <= epochs);
+    CHECK(!recorder.kernel_labels.empty());
+    for (const auto& label : recorder.kernel_labels) {
+      INFO("kernel label " << label);
+      CHECK(has_prefix(label));
+    }
+    for (const auto& label : recorder.region_labels) {
+      INFO("region label " << label);
+      CHECK(has_prefix(label));
+    }
+    // The eigensolve runs inside the fused (loss_gradient_packed.hpp) or team (loss_gradient_team.hpp) kernel.
+    const LossKernel ran = trainer.engine().kernel();
+    CHECK(ran == resolve_loss_kernel<Space>(kernel, 4));
+    CHECK(recorder.region_labels.count(ran == LossKernel::fused_host ? "qgml::fused_loss_gradient"
+                                       : ran == LossKernel::team     ? "qgml::team_loss_gradient"
+                                                                     : "qgml::eigensolve") == 1);
+    CHECK(recorder.region_labels.count("qgml::reduction") == 1);
+    CHECK(recorder.region_labels.count("qgml::Trainer::optimizer_step") == 1);
   }
-  trainer.train_epoch();  // warm-up: lazily created scratch of the execution space
-  recorder.reset();
-  const int epochs = 3;
-  for (int e = 0; e < epochs; ++e) trainer.train_epoch();
-  CHECK(recorder.allocations == 0);
-  CHECK(recorder.deep_copies <= epochs);
-  CHECK(!recorder.kernel_labels.empty());
-  for (const auto& label : recorder.kernel_labels) {
-    INFO("kernel label " << label);
-    CHECK(has_prefix(label));
-  }
-  for (const auto& label : recorder.region_labels) {
-    INFO("region label " << label);
-    CHECK(has_prefix(label));
-  }
-  // On CPUs the eigensolve runs inside the fused loss-gradient kernel (loss_gradient_packed.hpp).
-  CHECK(recorder.region_labels.count(trainer.engine().fused() ? "qgml::fused_loss_gradient" : "qgml::eigensolve") == 1);
-  CHECK(recorder.region_labels.count("qgml::reduction") == 1);
-  CHECK(recorder.region_labels.count("qgml::Trainer::optimizer_step") == 1);
 }
 
 // Trainer::estimate_bytes is the memory model of qgml train's pre-flight check and qgml tune: it must
@@ -141,25 +151,27 @@ TEMPLATE_TEST_CASE("Trainer::estimate_bytes is what a trainer allocates, and byt
   const Space exec;
   struct Case {
     int d, n, points, batch;
-    bool fused, warm, penalty;
+    LossKernel kernel;
+    bool warm, penalty;
     int ranks;
   };
   const Case cases[] = {
-      {3, 4, 1, 0, true, false, false, 1},   {3, 4, 50, 16, true, false, true, 1},
-      {3, 4, 50, 16, false, false, true, 1}, {3, 5, 50, 0, true, true, false, 1},
-      {2, 3, 7, 3, false, true, true, 1},    {4, 70, 5, 2, true, false, false, 1},
-      {3, 4, 50, 16, true, false, true, 3},  {3, 4, 50, 16, false, true, false, 2},
-      {1, 2, 9, 100, true, false, true, 2},
+      {3, 4, 1, 0, LossKernel::automatic, false, false, 1},  {3, 4, 50, 16, LossKernel::automatic, false, true, 1},
+      {3, 4, 50, 16, LossKernel::separate, false, true, 1},  {3, 5, 50, 0, LossKernel::automatic, true, false, 1},
+      {2, 3, 7, 3, LossKernel::separate, true, true, 1},     {4, 70, 5, 2, LossKernel::automatic, false, false, 1},
+      {3, 4, 50, 16, LossKernel::automatic, false, true, 3}, {3, 4, 50, 16, LossKernel::separate, true, false, 2},
+      {1, 2, 9, 100, LossKernel::automatic, false, true, 2}, {3, 6, 50, 16, LossKernel::team, false, true, 1},
+      {4, 70, 5, 2, LossKernel::team, false, false, 2},
   };
   for (const Case& c : cases) {
     TrainingSettings s;
     s.batch_size = c.batch;
-    s.fused_loss_gradient = c.fused;
+    s.kernel = c.kernel;
     s.warm_start_eigh = c.warm;
     s.loss.penalty = c.penalty ? PenaltyKind::frobenius : PenaltyKind::none;
     s.loss.penalty_weight = 0.01;
-    INFO("D = " << c.d << ", N = " << c.n << ", T = " << c.points << ", batch " << c.batch << ", fused " << c.fused
-                << ", warm start " << c.warm << ", " << c.ranks << " ranks");
+    INFO("D = " << c.d << ", N = " << c.n << ", T = " << c.points << ", batch " << c.batch << ", kernel "
+                << to_string(c.kernel) << ", warm start " << c.warm << ", " << c.ranks << " ranks");
     auto config = qr_configuration<Real>(c.d, c.n, 1, exec);
     for (int rank = 0; rank < c.ranks; ++rank) {
       const ShardRange shard = shard_range(c.points, c.ranks, rank);

@@ -206,8 +206,9 @@ TEMPLATE_TEST_CASE("evaluate: chunked loss, gradient and observables equal one w
 namespace {
 
 // Loss sums, gradient, xbar, terms and info of one compute() (optionally a second one accumulated), on
-// the separate kernels, the fused host path with the whole spectrum, or the fused ground-state path.
-enum Path { separate, fused_spectrum, fused_ground_state };
+// the separate kernels, the fused host path with the whole spectrum, the fused ground-state path, or
+// the team path (team_size threads per team; 0: the backend's default).
+enum Path { separate, fused_spectrum, fused_ground_state, team };
 struct EngineResult {
   std::vector<double> sums, gradient, xbar, terms;
   std::vector<int> info;
@@ -215,20 +216,22 @@ struct EngineResult {
 
 template <class Real, class Space>
 EngineResult run_engine(const HostMatrices& m, const std::vector<double>& pts, const LossSettings& s, Path path,
-                        bool twice) {
-  const bool fused = path != separate;
+                        bool twice, int team_size = 0) {
+  const bool fused = path == fused_spectrum || path == fused_ground_state;
   const Space exec;
   auto config = to_configuration<Real>(m, exec);
   const int count = int(pts.size()) / m.D;
   auto points = to_device_points<Real, Space>(pts, count, m.D);
   LossGradient<Real, Space> engine(m.D, m.N, count);
   CHECK(engine.ground_state_path() == (m.N >= LossGradient<Real, Space>::ground_state_min_n));  // automatic
-  engine.set_fused(fused);
+  engine.set_kernel(fused ? LossKernel::automatic : (path == team ? LossKernel::team : LossKernel::separate));
+  engine.set_team_size(team_size);
   using Engine = LossGradient<Real, Space>;
   engine.set_spectral_path(path == fused_ground_state ? Engine::SpectralPath::ground_state
                                                       : Engine::SpectralPath::full_spectrum);
   REQUIRE(engine.ground_state_path() == (path == fused_ground_state));
   REQUIRE(engine.fused() == (fused && m.N >= eigh_packed_min_n));
+  REQUIRE((engine.kernel() == LossKernel::team) == (path == team));
   engine.compute(exec, config, points, s, Real(1) / count, false);
   if (twice) engine.compute(exec, config, points, s, Real(0.5) / count, true);
   EngineResult r;
@@ -405,7 +408,8 @@ TEMPLATE_TEST_CASE("a sweeps View keeps the fused path and receives 0 sweeps per
   Kokkos::deep_copy(sweeps, -1);
   plain.compute(exec, config, points, s, Real(1) / count, false);
   with_sweeps.compute(exec, config, points, s, Real(1) / count, false, EighOptions{}, sweeps);
-  CHECK((with_sweeps.eigenvalues().extent(0) == 0) == fused);  // only the separate kernels allocate the spectrum
+  // only the separate kernels allocate the spectrum
+  CHECK((with_sweeps.eigenvalues().extent(0) == 0) == (with_sweeps.kernel() != LossKernel::separate));
   auto sh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sweeps);
   for (int t = 0; t < count; ++t) CHECK(sh(t) == 0);
   CHECK(sh(count) == -1);  // nothing written past the batch
@@ -417,4 +421,158 @@ TEMPLATE_TEST_CASE("a sweeps View keeps the fused path and receives 0 sweeps per
   auto s0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), plain.sums());
   auto s1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), with_sweeps.sums());
   for (int q = 0; q < int(loss_sum_count); ++q) CHECK(s0(q) == s1(q));
+}
+
+namespace {
+
+// Team sizes the team path is tested with on Space: one thread, and two (collective loops with
+// barriers) where the backend allows it.
+template <class Space>
+std::vector<int> team_sizes() {
+  if constexpr (is_host_space_v<Space>) {
+    if (Space().concurrency() >= 2) return {1, 2};
+    return {1};
+  } else {
+    return {0, 32};
+  }
+}
+
+}  // namespace
+
+// The team path (one team per point, the GPU kernel) against the fused host path (CPUs) and the
+// separate kernels (every backend): the same loss, gradient and per-point terms to 1e-12 in double.
+TEMPLATE_TEST_CASE("the team path gives the fused and separate paths' loss, gradient and per-point terms",
+                   "[gradient][team]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const double tol = std::is_same_v<Real, float> ? 2e-4 : 1e-12;
+  const Path reference = is_host_space_v<Space> ? fused_ground_state : separate;
+  struct Case {
+    int d, n, count;
+  };
+  for (const Case c : {Case{3, 2, 1}, Case{2, 3, 11}, Case{3, 5, 300}, Case{3, 8, 40}, Case{4, 13, 37}, Case{3, 17, 15},
+                       Case{1, 1, 9}, Case{3, 64, 9}}) {
+    CAPTURE(c.d, c.n, c.count);
+    const HostMatrices m = gaussian_hermitian_matrices(c.d, c.n, 0.6, 11 + c.n);
+    const std::vector<double> pts = random_points(c.count, c.d, 1.0, 12 + c.n);
+    for (double w : {0.0, 0.3}) {
+      CAPTURE(w);
+      LossSettings s;
+      s.w = w;
+      const Path ref = c.n >= eigh_packed_min_n ? reference : separate;
+      const auto r = run_engine<Real, Space>(m, pts, s, ref, false);
+      for (const int team_size : team_sizes<Space>()) {
+        CAPTURE(team_size);
+        const auto f = run_engine<Real, Space>(m, pts, s, team, false, team_size);
+        CHECK(relative_difference(r.gradient, f.gradient) <= tol);
+        CHECK(relative_difference(r.sums, f.sums) <= tol);
+        CHECK(relative_difference(r.xbar, f.xbar) <= tol);
+        CHECK(relative_difference(r.terms, f.terms) <= tol);
+        CHECK(r.info == f.info);
+        CHECK(max_abs(f.gradient) > 0);
+      }
+    }
+  }
+  SECTION("bit-identical when repeated with the same team size (fixed reduction order)") {
+    const HostMatrices m = gaussian_hermitian_matrices(3, 9, 0.6, 41);
+    const std::vector<double> pts = random_points(700, 3, 1.0, 42);
+    for (const int team_size : team_sizes<Space>()) {
+      CAPTURE(team_size);
+      const auto first = run_engine<Real, Space>(m, pts, LossSettings{}, team, false, team_size);
+      const auto again = run_engine<Real, Space>(m, pts, LossSettings{}, team, false, team_size);
+      CHECK(again.gradient == first.gradient);
+      CHECK(again.sums == first.sums);
+      CHECK(again.xbar == first.xbar);
+    }
+  }
+  SECTION("accumulating a second batch") {
+    const HostMatrices m = gaussian_hermitian_matrices(3, 6, 0.6, 21);
+    const std::vector<double> pts = random_points(50, 3, 1.0, 22);
+    const auto f = run_engine<Real, Space>(m, pts, LossSettings{}, team, true);
+    const auto r = run_engine<Real, Space>(m, pts, LossSettings{}, separate, true);
+    CHECK(relative_difference(r.gradient, f.gradient) <= tol);
+    CHECK(relative_difference(r.sums, f.sums) <= tol);
+  }
+  SECTION("degenerate ground states: regularised and skipped") {
+    HostMatrices m{2, 4, std::vector<cplx>(32)};
+    m(0, 2, 2) = 1;
+    m(0, 3, 3) = 2;
+    m(1, 2, 3) = m(1, 3, 2) = 0.3;
+    std::vector<double> pts = random_points(19, 2, 1.0, 23);
+    pts[0] = pts[1] = 0;
+    pts[16] = pts[17] = 0;
+    for (auto policy : {DegeneracyPolicy::regularize, DegeneracyPolicy::skip}) {
+      CAPTURE(int(policy));
+      LossSettings s;
+      s.degeneracy = policy;
+      const auto r = run_engine<Real, Space>(m, pts, s, separate, false);
+      const auto g = run_engine<Real, Space>(m, pts, s, team, false);
+      CHECK(g.sums[loss_degenerate_points] == r.sums[loss_degenerate_points]);
+      CHECK(r.sums[loss_degenerate_points] >= 2);
+      // psi_0 of an exactly degenerate ground state is any unit vector of the pair (see above).
+      if (policy == DegeneracyPolicy::skip) CHECK(relative_difference(r.gradient, g.gradient) <= tol);
+      for (double v : g.gradient) CHECK(std::isfinite(v));
+      CHECK(std::abs(g.sums[loss_energy] - r.sums[loss_energy]) <= tol * std::max(1.0, std::abs(r.sums[loss_energy])));
+      if constexpr (is_host_space_v<Space>) {
+        const auto f = run_engine<Real, Space>(m, pts, s, fused_ground_state, false);
+        CHECK(relative_difference(f.gradient, g.gradient) <= tol);  // the same inverse iteration
+      }
+    }
+  }
+  SECTION("points far from the spectrum of the matrices (|x| ~ 30, E_0 ~ 450)") {
+    const HostMatrices m = gaussian_hermitian_matrices(3, 9, 0.6, 26);
+    std::vector<double> pts = random_points(25, 3, 1.0, 27);
+    for (double& v : pts) v *= 30;
+    const auto r = run_engine<Real, Space>(m, pts, LossSettings{}, separate, false);
+    const auto g = run_engine<Real, Space>(m, pts, LossSettings{}, team, false);
+    CHECK(relative_difference(r.gradient, g.gradient) <= 10 * tol);
+    CHECK(relative_difference(r.xbar, g.xbar) <= 10 * tol);
+    CHECK(relative_difference(r.sums, g.sums) <= 10 * tol);
+  }
+  SECTION("a point with a NaN coordinate") {
+    const HostMatrices m = gaussian_hermitian_matrices(3, 4, 0.6, 24);
+    std::vector<double> pts = random_points(10, 3, 1.0, 25);
+    pts[3 * 5 + 1] = std::nan("");
+    const auto g = run_engine<Real, Space>(m, pts, LossSettings{}, team, false);
+    const auto r = run_engine<Real, Space>(m, pts, LossSettings{}, separate, false);
+    CHECK(g.info == r.info);
+    CHECK(g.info[5] == linalg::eigh_non_finite_input);
+    CHECK(g.sums[loss_nonfinite_points] == 1);
+    CHECK(g.sums[loss_eigh_failures] == 1);
+    for (int k = 0; k < 3; ++k) CHECK(std::isnan(g.xbar[3 * 5 + k]));
+    for (std::size_t t = 0; t < g.info.size(); ++t)
+      if (t != 5)
+        for (int k = 0; k < 3; ++k) CHECK(std::abs(g.xbar[3 * t + k] - r.xbar[3 * t + k]) <= tol);
+  }
+}
+
+// Eigenvalues of a tridiagonal T by bisection (the team path's E_0, E_1, E_max) against the
+// Hermitian eigensolver on the same T, including a clustered and a graded spectrum.
+TEST_CASE("tridiagonal_eigenvalue gives every eigenvalue of T to eps ||T||", "[gradient][team][linalg]") {
+  for (int n : {1, 2, 5, 16, 40}) {
+    for (int kind = 0; kind < 3; ++kind) {
+      CAPTURE(n, kind);
+      std::vector<double> d(n), e(n, 0.0);
+      for (int i = 0; i < n; ++i) {
+        d[i] = kind == 0 ? std::sin(1.3 * i) : (kind == 1 ? 1.0 + 1e-9 * i : std::pow(10.0, -i % 8));
+        if (i + 1 < n) e[i] = kind == 1 ? 1e-10 : 0.3 * std::cos(0.7 * i);
+      }
+      Kokkos::View<Kokkos::complex<double>**, Kokkos::LayoutRight, Kokkos::HostSpace> a("qgml::test::T", n, n),
+          v("qgml::test::V", n, n);
+      Kokkos::View<double*, Kokkos::HostSpace> w("qgml::test::w", n);
+      std::vector<double> scratch(linalg::eigh_scratch_reals(n));
+      for (int i = 0; i < n; ++i) {
+        a(i, i) = d[i];
+        if (i + 1 < n) a(i, i + 1) = a(i + 1, i) = e[i];
+      }
+      REQUIRE(linalg::hermitian_eigh(linalg::SerialLoops{}, a, w, v, scratch.data()) == linalg::eigh_success);
+      double norm = 0;
+      for (int i = 0; i < n; ++i) norm = std::max(norm, std::abs(w(i)));
+      for (int k = 0; k < n; ++k)
+        CHECK(std::abs(linalg::tridiagonal_eigenvalue(n, d.data(), e.data(), k) - w(k)) <=
+              8e-16 * std::max(norm, 1.0) * n);
+    }
+  }
+  std::vector<double> d{1.0, std::nan(""), 2.0}, e{0.1, 0.1, 0};
+  CHECK(std::isnan(linalg::tridiagonal_eigenvalue(3, d.data(), e.data(), 0)));
 }

@@ -24,3 +24,26 @@ std::string to_string(MetricKind k) {
 }
 
 }  // namespace qgml
+
+namespace qgml {
+
+GeometryKernel parse_geometry_kernel(const std::string& s) {
+  if (s == "auto" || s == "automatic") return GeometryKernel::automatic;
+  if (s == "team") return GeometryKernel::team;
+  if (s == "separate") return GeometryKernel::separate;
+  throw Error("unknown geometry kernel '" + s + "' (expected auto, team or separate)");
+}
+
+std::string to_string(GeometryKernel k) {
+  switch (k) {
+    case GeometryKernel::automatic:
+      return "auto";
+    case GeometryKernel::team:
+      return "team";
+    case GeometryKernel::separate:
+      return "separate";
+  }
+  return "?";
+}
+
+}  // namespace qgml

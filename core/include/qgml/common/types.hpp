@@ -49,4 +49,14 @@ KOKKOS_INLINE_FUNCTION constexpr Real epsilon() {
   }
 }
 
+// Smallest positive normal number, likewise.
+template <class Real>
+KOKKOS_INLINE_FUNCTION constexpr Real min_normal() {
+  if constexpr (std::is_same_v<Real, float>) {
+    return 1.17549435e-38f;
+  } else {
+    return 2.2250738585072014e-308;
+  }
+}
+
 }  // namespace qgml

@@ -1,5 +1,7 @@
-// Quantum geometry of the ground state per point (spec 3.1-3.3), from one eigendecomposition of H(x).
-// The ground-state terms come from the same pass (ground_state_terms.hpp, spec 1.1-1.2): E_0 = w_0,
+// Quantum geometry of the ground state per point (spec 3.1-3.3). Two implementations (GeometryKernel):
+// by default from the ground state alone, one team per point with one tridiagonal solve per coordinate
+// direction (ground_state_geometry.hpp); or from one whole eigendecomposition of H(x) and the sums over
+// states below. The ground-state terms come from the same pass (spec 1.1-1.2): E_0,
 // xbar_k = <psi_0|A_k|psi_0>, sigma^2; so an analysis needs no second eigensolve.
 // With W_{n,mu} = <n|A_mu|psi_0> and gaps g_n = E_n - E_0 (n >= 1):
 //   quantum metric (Eq. 7)  g_{mu,nu} = 2 Re sum_n conj(W_{n,mu}) W_{n,nu} / g_n  = d xbar_mu / d x_nu
@@ -16,6 +18,7 @@
 #include <string>
 
 #include "qgml/geometry/dimension_estimate.hpp"
+#include "qgml/geometry/ground_state_geometry.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/linalg/symmetric_eigenvalues.hpp"
 #include "qgml/model/degeneracy.hpp"
@@ -30,11 +33,22 @@ enum class MetricKind { quantum, covariance, fubini_study };
 MetricKind parse_metric_kind(const std::string& s);
 std::string to_string(MetricKind k);
 
+// How QuantumGeometry::compute gets the per-point terms: team (the default; auto is team on every
+// backend) solves for the ground state only, one team per point, and one tridiagonal solve per
+// coordinate direction (ground_state_geometry.hpp); separate runs batched_eigh for the whole spectrum
+// and sums over states (GeometryTensors below).
+enum class GeometryKernel { automatic, team, separate };
+
+GeometryKernel parse_geometry_kernel(const std::string& s);  // auto, team, separate
+std::string to_string(GeometryKernel k);
+
 struct GeometrySettings {
   MetricKind metric = MetricKind::quantum;  // the metric whose spectrum gives the dimension
   bool geometric_tensor = false;            // also fill fubini_study() and berry_curvature()
   DimensionEstimatorSettings estimator;
   double degeneracy_eta = -1;  // relative regulariser of 1/g; < 0: default_degeneracy_tolerance
+  GeometryKernel kernel = GeometryKernel::automatic;
+  int team_size = 0;  // threads per team of the team kernel (0: one on host spaces, Kokkos::AUTO on devices)
 };
 
 namespace detail {
@@ -82,6 +96,10 @@ struct GeometryTensors {
           if (tensor || fubini_study) q += (inv * inv) * z;
         }
         if (fubini_study) g = q.real();
+        if (!math::isfinite(e0)) {  // a failed eigensolve: no geometry (also where N = 1 leaves the sums empty)
+          g = e0;
+          q = complex_type(e0, e0);
+        }
         metric(t, mu, nu) = g;
         metric(t, nu, mu) = g;
         if (tensor) {
@@ -132,11 +150,7 @@ class QuantumGeometry {
       : d_(d),
         n_(n),
         max_batch_(max_batch),
-        h_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::H"), max_batch, n, n),
-        v_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::V"), max_batch, n, n),
-        w_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::w"), max_batch, n),
         info_("qgml::QuantumGeometry::info", max_batch),
-        proj_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::W"), max_batch, n, d),
         xbar_("qgml::QuantumGeometry::xbar", max_batch, d),
         energy_("qgml::QuantumGeometry::energy", max_batch),
         sigma2_("qgml::QuantumGeometry::sigma2", max_batch),
@@ -168,32 +182,12 @@ class QuantumGeometry {
                  "qgml::QuantumGeometry: construct with geometric_tensor = true for fubini_study() and "
                  "berry_curvature()");
     if (count == 0) return;
-    const auto range = Kokkos::make_pair(0, count);
-    const auto h = Kokkos::subview(h_, range, Kokkos::ALL, Kokkos::ALL);
-    build_hamiltonians(exec, config, points, h);
-    {
-      ScopedRegion region("qgml::eigensolve");
-      batched_eigh(exec, h, Kokkos::subview(w_, range, Kokkos::ALL),
-                   Kokkos::subview(v_, range, Kokkos::ALL, Kokkos::ALL), Kokkos::subview(info_, range), eigh);
-    }
-    ScopedRegion region("qgml::metric");
-    detail::GeometryTensors<Real, memory_space, PointsView> tensors;
-    tensors.a = config.matrices();
-    tensors.v = v_;
-    tensors.proj = proj_;
-    tensors.w = w_;
-    tensors.xbar = xbar_;
-    tensors.energy = energy_;
-    tensors.sigma2 = sigma2_;
-    tensors.x = points;
-    tensors.metric = metric_;
-    tensors.fs = fubini_study_;
-    tensors.berry = berry_;
-    tensors.kind = int(settings.metric);
-    tensors.tensor =
+    const bool tensor =
         fubini_study_.extent(0) > 0 && (settings.geometric_tensor || settings.metric == MetricKind::fubini_study);
-    tensors.eta_rel = degeneracy_eta<Real>(settings);
-    Kokkos::parallel_for("qgml::QuantumGeometry::tensors", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), tensors);
+    if (settings.kernel == GeometryKernel::separate || eigh.warm_start || eigh.variant != EighVariant::automatic)
+      compute_separate(exec, config, points, settings, eigh, count, tensor);
+    else
+      compute_team(exec, config, points, settings, count, tensor);
     detail::GeometrySpectrum<Real, memory_space> spectrum;
     spectrum.metric = metric_;
     spectrum.work = work_;
@@ -216,6 +210,77 @@ class QuantumGeometry {
   const tensor_type& fubini_study() const { return fubini_study_; }
   const tensor_type& berry_curvature() const { return berry_; }
   const IntVector<memory_space>& eigh_info() const { return info_; }
+
+  // The two implementations of compute() (GeometryKernel); public for nvcc (device lambdas).
+  template <class PointsView>
+  void compute_team(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
+                    const GeometrySettings& settings, int count, bool tensor) {
+    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+    using functor_type = detail::GroundStateGeometry<Real, ExecSpace, PointsView>;
+    functor_type f;
+    f.a = config.matrices();
+    f.sq = config.square_sum();
+    f.x = points;
+    f.xbar = xbar_;
+    f.energy = energy_;
+    f.sigma2 = sigma2_;
+    f.info = info_;
+    f.metric = metric_;
+    f.fs = fubini_study_;
+    f.berry = berry_;
+    f.kind = int(settings.metric);
+    f.tensor = tensor;
+    f.eta_rel = degeneracy_eta<Real>(settings);
+    f.reals = detail::ground_state_geometry_scratch_reals(n_, d_);
+    const std::size_t bytes = functor_type::scratch_view::shmem_size(f.reals);
+    const int team_size = settings.team_size > 0 ? settings.team_size : (is_host_space_v<ExecSpace> ? 1 : 0);
+    const policy_type probe =
+        team_size > 0 ? policy_type(exec, count, team_size) : policy_type(exec, count, Kokkos::AUTO);
+    f.level = scratch_level(probe, bytes, n_, "team geometry");
+    ScopedRegion region("qgml::metric");
+    Kokkos::parallel_for("qgml::QuantumGeometry::team",
+                         policy_type(probe).set_scratch_size(f.level, Kokkos::PerTeam(bytes)), f);
+  }
+  template <class PointsView>
+  void compute_separate(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
+                        const PointsView& points, const GeometrySettings& settings, const EighOptions& eigh, int count,
+                        bool tensor) {
+    if (h_.extent(0) == 0) {
+      h_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::H"),
+                                           max_batch_, n_, n_);
+      v_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::V"),
+                                           max_batch_, n_, n_);
+      w_ = RealMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::w"),
+                                          max_batch_, n_);
+      proj_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::W"),
+                                              max_batch_, n_, d_);
+    }
+    const auto range = Kokkos::make_pair(0, count);
+    const auto h = Kokkos::subview(h_, range, Kokkos::ALL, Kokkos::ALL);
+    build_hamiltonians(exec, config, points, h);
+    {
+      ScopedRegion region("qgml::eigensolve");
+      batched_eigh(exec, h, Kokkos::subview(w_, range, Kokkos::ALL),
+                   Kokkos::subview(v_, range, Kokkos::ALL, Kokkos::ALL), Kokkos::subview(info_, range), eigh);
+    }
+    ScopedRegion region("qgml::metric");
+    detail::GeometryTensors<Real, memory_space, PointsView> tensors;
+    tensors.a = config.matrices();
+    tensors.v = v_;
+    tensors.proj = proj_;
+    tensors.w = w_;
+    tensors.xbar = xbar_;
+    tensors.energy = energy_;
+    tensors.sigma2 = sigma2_;
+    tensors.x = points;
+    tensors.metric = metric_;
+    tensors.fs = fubini_study_;
+    tensors.berry = berry_;
+    tensors.kind = int(settings.metric);
+    tensors.tensor = tensor;
+    tensors.eta_rel = degeneracy_eta<Real>(settings);
+    Kokkos::parallel_for("qgml::QuantumGeometry::tensors", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), tensors);
+  }
 
  private:
   int d_ = 0, n_ = 0, max_batch_ = 0;

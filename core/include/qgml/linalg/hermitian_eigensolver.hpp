@@ -23,6 +23,7 @@
 
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
+#include "qgml/linalg/householder_tridiagonal.hpp"
 #include "qgml/linalg/loops.hpp"
 
 namespace qgml::linalg {
@@ -40,26 +41,6 @@ inline constexpr int eigh_max_iterations_per_eigenvalue = 60;
 // Scratch needed by one solve, in units of Real: tau and p (n complex each), d and e (n real each),
 // and 8 Reals that carry integers broadcast from single() to the team.
 KOKKOS_INLINE_FUNCTION constexpr int eigh_scratch_reals(int n) { return 6 * n + 8; }
-
-namespace detail {
-
-// sqrt(a^2 + b^2) without the cost of a correctly rounded hypot; falls back to it only when the
-// direct formula would overflow or underflow (|a|, |b| outside roughly [1e-150, 1e150] in double).
-template <class Real>
-KOKKOS_INLINE_FUNCTION Real fast_hypot(Real a, Real b) {
-  const Real s = a * a + b * b;
-  constexpr Real lo = std::is_same_v<Real, float> ? Real(1e-30) : Real(1e-290);
-  constexpr Real hi = std::is_same_v<Real, float> ? Real(1e30) : Real(1e290);
-  if (s > lo && s < hi) return math::sqrt(s);
-  return math::hypot(a, b);
-}
-
-template <class Real>
-KOKKOS_INLINE_FUNCTION Real sign_of(Real magnitude, Real sign_source) {
-  return sign_source >= Real(0) ? math::fabs(magnitude) : -math::fabs(magnitude);
-}
-
-}  // namespace detail
 
 // a: N x N Hermitian (both triangles read; overwritten). w: N (out). v: N x N (out, row j = eigenvector j).
 // Returns an EighInfo code (the same on every thread of a team).
@@ -98,60 +79,8 @@ KOKKOS_FUNCTION int hermitian_eigh(const Loops& loops, const AView& a, const WVi
     return eigh_success;
   }
 
-  // --- 1. Householder tridiagonalisation, trailing block updated in full storage.
-  for (int k = 0; k < n - 1; ++k) {
-    const int b = k + 1;  // first row of the trailing block
-    const complex_type alpha = a(b, k);
-    const Real xnorm2 = loops.template sum<Real>(b + 1, n, [&](const int i) {
-      const complex_type x = a(i, k);
-      return x.real() * x.real() + x.imag() * x.imag();
-    });
-    // H^H (alpha, x) = (beta, 0) with beta real: beta = -sign(Re alpha) |(alpha, x)|,
-    // tau = (beta - alpha) / beta, v = (1, x / (alpha - beta)).
-    complex_type t(0);
-    Real beta = alpha.real();
-    if (xnorm2 != Real(0) || alpha.imag() != Real(0)) {
-      beta = -detail::sign_of(math::sqrt(alpha.real() * alpha.real() + alpha.imag() * alpha.imag() + xnorm2),
-                              alpha.real());
-      t = complex_type((beta - alpha.real()) / beta, -alpha.imag() / beta);
-      const complex_type scale = Real(1) / (alpha - beta);
-      loops.barrier();  // every thread has read alpha before a(b, k) is overwritten
-      loops.for_each(b, n, [&](const int i) { a(i, k) = (i == b) ? complex_type(1) : a(i, k) * scale; });
-    }
-    loops.single([&]() {
-      tau[k] = t;
-      e[k] = beta;
-      d[k] = a(k, k).real();
-    });
-    if (t.real() != Real(0) || t.imag() != Real(0)) {
-      loops.barrier();  // v stored
-      // p = tau A_bb v
-      loops.for_each(b, n, [&](const int r) {
-        complex_type acc(0);
-        for (int c = b; c < n; ++c) acc += a(r, c) * a(c, k);
-        p[r] = t * acc;
-      });
-      loops.barrier();
-      // p <- p - 1/2 tau (p^H v) v
-      const complex_type pv =
-          loops.template sum<complex_type>(b, n, [&](const int i) { return Kokkos::conj(p[i]) * a(i, k); });
-      const complex_type gamma = Real(-0.5) * t * pv;
-      loops.barrier();  // p read by every thread before it is updated
-      loops.for_each(b, n, [&](const int i) { p[i] += gamma * a(i, k); });
-      loops.barrier();
-      // A_bb <- A_bb - v p^H - p v^H
-      loops.for_each(b, n, [&](const int r) {
-        const complex_type vr = a(r, k);
-        const complex_type pr = p[r];
-        for (int c = b; c < n; ++c) a(r, c) -= vr * Kokkos::conj(p[c]) + pr * Kokkos::conj(a(c, k));
-      });
-    }
-    loops.barrier();
-  }
-  loops.single([&]() {
-    d[n - 1] = a(n - 1, n - 1).real();
-    e[n - 1] = Real(0);
-  });
+  // --- 1. Householder tridiagonalisation (householder_tridiagonal.hpp).
+  hermitian_tridiagonalize<FixedN>(loops, a, tau, p, d, e);
 
   // --- 2. Q^T into v: row c of v = column c of Q = H_0 ... H_{n-2} e_c, accumulated backwards.
   loops.for_each(0, n, [&](const int c) {

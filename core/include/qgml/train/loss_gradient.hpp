@@ -6,15 +6,16 @@
 //   grad_{A_l} [d^2 + w sigma^2] = M_l + M_l^H,  M_l = |a_l><psi| + |e_l><phi|,
 //   a_l = w b_l - (1 - w) c_l + (1 - w) r_l psi,   e_l = -(1 - w) b_l.
 // The batch gradient G_l = sum_t weight_t (M_l(t) + M_l(t)^H) is a product of N x 2T and 2T x N
-// matrices, U_l W^H + (U_l W^H)^H, with the columns [a_l(t) | e_l(t)] and [psi(t) | phi(t)].
+// matrices, U_l W^H + (U_l W^H)^H, with the columns [a_l(t) | e_l(t)] and [psi(t) | phi(t)], stored
+// as rows of U (2 T x D N) and W (2 T x N): one GEMM Y = W^H U (loss_gradient_team.hpp).
 // Every sum over points runs in a fixed order, so results do not depend on the thread count.
 //
-// Two implementations of compute(). On host spaces, when the packed eigensolver applies
-// (resolve_eigh_variant gives packed, no warm start): one fused kernel per chunk of packs
-// (loss_gradient_packed.hpp) that keeps neither H, the spectrum nor U, W, and from N = 5 on solves
-// only for psi_0 and phi (set_spectral_path). Otherwise (GPUs, warm starts, other variants,
-// set_fused(false)): separate batch kernels, build H, batched_eigh, per-point terms into U and W, the
-// product U_l W^H. Both give the same results to rounding (tests/test_loss_gradient.cpp).
+// Three implementations of compute() (LossKernel, loss_kernel.hpp; set_kernel): the fused host path,
+// one kernel per chunk of SIMD packs (loss_gradient_packed.hpp) that keeps neither H, the spectrum nor
+// U, W, and from N = 5 on solves only for psi_0 and phi (set_spectral_path); the team path, one team
+// per point on the ground-state path (loss_gradient_team.hpp), the GPU kernel; the separate batch
+// kernels, build H, batched_eigh, per-point terms into U and W, the GEMM (the only one with warm
+// starts). All give the same results to rounding (tests/train/test_loss_gradient.cpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -28,6 +29,8 @@
 #include "qgml/model/matrix_configuration.hpp"
 #include "qgml/train/commutator_penalty.hpp"
 #include "qgml/train/loss_gradient_packed.hpp"
+#include "qgml/train/loss_gradient_team.hpp"
+#include "qgml/train/loss_kernel.hpp"
 #include "qgml/train/loss_settings.hpp"
 
 namespace qgml {
@@ -38,12 +41,13 @@ namespace detail {
 template <class Real, class MemorySpace>
 struct LossGradientViews {
   int d = 0, n = 0, max_batch = 0;
-  MatrixStack<Real, MemorySpace> v, u, x, g;  // x: X_l = U_l W^H
+  MatrixStack<Real, MemorySpace> v, g;
   RealMatrix<Real, MemorySpace> w, xbar, terms;
   IntVector<MemorySpace> info;
-  ComplexMatrix<Real, MemorySpace> wv;
+  ComplexMatrix<Real, MemorySpace> u, wv, y;  // 2 max_batch x D N, 2 max_batch x N, N x D N (Y = W^H U)
   Kokkos::View<double*, MemorySpace> sums;
   Kokkos::View<complex_t<Real>****, MemorySpace> partials;
+  Kokkos::View<complex_t<Real>***, Kokkos::LayoutRight, MemorySpace> product_partials;
 };
 
 template <class Real, class ExecSpace, class PointsView>
@@ -52,7 +56,7 @@ void loss_gradient_per_point(const ExecSpace& exec,
                              const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
                              const LossSettings& settings, Real weight, int count) {
   using complex_type = complex_t<Real>;
-  const int d = buf.d, n = buf.n, half = buf.max_batch;
+  const int d = buf.d, n = buf.n;
   const auto a = config.matrices();
   const auto v = buf.v;
   const auto w = buf.w;
@@ -71,29 +75,29 @@ void loss_gradient_per_point(const ExecSpace& exec,
         const auto gs =
             ground_state_terms<Real>(a, Kokkos::subview(v, t, 0, Kokkos::ALL), Kokkos::subview(x, t, Kokkos::ALL),
                                      Kokkos::subview(xbar, t, Kokkos::ALL),
-                                     [&](const int k, const int i, const complex_type& y) { u(k, i, t) = y; });
+                                     [&](const int k, const int i, const complex_type& y) { u(t, k * n + i) = y; });
         const Real sigma2 = gs.sigma2, dist2 = gs.distance2;
-        // 2. s = sum_k r_k y_k, kept in W(:, half + t).
+        // 2. s = sum_k r_k y_k, kept in row count + t of W.
         for (int i = 0; i < n; ++i) {
           complex_type s(0);
-          for (int k = 0; k < d; ++k) s += (xbar(t, k) - x(t, k)) * u(k, i, t);
-          wv(i, half + t) = s;
+          for (int k = 0; k < d; ++k) s += (xbar(t, k) - x(t, k)) * u(t, k * n + i);
+          wv(count + t, i) = s;
         }
-        // 3. c_n = f(E_n - E_0) <n|s>, n >= 1, kept in U(0, n, half + t).
+        // 3. c_n = f(E_n - E_0) <n|s>, n >= 1, kept in row count + t of U.
         const Real eta = eta_rel * spectral_scale(e0, w(t, n - 1));
         const bool degenerate = ground_state_degenerate(n, e0, n > 1 ? w(t, 1) : e0, w(t, n - 1), tol);
         for (int m = 1; m < n; ++m) {
           const Real f = regularized_inverse_gap(w(t, m) - e0, eta);
           complex_type c(0);
-          for (int i = 0; i < n; ++i) c += Kokkos::conj(v(t, m, i)) * wv(i, half + t);
-          u(0, m, half + t) = f * c;
+          for (int i = 0; i < n; ++i) c += Kokkos::conj(v(t, m, i)) * wv(count + t, i);
+          u(count + t, m) = f * c;
         }
-        // 4. phi = sum_{n>=1} c_n |n>, into W(:, half + t); psi into W(:, t).
+        // 4. phi = sum_{n>=1} c_n |n>, into row count + t of W; psi into row t.
         for (int i = 0; i < n; ++i) {
           complex_type p(0);
-          for (int m = 1; m < n; ++m) p += u(0, m, half + t) * v(t, m, i);
-          wv(i, half + t) = p;
-          wv(i, t) = v(t, 0, i);
+          for (int m = 1; m < n; ++m) p += u(count + t, m) * v(t, m, i);
+          wv(count + t, i) = p;
+          wv(t, i) = v(t, 0, i);
         }
         // 5. a_l, e_l scaled by the point's weight.
         const Real pw = (skip_degenerate && degenerate) ? Real(0) : weight;
@@ -102,12 +106,12 @@ void loss_gradient_per_point(const ExecSpace& exec,
           const Real rl = xbar(t, l) - xl;
           for (int i = 0; i < n; ++i) {
             complex_type aphi(0);
-            for (int j = 0; j < n; ++j) aphi += a(l, i, j) * wv(j, half + t);
+            for (int j = 0; j < n; ++j) aphi += a(l, i, j) * wv(count + t, j);
             const complex_type psi_i = v(t, 0, i);
-            const complex_type b = u(l, i, t) - xl * psi_i;
-            const complex_type c = aphi - xl * wv(i, half + t);
-            u(l, i, t) = pw * (lw * b - (Real(1) - lw) * c + (Real(1) - lw) * rl * psi_i);
-            u(l, i, half + t) = pw * (-(Real(1) - lw)) * b;
+            const complex_type b = u(t, l * n + i) - xl * psi_i;
+            const complex_type c = aphi - xl * wv(count + t, i);
+            u(t, l * n + i) = pw * (lw * b - (Real(1) - lw) * c + (Real(1) - lw) * rl * psi_i);
+            u(count + t, l * n + i) = pw * (-(Real(1) - lw)) * b;
           }
         }
         const Real total = dist2 + lw * sigma2;
@@ -139,33 +143,47 @@ void loss_gradient_reduce_terms(const ExecSpace& exec,
       });
 }
 
+// G = X + X^H by the GEMM of gradient_product over the 2 count rows of U and W, and the term sums.
 template <class Real, class ExecSpace>
 void loss_gradient_reduce(const ExecSpace& exec, const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
                           int count, bool accumulate) {
-  using complex_type = complex_t<Real>;
-  const int n = buf.n, half = buf.max_batch;
-  const auto u = buf.u;
-  const auto wv = buf.wv;
-  const auto x = buf.x;
-  const auto g = buf.g;
-  // X_l = U_l W^H over the 2 count used columns.
-  Kokkos::parallel_for(
-      "qgml::LossGradient::reduce_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, buf.d * n * n),
-      KOKKOS_LAMBDA(const int lij) {
-        const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
-        complex_type sum(0);
-        for (int t = 0; t < count; ++t) sum += u(l, i, t) * Kokkos::conj(wv(j, t));
-        for (int t = half; t < half + count; ++t) sum += u(l, i, t) * Kokkos::conj(wv(j, t));
-        x(l, i, j) = sum;
-      });
-  Kokkos::parallel_for(
-      "qgml::LossGradient::symmetrize", Kokkos::RangePolicy<ExecSpace>(exec, 0, buf.d * n * n),
-      KOKKOS_LAMBDA(const int lij) {
-        const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
-        const complex_type gij = x(l, i, j) + Kokkos::conj(x(l, j, i));
-        g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
-      });
+  gradient_product<Real>(exec, buf.u, buf.wv, 2 * count, buf.y, buf.product_partials, buf.g, accumulate);
   loss_gradient_reduce_terms(exec, buf, count, accumulate);
+}
+
+// The team path: one team per point (loss_gradient_team.hpp), then the GEMM.
+template <class Real, class ExecSpace, class PointsView>
+void loss_gradient_team(const ExecSpace& exec, const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
+                        const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
+                        const LossSettings& settings, Real weight, int count, int team_size) {
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using functor_type = TeamLossGradient<Real, ExecSpace, PointsView>;
+  const int d = buf.d, n = buf.n;
+  functor_type f;
+  f.a = config.matrices();
+  f.sq = config.square_sum();
+  f.x = x;
+  f.xbar = buf.xbar;
+  f.terms = buf.terms;
+  f.info = buf.info;
+  f.u = buf.u;
+  f.wv = buf.wv;
+  f.count = count;
+  f.reals = team_gradient_scratch_reals(n, d);
+  f.weight = weight;
+  f.lw = Real(settings.w);
+  f.eta_rel = degeneracy_eta<Real>(settings);
+  f.tol = degeneracy_tolerance<Real>(settings);
+  f.skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
+  const std::size_t bytes = functor_type::scratch_view::shmem_size(f.reals);
+  const policy_type probe =
+      team_size > 0 ? policy_type(exec, count, team_size) : policy_type(exec, count, Kokkos::AUTO);
+  f.level = scratch_level(probe, bytes, n, "team loss-gradient");
+  {
+    ScopedRegion region("qgml::team_loss_gradient");
+    Kokkos::parallel_for("qgml::LossGradient::team",
+                         policy_type(probe).set_scratch_size(f.level, Kokkos::PerTeam(bytes)), f);
+  }
 }
 
 // The fused host path: one thread per chunk of packs (loss_gradient_packed.hpp).
@@ -240,37 +258,49 @@ class LossGradient {
   using sums_type = Kokkos::View<double*, memory_space>;
 
   LossGradient() = default;
-  // fused: whether compute() may use the fused host path (set_fused). Where it applies (fused() with
-  // default options), the batch buffers of the separate kernels (H, the spectrum, U, W: ~4 N^2 complex
-  // numbers per point) are not allocated until a compute() needs them (warm starts, other variants,
-  // set_fused(false)).
-  LossGradient(int d, int n, int max_batch, bool fused = true)
+  // kernel: the implementation compute() runs (LossKernel, resolved per call by kernel()). Only the
+  // buffers of the kernel that default options resolve to are allocated; another one's (the separate
+  // kernels' H, V and spectrum, ~2 N^2 complex numbers per point; U and W, (D + 1) N complex numbers
+  // per point and side) when a compute() first needs them.
+  LossGradient(int d, int n, int max_batch, LossKernel kernel = LossKernel::automatic)
       : d_(d),
         n_(n),
         max_batch_(max_batch),
         info_("qgml::LossGradient::info", max_batch),
         xbar_("qgml::LossGradient::xbar", max_batch, d),
         terms_("qgml::LossGradient::terms", max_batch, int(loss_penalty)),
-        x_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::X"), d, n, n),
+        y_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::Y"), n, d * n),
         g_("qgml::LossGradient::gradient", d, n, n),
         sums_("qgml::LossGradient::sums", int(loss_sum_count)),
-        penalty_(d, n) {
+        penalty_(d, n),
+        kernel_(kernel) {
     QGML_REQUIRE(max_batch >= 1, "qgml::LossGradient: max_batch must be >= 1");
-    allow_fused_ = fused;
-    if (!this->fused()) allocate_separate();
+    allocate_for(this->kernel());
     if constexpr (is_host_space_v<ExecSpace>) {
       partials_ = MatrixStack4(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::partials"),
                                detail::packed_gradient_max_chunks<Real>(n, d), d, n, n);
     }
   }
 
-  // Whether compute() may use the fused host path (it is used where it applies, see the top of this
-  // file). With false, compute() always runs the separate kernels.
-  void set_fused(bool fused) { allow_fused_ = fused; }
+  // The requested implementation (automatic: see resolve_loss_kernel).
+  void set_kernel(LossKernel kernel) {
+    (void)resolve_loss_kernel<ExecSpace>(kernel, n_);  // rejects fused_host on devices
+    kernel_ = kernel;
+  }
+  LossKernel requested_kernel() const { return kernel_; }
+  // The implementation compute() runs with these eigensolver options.
+  LossKernel kernel(const EighOptions& eigh = {}) const {
+    return resolve_loss_kernel<ExecSpace>(kernel_, n_, eigh.variant, eigh.warm_start);
+  }
+  // Whether compute() with these options runs the fused host path.
+  bool fused(const EighOptions& eigh = {}) const { return kernel(eigh) == LossKernel::fused_host; }
+  // Threads per team of the team path (0: one on host spaces, Kokkos::AUTO on devices).
+  void set_team_size(int team_size) { team_size_ = team_size; }
   // The fused path's spectral work (SpectralPath): automatic (default) computes only what the gradient
   // needs for N >= ground_state_min_n, psi_0 and phi = R s by solves with the tridiagonal T
   // (loss_gradient_packed.hpp; ~4x fewer flops than the whole spectrum at large N), and the whole
   // eigendecomposition below (at N = 3, 4 the two take the same time to within 10 %, perf/NOTES.md).
+  // The team path always takes the ground-state path.
   enum class SpectralPath { automatic, ground_state, full_spectrum };
   static constexpr int ground_state_min_n = 5;
   void set_spectral_path(SpectralPath path) { spectral_path_ = path; }
@@ -278,27 +308,33 @@ class LossGradient {
     return spectral_path_ == SpectralPath::ground_state ||
            (spectral_path_ == SpectralPath::automatic && n_ >= ground_state_min_n);
   }
-  // The batch buffers of the separate kernels; compute() calls it when they are needed and missing.
-  void allocate_separate() {
-    if (h_.extent(0) != 0) return;
+  // The batch buffers of `kernel`; compute() calls it when they are needed and missing.
+  void allocate_for(LossKernel kernel) {
     const int n = n_, max_batch = max_batch_;
-    h_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::H"), max_batch, n,
-                                         n);
-    v_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::V"), max_batch, n,
-                                         n);
-    w_ = RealMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::w"), max_batch, n);
-    u_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::U"), d_, n,
-                                         2 * max_batch);
-    wv_ = ComplexMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::W"), n,
-                                            2 * max_batch);
-  }
-  // Whether compute() with these options runs the fused host path.
-  bool fused(const EighOptions& eigh = {}) const {
-    if constexpr (is_host_space_v<ExecSpace>)
-      return allow_fused_ && !eigh.warm_start &&
-             resolve_eigh_variant<ExecSpace>(eigh.variant, n_) == EighVariant::packed;
-    else
-      return false;
+    if (kernel == LossKernel::fused_host) return;
+    if (u_.extent(0) == 0) {
+      u_ = ComplexMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::U"),
+                                             2 * max_batch, d_ * n);
+      wv_ = ComplexMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::W"),
+                                              2 * max_batch, n);
+#if defined(QGML_HAVE_KOKKOSKERNELS)
+      constexpr bool gemm_always = is_host_space_v<ExecSpace>;
+#else
+      constexpr bool gemm_always = false;
+#endif
+      if (!gemm_always)
+        product_partials_ =
+            ProductPartials(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::product_partials"),
+                            detail::gradient_max_chunks<Real>(n, d_, 2 * max_batch), n, d_ * n);
+    }
+    if (kernel == LossKernel::separate && h_.extent(0) == 0) {
+      h_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::H"), max_batch,
+                                           n, n);
+      v_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::V"), max_batch,
+                                           n, n);
+      w_ = RealMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::w"), max_batch,
+                                          n);
+    }
   }
 
   int max_batch() const { return max_batch_; }
@@ -322,7 +358,8 @@ class LossGradient {
     if (count == 0) return;
     const auto range = Kokkos::make_pair(0, count);
     const bool record_sweeps = sweeps.extent(0) >= std::size_t(count);
-    if (fused(eigh)) {
+    const LossKernel path = kernel(eigh);
+    if (path == LossKernel::fused_host) {
       if constexpr (is_host_space_v<ExecSpace>) {
         if (record_sweeps) zero_sweeps(exec, sweeps, count);
         {
@@ -335,7 +372,15 @@ class LossGradient {
       }
       return;
     }
-    allocate_separate();
+    allocate_for(path);
+    if (path == LossKernel::team) {
+      if (record_sweeps) zero_sweeps(exec, sweeps, count);
+      const int team_size = team_size_ > 0 ? team_size_ : (is_host_space_v<ExecSpace> ? 1 : 0);
+      detail::loss_gradient_team(exec, views(), config, points, settings, weight, count, team_size);
+      ScopedRegion region("qgml::reduction");
+      reduce(exec, count, accumulate);
+      return;
+    }
     const auto h = Kokkos::subview(h_, range, Kokkos::ALL, Kokkos::ALL);
     const auto v = Kokkos::subview(v_, range, Kokkos::ALL, Kokkos::ALL);
     const auto w = Kokkos::subview(w_, range, Kokkos::ALL);
@@ -359,7 +404,7 @@ class LossGradient {
     reduce(exec, count, accumulate);
   }
 
-  // sweeps(t) = 0 for t < count: the fused path solves cold (no Jacobi sweeps).
+  // sweeps(t) = 0 for t < count: the fused and team paths solve cold (no Jacobi sweeps).
   static void zero_sweeps(const ExecSpace& exec, const IntVector<memory_space>& sweeps, int count) {
     Kokkos::parallel_for(
         "qgml::LossGradient::zero_sweeps", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
@@ -406,8 +451,8 @@ class LossGradient {
   std::size_t bytes() const {
     return h_.span() * sizeof(complex_type) * 2 + w_.span() * sizeof(Real) + info_.span() * sizeof(int) +
            u_.span() * sizeof(complex_type) + wv_.span() * sizeof(complex_type) + xbar_.span() * sizeof(Real) +
-           terms_.span() * sizeof(Real) + 2 * g_.span() * sizeof(complex_type) +
-           partials_.span() * sizeof(complex_type);
+           terms_.span() * sizeof(Real) + y_.span() * sizeof(complex_type) + g_.span() * sizeof(complex_type) +
+           partials_.span() * sizeof(complex_type) + product_partials_.span() * sizeof(complex_type);
   }
 
  private:
@@ -418,7 +463,7 @@ class LossGradient {
     b.max_batch = max_batch_;
     b.v = v_;
     b.u = u_;
-    b.x = x_;
+    b.y = y_;
     b.g = g_;
     b.w = w_;
     b.xbar = xbar_;
@@ -427,6 +472,7 @@ class LossGradient {
     b.wv = wv_;
     b.sums = sums_;
     b.partials = partials_;
+    b.product_partials = product_partials_;
     return b;
   }
   template <class PointsView>
@@ -453,15 +499,18 @@ class LossGradient {
   MatrixStack<Real, memory_space> h_, v_;
   RealMatrix<Real, memory_space> w_;
   IntVector<memory_space> info_;
-  MatrixStack<Real, memory_space> u_;
-  ComplexMatrix<Real, memory_space> wv_;
+  ComplexMatrix<Real, memory_space> u_, wv_;
   RealMatrix<Real, memory_space> xbar_, terms_;
-  MatrixStack<Real, memory_space> x_, g_;
+  ComplexMatrix<Real, memory_space> y_;
+  MatrixStack<Real, memory_space> g_;
   sums_type sums_;
   CommutatorPenalty<Real, ExecSpace> penalty_;
   using MatrixStack4 = Kokkos::View<complex_type****, memory_space>;
   MatrixStack4 partials_;  // fused host path: chunk x D x N x N partial sums of X
-  bool allow_fused_ = true;
+  using ProductPartials = Kokkos::View<complex_type***, Kokkos::LayoutRight, memory_space>;
+  ProductPartials product_partials_;  // gradient_product without GEMM: chunk x N x D N partial sums of Y
+  LossKernel kernel_ = LossKernel::automatic;
+  int team_size_ = 0;
   SpectralPath spectral_path_ = SpectralPath::automatic;
 };
 

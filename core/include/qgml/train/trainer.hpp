@@ -179,16 +179,22 @@ class Trainer {
     const int capacity = BatchDistribution<ExecSpace>::local_batch_capacity(batch, T_local);
     const std::size_t b = std::size_t(capacity);
     const bool distributed = ranks > 1;
-    // LossGradient: eigensolver status, xbar and the per-point terms, X and the gradient, the loss sums,
-    // the commutator penalty's commutators and norms; H, V, the spectrum, U and W of the separate
-    // kernels unless the fused path applies; the fused path's partial sums of X on host spaces.
+    // LossGradient: eigensolver status, xbar and the per-point terms, Y and the gradient, the loss sums,
+    // the commutator penalty's commutators and norms; U and W unless the fused path runs, and H, V and
+    // the spectrum of the separate kernels; the fused path's partial sums of X on host spaces, the
+    // partial sums of Y where the product runs without GEMM.
     const std::size_t pairs = std::size_t(std::max(1, D * (D - 1) / 2));
     std::size_t engine = bytes(b, sizeof(int)) + bytes(b * d, sizeof(Real)) +
                          bytes(b * std::size_t(loss_penalty), sizeof(Real)) + 2 * bytes(dnn, cx) +
                          bytes(std::size_t(loss_sum_count), sizeof(double)) + bytes(pairs * n * n, cx) +
                          bytes(pairs, sizeof(Real));
-    if (!engine_fused(settings, N))
-      engine += 2 * bytes(b * n * n, cx) + bytes(b * n, sizeof(Real)) + bytes(d * n * 2 * b, cx) + bytes(n * 2 * b, cx);
+    const LossKernel kernel = engine_kernel(settings, N);
+    if (kernel != LossKernel::fused_host) {
+      engine += bytes(d * n * 2 * b, cx) + bytes(n * 2 * b, cx);
+      if (!is_host_space_v<ExecSpace> || !kokkoskernels_available)
+        engine += bytes(std::size_t(detail::gradient_max_chunks<Real>(N, D, 2 * capacity)) * dnn, cx);
+    }
+    if (kernel == LossKernel::separate) engine += 2 * bytes(b * n * n, cx) + bytes(b * n, sizeof(Real));
     if constexpr (is_host_space_v<ExecSpace>)
       engine += bytes(std::size_t(detail::packed_gradient_max_chunks<Real>(N, D)) * dnn, cx);
     // HermitianAdam: the two moments and the step counter.
@@ -216,7 +222,8 @@ class Trainer {
         shard_(comm ? shard_range(total_points, comm->size(), comm->rank()) : ShardRange{0, total_points}),
         batch_(int(effective_batch_size(settings, count_))),
         engine_(config.dimension(), config.matrix_size(),
-                BatchDistribution<ExecSpace>::local_batch_capacity(batch_, shard_.size()), engine_fused_flag(settings)),
+                BatchDistribution<ExecSpace>::local_batch_capacity(batch_, shard_.size()),
+                settings.warm_start_eigh ? LossKernel::separate : settings.kernel),
         adam_(config.dimension(), config.matrix_size(), settings.adam),
         distribution_(count_, batch_, shard_, distributed_ ? comm->size() : 1),
         batch_points_(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::batch_points"), engine_.max_batch(),
@@ -397,15 +404,15 @@ class Trainer {
                  "qgml::Trainer: " + std::to_string(total) + " points exceed the supported maximum of 2^31 - 1");
     return int(total);
   }
-  // Whether the LossGradient may take the fused host path (warm starts need the separate kernels).
-  static bool engine_fused_flag(const TrainingSettings& s) { return s.fused_loss_gradient && !s.warm_start_eigh; }
-  // Whether it does (LossGradient::fused() of a LossGradient constructed with engine_fused_flag).
-  static bool engine_fused(const TrainingSettings& s, int n) {
-    if constexpr (is_host_space_v<ExecSpace>)
-      return engine_fused_flag(s) && resolve_eigh_variant<ExecSpace>(EighOptions{}.variant, n) == EighVariant::packed;
-    else
-      return false;
+  // The loss-gradient implementation the trainer's LossGradient runs.
+  static LossKernel engine_kernel(const TrainingSettings& s, int n) {
+    return resolve_loss_kernel<ExecSpace>(s.kernel, n, EighVariant::automatic, s.warm_start_eigh);
   }
+#if defined(QGML_HAVE_KOKKOSKERNELS)
+  static constexpr bool kokkoskernels_available = true;
+#else
+  static constexpr bool kokkoskernels_available = false;
+#endif
   // Doubles in one all-reduce: the D N^2 complex gradient and the loss sums.
   static std::size_t reduce_count(int d, int n) {
     return 2 * std::size_t(d) * std::size_t(n) * std::size_t(n) + std::size_t(loss_sum_count);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "qgml/train/adam.hpp"
+#include "qgml/train/loss_kernel.hpp"
 #include "qgml/train/loss_settings.hpp"
 
 namespace qgml {
@@ -46,9 +47,9 @@ struct TrainingSettings {
   // of a Jacobi refinement (EighOptions::warm_start); holds T N^2 complex numbers. On CPUs the cold
   // packed solver is faster (perf/NOTES.md); this is for measurement and for GPU work.
   bool warm_start_eigh = false;
-  // On CPUs, the loss and gradient of a batch in one fused kernel per pack of points where the packed
-  // eigensolver applies (LossGradient::set_fused); false runs the separate kernels (for comparison).
-  bool fused_loss_gradient = true;
+  // The loss-gradient implementation (LossKernel, train/loss_kernel.hpp): auto is the fused host kernel
+  // on CPUs where it applies and the team kernel on GPUs; warm starts need (and get) separate.
+  LossKernel kernel = LossKernel::automatic;
   // With it, psi_0 and phi by tridiagonal solves instead of the whole spectrum where that pays
   // (LossGradient::SpectralPath::automatic; false: full_spectrum).
   bool ground_state_path = true;

@@ -1,0 +1,217 @@
+// Quantum geometry of the ground state from the ground state alone (QuantumGeometry's team path): one
+// team per point, no eigenvectors of excited states. With H = Q T Q^H (team Householder reduction),
+// psi = Q z_0, y_mu = A_mu psi and y'_mu = Q^H y_mu, and R_T the regularised reduced resolvent of T
+// (linalg/tridiagonal_ground_state.hpp; R = Q R_T Q^H = sum_{n >= 1} f(E_n - E_0) |n><n|), the
+// sum-over-states forms of quantum_geometry.hpp become one tridiagonal solve per coordinate direction,
+// phi'_mu = R_T y'_mu (spec 3.1-3.3):
+//   quantum metric      g_{mu,nu} = 2 Re sum_n conj(W_{n,mu}) W_{n,nu} f(g_n) = 2 Re <y'_mu|phi'_nu>,
+//   covariance metric   g_{mu,nu} = 2 Re (<y'_mu|y'_nu> - <y'_mu|z_0><z_0|y'_nu>),
+//   geometric tensor    Q_{mu,nu} = sum_n conj(W_{n,mu}) W_{n,nu} f(g_n)^2 = <phi'_mu|phi'_nu>,
+// with W_{n,mu} = <n|A_mu|psi_0>; f is the regularised 1/g of degeneracy.hpp in both paths.
+// O(N^3) for the reduction and O(D N^2) after it, against the whole eigendecomposition (and O(D N^2)
+// projections) of the spectral path.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/types.hpp"
+#include "qgml/linalg/householder_tridiagonal.hpp"
+#include "qgml/linalg/loops.hpp"
+#include "qgml/linalg/tridiagonal_ground_state.hpp"
+#include "qgml/model/degeneracy.hpp"
+
+namespace qgml::detail {
+
+// Reals of one team's scratch: H (complex N x N), tau and p (complex N), T (2 N), z_0 and the inverse
+// iteration's workspace (3 N), x (D), y'_mu and phi'_mu (complex, 4 D N), the resolvent's workspace per
+// direction (4 D N), 4 shared scalars.
+KOKKOS_INLINE_FUNCTION constexpr std::size_t ground_state_geometry_scratch_reals(int n, int d) {
+  return 2 * std::size_t(n) * n + 4 * std::size_t(n) + 2 * std::size_t(n) + 3 * std::size_t(n) + std::size_t(d) +
+         8 * std::size_t(d) * n + 4;
+}
+
+// kind: int(MetricKind) (0 quantum, 1 covariance, 2 fubini_study); tensor: also fill fs and berry.
+template <class Real, class ExecSpace, class PointsView>
+struct GroundStateGeometry {
+  using complex_type = complex_t<Real>;
+  using memory_space = typename ExecSpace::memory_space;
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using scratch_matrix = Kokkos::View<complex_type**, Kokkos::LayoutRight, typename ExecSpace::scratch_memory_space,
+                                      Kokkos::MemoryUnmanaged>;
+  using tensor_type = Kokkos::View<Real***, Kokkos::LayoutRight, memory_space>;
+
+  MatrixStack<Real, memory_space> a;
+  Matrix<Real, memory_space> sq;
+  PointsView x;
+  RealMatrix<Real, memory_space> xbar;
+  RealVector<Real, memory_space> energy, sigma2;
+  IntVector<memory_space> info;
+  tensor_type metric, fs, berry;
+  int kind = 0, level = 0;
+  bool tensor = false;
+  std::size_t reals = 0;
+  Real eta_rel = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const int t = member.league_rank();
+    const int d = static_cast<int>(a.extent(0));
+    const int n = static_cast<int>(a.extent(1));
+    const linalg::TeamLoops<member_type> loops{member};
+    scratch_view scratch(member.team_scratch(level), reals);
+    Real* const base = scratch.data();
+    const scratch_matrix h(reinterpret_cast<complex_type*>(base), n, n);
+    complex_type* const tau = reinterpret_cast<complex_type*>(base + 2 * n * n);
+    complex_type* const p = tau + n;
+    Real* const td = base + 2 * n * n + 4 * n;
+    Real* const te = td + n;
+    Real* const z0 = te + n;
+    Real* const dd = z0 + n;
+    Real* const ll = dd + n;
+    Real* const xs = ll + n;
+    Real* const yr = xs + d;  // y'_mu(i) at mu * n + i
+    Real* const yi = yr + d * n;
+    Real* const fr = yi + d * n;  // phi'_mu
+    Real* const fi = fr + d * n;
+    Real* const work = fi + d * n;  // 4 n per direction
+    Real* const shared = work + 4 * d * n;
+    const Real nan = math::sqrt(Real(-1));
+
+    // --- H(x) (zero and flagged where not finite), T, E_0, E_max, z_0, psi = Q z_0.
+    loops.for_each(0, d, [&](const int k) { xs[k] = Real(x(t, k)); });
+    loops.barrier();
+    Real x2 = 0;
+    for (int k = 0; k < d; ++k) x2 += xs[k] * xs[k];
+    const Real fin = loops.template sum<Real>(0, n * n, [&](const int ij) {
+      const int i = ij / n, j = ij % n;
+      Real hr = sq(i, j).real(), hi = sq(i, j).imag();
+      for (int k = 0; k < d; ++k) {
+        hr -= xs[k] * a(k, i, j).real();
+        hi -= xs[k] * a(k, i, j).imag();
+      }
+      if (i == j) hr += Real(0.5) * x2;
+      h(i, j) = complex_type(hr, hi);
+      return (hr - hr) + (hi - hi);
+    });
+    const bool finite = fin == Real(0);
+    if (!finite) {
+      loops.barrier();
+      loops.for_each(0, n * n, [&](const int ij) { h(ij / n, ij % n) = complex_type(0); });
+    }
+    loops.barrier();
+    linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
+    loops.for_each(0, 2, [&](const int which) {
+      shared[which] = finite ? linalg::tridiagonal_eigenvalue(n, td, te, which == 0 ? 0 : n - 1) : nan;
+    });
+    loops.barrier();
+    const Real e0 = shared[0], emax = shared[1];
+    loops.single([&]() { linalg::packed_ground_vector<1>(n, td, te, &e0, &emax, dd, ll, z0); });
+    loops.barrier();
+    // psi = Q z_0 into fr / fi (free until the solves), then y_mu = A_mu psi and y'_mu = Q^H y_mu.
+    loops.for_each(0, n, [&](const int i) {
+      fr[i] = z0[i];
+      fi[i] = Real(0);
+    });
+    loops.barrier();
+    linalg::apply_householder_q(loops, h, tau, fr, fi, false);
+    loops.for_each(0, d * n, [&](const int ki) {
+      const int k = ki / n, i = ki % n;
+      Real r = 0, im = 0;
+      for (int j = 0; j < n; ++j) {
+        const complex_type akij = a(k, i, j);
+        r += akij.real() * fr[j] - akij.imag() * fi[j];
+        im += akij.real() * fi[j] + akij.imag() * fr[j];
+      }
+      yr[ki] = r;
+      yi[ki] = im;
+    });
+    loops.barrier();
+    // xbar, sigma^2 (the order of ground_state_terms), E_0.
+    loops.single([&]() {
+      Real s2 = 0;
+      for (int k = 0; k < d; ++k) {
+        Real xb = 0, square = 0;
+        for (int i = 0; i < n; ++i) {
+          xb += fr[i] * yr[k * n + i] + fi[i] * yi[k * n + i];
+          square += yr[k * n + i] * yr[k * n + i] + yi[k * n + i] * yi[k * n + i];
+        }
+        xbar(t, k) = xb;
+        s2 += square - xb * xb;
+      }
+      sigma2(t) = s2;
+      energy(t) = e0;
+      info(t) = finite ? 0 : 1;  // linalg::eigh_success, eigh_non_finite_input
+    });
+    loops.barrier();
+    // y'_mu = Q^H y_mu and phi'_mu = R_T y'_mu, one direction per thread.
+    const Real eta = eta_rel * spectral_scale(e0, emax);
+    const bool quantum = kind == 0, covariance = kind == 1, fubini_study = kind == 2;
+    const bool solve = !covariance || tensor;
+    loops.for_each(0, d, [&](const int mu) {
+      Real* const ur = yr + mu * n;
+      Real* const ui = yi + mu * n;
+      linalg::apply_householder_q(linalg::SerialLoops{}, h, tau, ur, ui, true);
+      if (solve) {
+        Real* const vr = fr + mu * n;
+        Real* const vi = fi + mu * n;
+        for (int i = 0; i < n; ++i) {
+          vr[i] = ur[i];
+          vi[i] = ui[i];
+        }
+        Real* const w = work + 4 * mu * n;
+        linalg::packed_reduced_resolvent<1>(n, td, te, &e0, &eta, z0, w, w + n, w + 2 * n, w + 3 * n, vr, vi);
+      }
+    });
+    loops.barrier();
+    // The D x D tensors, one (mu, nu) pair per thread.
+    loops.for_each(0, d * d, [&](const int munu) {
+      const int mu = munu / d, nu = munu % d;
+      if (nu < mu) return;
+      const Real* const ar = yr + mu * n;
+      const Real* const ai = yi + mu * n;
+      const Real* const br = (quantum ? fr : yr) + nu * n;
+      const Real* const bi = (quantum ? fi : yi) + nu * n;
+      Real g = 0;
+      if (!fubini_study) {
+        for (int i = 0; i < n; ++i) g += ar[i] * br[i] + ai[i] * bi[i];  // Re <a|b>
+        if (covariance) {
+          Real amr = 0, ami = 0, bmr = 0, bmi = 0;  // <z_0|y'_mu>, <z_0|y'_nu>
+          for (int i = 0; i < n; ++i) {
+            amr += z0[i] * ar[i];
+            ami += z0[i] * ai[i];
+            bmr += z0[i] * br[i];
+            bmi += z0[i] * bi[i];
+          }
+          g -= amr * bmr + ami * bmi;
+        }
+        g *= Real(2);
+      }
+      Real qr = 0, qi = 0;  // <phi'_mu|phi'_nu>
+      if (tensor || fubini_study) {
+        const Real* const pr = fr + mu * n;
+        const Real* const pi = fi + mu * n;
+        const Real* const sr = fr + nu * n;
+        const Real* const si = fi + nu * n;
+        for (int i = 0; i < n; ++i) {
+          qr += pr[i] * sr[i] + pi[i] * si[i];
+          qi += pr[i] * si[i] - pi[i] * sr[i];
+        }
+      }
+      if (fubini_study) g = qr;
+      if (!finite) g = nan;
+      metric(t, mu, nu) = g;
+      metric(t, nu, mu) = g;
+      if (tensor) {
+        fs(t, mu, nu) = qr;
+        fs(t, nu, mu) = qr;
+        berry(t, mu, nu) = Real(-2) * qi;
+        berry(t, nu, mu) = Real(2) * qi;
+      }
+    });
+  }
+};
+
+}  // namespace qgml::detail

@@ -1,0 +1,206 @@
+// The ground-state work on the real symmetric tridiagonal T = Q^H H Q (householder_tridiagonal.hpp) that
+// the ground-state paths share (spec 2.5, 2.6; perf/NOTES.md "the ground-state path"): selected
+// eigenvalues by bisection on Sturm counts, z_0 by inverse iteration, and the regularised reduced
+// resolvent R_T = sum_{n != 0} f(E_n - E_0) z_n z_n^T applied by a complex tridiagonal solve.
+// T is given by its diagonal td and off-diagonal te (te[i] couples i and i + 1).
+//
+// The inverse iteration and the resolvent are written for W lanes (value i of lane q at i * W + q: the
+// packed layout of hermitian_eigensolver_packed.hpp); W = 1 is one point (the team paths).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/types.hpp"
+#include "qgml/linalg/lanes.hpp"
+#include "qgml/model/degeneracy.hpp"
+
+namespace qgml::linalg {
+
+// Number of eigenvalues of T smaller than x (the negative pivots of the LDL^T factorisation of T - x,
+// each pivot kept at least pivmin away from zero).
+template <class Real>
+KOKKOS_INLINE_FUNCTION int sturm_count(const int n, const Real* td, const Real* te, const Real x, const Real pivmin) {
+  int count = 0;
+  Real q = td[0] - x;
+  for (int i = 0;;) {
+    if (math::fabs(q) < pivmin) q = -pivmin;
+    if (q < Real(0)) ++count;
+    if (++i == n) break;
+    q = td[i] - x - te[i - 1] * te[i - 1] / q;
+  }
+  return count;
+}
+
+// The k-th smallest eigenvalue of T (k = 0 .. n - 1) by bisection of its Gershgorin interval until the
+// interval is a few ulps wide (absolute accuracy ~ eps ||T||, that of QL). Deterministic: a fixed
+// sequence of midpoints for given T, so every thread and backend gets the same bits. NaN in T gives NaN.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real tridiagonal_eigenvalue(const int n, const Real* td, const Real* te, const int k) {
+  constexpr Real eps = epsilon<Real>();
+  Real lo = td[0], hi = td[0], emax2 = 0;
+  bool finite = true;
+  for (int i = 0; i < n; ++i) {
+    const Real left = i > 0 ? math::fabs(te[i - 1]) : Real(0);
+    const Real right = i + 1 < n ? math::fabs(te[i]) : Real(0);
+    lo = td[i] - left - right < lo ? td[i] - left - right : lo;
+    hi = td[i] + left + right > hi ? td[i] + left + right : hi;
+    emax2 = right * right > emax2 ? right * right : emax2;
+    finite = finite && math::isfinite(td[i]) && math::isfinite(right);
+  }
+  if (!finite) return math::sqrt(Real(-1));
+  const Real norm = math::fabs(lo) > math::fabs(hi) ? math::fabs(lo) : math::fabs(hi);
+  // Smallest pivot magnitude: keeps the recurrence finite (LAPACK dstebz's pivmin).
+  const Real pivmin = Real(4) * min_normal<Real>() * (emax2 > Real(1) ? emax2 : Real(1));
+  const Real pad = Real(2) * eps * norm + Real(2) * pivmin;
+  lo -= pad;
+  hi += pad;
+  const Real tol = Real(2) * eps * norm + pivmin;
+  for (int it = 0; it < 2 * int(sizeof(Real)) * 8 + 16; ++it) {
+    const Real mid = Real(0.5) * (lo + hi);
+    if (hi - lo <= tol || mid <= lo || mid >= hi) break;
+    if (sturm_count(n, td, te, mid, pivmin) > k)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return Real(0.5) * (lo + hi);
+}
+
+// z_0: the unit eigenvector of the tridiagonal T (diagonal td, off-diagonal te) for its smallest
+// eigenvalue e0, by inverse iteration with the shift e0 - delta, delta = 64 eps max(E_max - E_0, 1), on
+// T - e0 + delta (positive definite: LDL^T without pivoting). Each iteration shrinks the other
+// components by delta / (E_n - E_0 + delta); four iterations. dd, ll: n reals per lane of work.
+template <int W, class Real>
+KOKKOS_INLINE_FUNCTION void packed_ground_vector(const int n, const Real* td, const Real* te, const Real* e0,
+                                                 const Real* emax, Real* dd, Real* ll, Real* z) {
+  constexpr Real eps = epsilon<Real>();
+  Real shift[W], tiny[W];
+  QGML_LANES(q, W) {
+    const Real scale = spectral_scale(e0[q], emax[q]);
+    shift[q] = e0[q] - Real(64) * eps * scale;
+    tiny[q] = eps * eps * scale;
+  }
+  // T - shift = L D L^T; dd holds 1 / D_i, ll holds L_i (row i + 1, column i).
+  for (int i = 0; i < n; ++i) {
+    const Real* t = td + i * W;
+    Real* di = dd + i * W;
+    QGML_LANES(q, W) {
+      Real dv = t[q] - shift[q];
+      if (i > 0) dv -= ll[(i - 1) * W + q] * te[(i - 1) * W + q];
+      dv = math::fabs(dv) < tiny[q] ? tiny[q] : dv;
+      di[q] = Real(1) / dv;
+      if (i + 1 < n) ll[i * W + q] = te[i * W + q] * di[q];
+    }
+  }
+  for (int i = 0; i < n; ++i) {  // a start with components along every eigenvector of an unreduced T
+    const Real v = Real(1) + Real(0.5) * Real(i % 7) / Real(7) - Real(0.25) * Real(i % 3);
+    QGML_LANES(q, W) z[i * W + q] = v;
+  }
+  for (int it = 0; it < 4; ++it) {
+    for (int i = 1; i < n; ++i) QGML_LANES(q, W) z[i * W + q] -= ll[(i - 1) * W + q] * z[(i - 1) * W + q];
+    for (int i = 0; i < n; ++i) QGML_LANES(q, W) z[i * W + q] *= dd[i * W + q];
+    for (int i = n - 2; i >= 0; --i) QGML_LANES(q, W) z[i * W + q] -= ll[i * W + q] * z[(i + 1) * W + q];
+    Real norm[W];
+    QGML_LANES(q, W) norm[q] = Real(0);
+    for (int i = 0; i < n; ++i) QGML_LANES(q, W) norm[q] += z[i * W + q] * z[i * W + q];
+    QGML_LANES(q, W) norm[q] = Real(1) / math::sqrt(norm[q]);
+    for (int i = 0; i < n; ++i) QGML_LANES(q, W) z[i * W + q] *= norm[q];
+  }
+}
+
+// One step of a bidiagonal solve for two complex right-hand sides: (ur, ui) <- (ar, ai) - l (ur, ui) and
+// (vr, vi) <- (br, bi) - l (vr, vi), l = (lr, li).
+template <class Real>
+KOKKOS_FORCEINLINE_FUNCTION void eliminate(const Real lr, const Real li, const Real ar, const Real ai, const Real br,
+                                           const Real bi, Real& ur, Real& ui, Real& vr, Real& vi) {
+  const Real nur = ar - (lr * ur - li * ui), nui = ai - (lr * ui + li * ur);
+  const Real nvr = br - (lr * vr - li * vi), nvi = bi - (lr * vi + li * vr);
+  ur = nur;
+  ui = nui;
+  vr = nvr;
+  vi = nvi;
+}
+
+// (xr, xi) <- R_T (xr, xi) for the real operator R_T = sum_{n != 0} f(E_n - E_0) z_n z_n^T (spec 2.5,
+// 2.6), f(g) = g / (g^2 + eta^2) = Re 1 / (g - i eta): Re (T - E_0 - i eta)^{-1} applied to the real and
+// imaginary parts (complex LDL^T without pivoting: T - E_0 is positive semidefinite and the shift
+// -i eta keeps every pivot away from zero). The computed E_0 is off by some rounding r, which would
+// weigh z_0 with r / (r^2 + eta^2) (up to 1 / (2 eta)) instead of f(0) = 0, so the component along z_0
+// is removed before and after the solve (either removal alone suffices; the tests fail without both).
+// eta is at least eps max(|E_0|, 1). fdr, fdi, flr, fli: n reals per lane of work.
+template <int W, class Real>
+KOKKOS_INLINE_FUNCTION void packed_reduced_resolvent(const int n, const Real* td, const Real* te, const Real* e0,
+                                                     const Real* eta, const Real* z0, Real* fdr, Real* fdi, Real* flr,
+                                                     Real* fli, Real* xr, Real* xi) {
+  auto project_out = [&]() {
+    Real cr[W], ci[W];
+    QGML_LANES(q, W) cr[q] = ci[q] = Real(0);
+    for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
+        cr[q] += z0[i * W + q] * xr[i * W + q];
+        ci[q] += z0[i * W + q] * xi[i * W + q];
+      }
+    for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
+        xr[i * W + q] -= cr[q] * z0[i * W + q];
+        xi[i * W + q] -= ci[q] * z0[i * W + q];
+      }
+  };
+  project_out();
+  constexpr Real eps = epsilon<Real>();
+  // T - E_0 - i eta = L D L^T (complex symmetric): fd = 1 / D_i, fl = L_i.
+  for (int i = 0; i < n; ++i) {
+    QGML_LANES(q, W) {
+      const Real floor = eps * (math::fabs(e0[q]) > Real(1) ? math::fabs(e0[q]) : Real(1));
+      Real dr = td[i * W + q] - e0[q];
+      Real di = -(eta[q] > floor ? eta[q] : floor);
+      if (i > 0) {
+        const Real t = te[(i - 1) * W + q];
+        dr -= flr[(i - 1) * W + q] * t;
+        di -= fli[(i - 1) * W + q] * t;
+      }
+      const Real m2 = dr * dr + di * di;
+      const Real ir = dr / m2, ii = -di / m2;
+      fdr[i * W + q] = ir;
+      fdi[i * W + q] = ii;
+      if (i + 1 < n) {
+        const Real t = te[i * W + q];
+        flr[i * W + q] = t * ir;
+        fli[i * W + q] = t * ii;
+      }
+    }
+  }
+  // Two real right-hand sides (xr and xi), complex solutions u and v, of which Re u and Re v are kept.
+  // Forward L y = b, then z = D^{-1} y: Re z over x, Im z over fdr / fdi (1 / D_i is read just before).
+  Real ur_prev[W], ui_prev[W], vr_prev[W], vi_prev[W];
+  QGML_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
+  for (int i = 0; i < n; ++i) {
+    const int below = i > 0 ? i - 1 : 0;  // L_{i-1}; zero for i = 0 (the previous values are zero too)
+    QGML_LANES(q, W) {
+      const Real lr = i > 0 ? flr[below * W + q] : Real(0), li = i > 0 ? fli[below * W + q] : Real(0);
+      eliminate(lr, li, xr[i * W + q], Real(0), xi[i * W + q], Real(0), ur_prev[q], ui_prev[q], vr_prev[q], vi_prev[q]);
+    }
+    QGML_LANES(q, W) {
+      const Real dr = fdr[i * W + q], di = fdi[i * W + q];
+      const Real wr = ur_prev[q] * dr - ui_prev[q] * di, wi = ur_prev[q] * di + ui_prev[q] * dr;
+      const Real yr = vr_prev[q] * dr - vi_prev[q] * di, yi = vr_prev[q] * di + vi_prev[q] * dr;
+      xr[i * W + q] = wr;
+      xi[i * W + q] = yr;
+      fdr[i * W + q] = wi;
+      fdi[i * W + q] = yi;
+    }
+  }
+  // Backward L^T u = z: u_i = z_i - L_i u_{i+1}.
+  QGML_LANES(q, W) ur_prev[q] = ui_prev[q] = vr_prev[q] = vi_prev[q] = Real(0);
+  for (int i = n - 1; i >= 0; --i) {
+    QGML_LANES(q, W) {
+      const Real lr = i + 1 < n ? flr[i * W + q] : Real(0), li = i + 1 < n ? fli[i * W + q] : Real(0);
+      eliminate(lr, li, xr[i * W + q], fdr[i * W + q], xi[i * W + q], fdi[i * W + q], ur_prev[q], ui_prev[q],
+                vr_prev[q], vi_prev[q]);
+      xr[i * W + q] = ur_prev[q];  // Re u
+      xi[i * W + q] = vr_prev[q];  // Re v
+    }
+  }
+  project_out();
+}
+
+}  // namespace qgml::linalg

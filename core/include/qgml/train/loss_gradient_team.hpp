@@ -1,0 +1,326 @@
+// The team path of LossGradient (LossKernel::team): one team per point on the ground-state path, the
+// GPU-shaped kernel, written against the Loops interface so that it runs with teams of any size on
+// every backend (one thread per team on CPUs, where CI tests it against the fused host path).
+//
+// Per point x (spec 1.1, 2.5, 2.6; the formulas of loss_gradient.hpp):
+//   H(x) = S - sum_k x_k A_k + |x|^2 / 2 in team scratch (S = 1/2 sum_k A_k^2),
+//   H = Q T Q^H by the team Householder reduction (linalg/householder_tridiagonal.hpp),
+//   E_0, E_1, E_max of T by bisection, one thread each (linalg/tridiagonal_ground_state.hpp),
+//   psi = Q z_0 with z_0 from inverse iteration on T,
+//   y_k = A_k psi, xbar, sigma^2, d^2, r = xbar - x, s = sum_k r_k y_k,
+//   phi = Q R_T Q^H s (the regularised reduced resolvent, a complex tridiagonal solve),
+//   a_l = w b_l - (1 - w) c_l + (1 - w) r_l psi,  e_l = -(1 - w) b_l,  b_l = y_l - x_l psi,
+//   c_l = (A_l - x_l) phi,
+// written once per point as rows of U (row t: the a_l, row count + t: the e_l, each D x N) and W
+// (row t: psi, row count + t: phi). The batch gradient is then X_l = sum_rows u_l w^H, i.e.
+// Y = W^H U (N x D N, one GEMM over 2 count rows) with X_l(i, j) = Y(j, l N + i), and
+// G_l = X_l + X_l^H (gradient_product below; shared with the separate kernels).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/types.hpp"
+#include "qgml/linalg/householder_tridiagonal.hpp"
+#include "qgml/linalg/loops.hpp"
+#include "qgml/linalg/tridiagonal_ground_state.hpp"
+#include "qgml/model/degeneracy.hpp"
+#include "qgml/train/loss_settings.hpp"
+
+#if defined(QGML_HAVE_KOKKOSKERNELS)
+#include <KokkosBlas3_gemm.hpp>
+#endif
+
+namespace qgml::detail {
+
+// Reals of one team's scratch: H (complex N x N), tau and p (complex N), T (2 N), z_0 and the
+// factorisation workspace (5 N), psi, phi / s (complex: 4 N), x and r (2 D), 8 shared scalars.
+KOKKOS_INLINE_FUNCTION constexpr std::size_t team_gradient_scratch_reals(int n, int d) {
+  return 2 * std::size_t(n) * n + 4 * std::size_t(n) + 2 * std::size_t(n) + 5 * std::size_t(n) + 4 * std::size_t(n) +
+         2 * std::size_t(d) + 8;
+}
+
+// Slots of the shared scalars.
+enum TeamGradientShared : int { shared_e0 = 0, shared_e1, shared_emax, shared_sigma2, shared_dist2, shared_count };
+
+template <class Real, class ExecSpace, class PointsView>
+struct TeamLossGradient {
+  using complex_type = complex_t<Real>;
+  using memory_space = typename ExecSpace::memory_space;
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using scratch_matrix = Kokkos::View<complex_type**, Kokkos::LayoutRight, typename ExecSpace::scratch_memory_space,
+                                      Kokkos::MemoryUnmanaged>;
+
+  MatrixStack<Real, memory_space> a;
+  Matrix<Real, memory_space> sq;
+  PointsView x;
+  RealMatrix<Real, memory_space> xbar, terms;
+  IntVector<memory_space> info;
+  ComplexMatrix<Real, memory_space> u, wv;  // 2 max_batch x D N, 2 max_batch x N
+  int count = 0, level = 0;
+  std::size_t reals = 0;
+  Real weight = 0, lw = 0, eta_rel = 0, tol = 0;
+  bool skip_degenerate = false;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const int t = member.league_rank();
+    const int d = static_cast<int>(a.extent(0));
+    const int n = static_cast<int>(a.extent(1));
+    const linalg::TeamLoops<member_type> loops{member};
+    scratch_view scratch(member.team_scratch(level), reals);
+    Real* const base = scratch.data();
+    const scratch_matrix h(reinterpret_cast<complex_type*>(base), n, n);
+    complex_type* const tau = reinterpret_cast<complex_type*>(base + 2 * n * n);
+    complex_type* const p = tau + n;
+    Real* const td = base + 2 * n * n + 4 * n;
+    Real* const te = td + n;
+    Real* const z0 = te + n;
+    Real* const fdr = z0 + n;  // 1 / D_i of the factorisations (complex for the resolvent)
+    Real* const fdi = fdr + n;
+    Real* const flr = fdi + n;  // L_i
+    Real* const fli = flr + n;
+    Real* const psr = fli + n;  // psi
+    Real* const psi = psr + n;
+    Real* const phr = psi + n;  // s, then phi
+    Real* const phi = phr + n;
+    Real* const xs = phi + n;  // x_k
+    Real* const rs = xs + d;   // r_k
+    Real* const shared = rs + d;
+    const Real nan = math::sqrt(Real(-1));
+
+    // --- H(x); a non-finite entry makes the point a zero matrix flagged non-finite (as the fused path).
+    loops.for_each(0, d, [&](const int k) { xs[k] = Real(x(t, k)); });
+    loops.barrier();
+    Real x2 = 0;
+    for (int k = 0; k < d; ++k) x2 += xs[k] * xs[k];
+    const Real fin = loops.template sum<Real>(0, n * n, [&](const int ij) {
+      const int i = ij / n, j = ij % n;
+      Real hr = sq(i, j).real(), hi = sq(i, j).imag();
+      for (int k = 0; k < d; ++k) {
+        hr -= xs[k] * a(k, i, j).real();
+        hi -= xs[k] * a(k, i, j).imag();
+      }
+      if (i == j) hr += Real(0.5) * x2;
+      h(i, j) = complex_type(hr, hi);
+      return (hr - hr) + (hi - hi);
+    });
+    const bool finite = fin == Real(0);
+    if (!finite) {
+      loops.barrier();
+      loops.for_each(0, n * n, [&](const int ij) { h(ij / n, ij % n) = complex_type(0); });
+    }
+    loops.barrier();
+
+    // --- T, E_0, E_1, E_max, z_0, psi = Q z_0.
+    linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
+    loops.for_each(0, 3, [&](const int which) {
+      const int index = which == 0 ? 0 : (which == 1 ? (n > 1 ? 1 : 0) : n - 1);
+      shared[which] = finite ? linalg::tridiagonal_eigenvalue(n, td, te, index) : nan;
+    });
+    loops.barrier();
+    const Real e0 = shared[shared_e0], e1 = shared[shared_e1], emax = shared[shared_emax];
+    loops.single([&]() { linalg::packed_ground_vector<1>(n, td, te, &e0, &emax, fdr, flr, z0); });
+    loops.barrier();
+    loops.for_each(0, n, [&](const int i) {
+      psr[i] = z0[i];
+      psi[i] = Real(0);
+    });
+    loops.barrier();
+    linalg::apply_householder_q(loops, h, tau, psr, psi, false);
+
+    // --- y_k = A_k psi (into row t of U), xbar, sigma^2, d^2 (the order of ground_state_terms).
+    loops.for_each(0, d * n, [&](const int ki) {
+      const int k = ki / n, i = ki % n;
+      Real yr = 0, yi = 0;
+      for (int j = 0; j < n; ++j) {
+        const complex_type akij = a(k, i, j);
+        yr += akij.real() * psr[j] - akij.imag() * psi[j];
+        yi += akij.real() * psi[j] + akij.imag() * psr[j];
+      }
+      u(t, ki) = complex_type(yr, yi);
+    });
+    loops.barrier();
+    loops.single([&]() {
+      Real sigma2 = 0, dist2 = 0;
+      for (int k = 0; k < d; ++k) {
+        Real xb = 0, square = 0;
+        for (int i = 0; i < n; ++i) {
+          const complex_type y = u(t, k * n + i);
+          xb += psr[i] * y.real() + psi[i] * y.imag();
+          square += y.real() * y.real() + y.imag() * y.imag();
+        }
+        xbar(t, k) = xb;
+        sigma2 += square - xb * xb;
+        rs[k] = xb - xs[k];
+        dist2 += rs[k] * rs[k];
+      }
+      shared[shared_sigma2] = sigma2;
+      shared[shared_dist2] = dist2;
+    });
+    loops.barrier();
+
+    // --- s = sum_k r_k y_k; phi = Q R_T Q^H s.
+    loops.for_each(0, n, [&](const int i) {
+      Real sr = 0, si = 0;
+      for (int k = 0; k < d; ++k) {
+        const complex_type y = u(t, k * n + i);
+        sr += rs[k] * y.real();
+        si += rs[k] * y.imag();
+      }
+      phr[i] = sr;
+      phi[i] = si;
+    });
+    loops.barrier();
+    linalg::apply_householder_q(loops, h, tau, phr, phi, true);
+    const Real eta = eta_rel * spectral_scale(e0, emax);
+    loops.single(
+        [&]() { linalg::packed_reduced_resolvent<1>(n, td, te, &e0, &eta, z0, fdr, fdi, flr, fli, phr, phi); });
+    loops.barrier();
+    linalg::apply_householder_q(loops, h, tau, phr, phi, false);
+
+    // --- a_l, e_l (weighted) into rows t and count + t of U; psi, phi into the same rows of W.
+    const bool degenerate = ground_state_degenerate(n, e0, e1, emax, tol);
+    const Real pw = (skip_degenerate && degenerate) ? Real(0) : weight;
+    const Real one_minus_w = Real(1) - lw;
+    loops.for_each(0, d * n, [&](const int li) {
+      const int l = li / n, i = li % n;
+      Real cr = 0, ci = 0;
+      for (int j = 0; j < n; ++j) {
+        const complex_type alij = a(l, i, j);
+        cr += alij.real() * phr[j] - alij.imag() * phi[j];
+        ci += alij.real() * phi[j] + alij.imag() * phr[j];
+      }
+      const Real xl = xs[l], rl = rs[l];
+      const complex_type y = u(t, li);
+      const Real b_r = y.real() - xl * psr[i], b_i = y.imag() - xl * psi[i];
+      const Real c_r = cr - xl * phr[i], c_i = ci - xl * phi[i];
+      u(t, li) = complex_type(pw * (lw * b_r - one_minus_w * c_r + one_minus_w * rl * psr[i]),
+                              pw * (lw * b_i - one_minus_w * c_i + one_minus_w * rl * psi[i]));
+      u(count + t, li) = complex_type(pw * (-one_minus_w) * b_r, pw * (-one_minus_w) * b_i);
+    });
+    loops.for_each(0, n, [&](const int i) {
+      wv(t, i) = complex_type(psr[i], psi[i]);
+      wv(count + t, i) = complex_type(phr[i], phi[i]);
+    });
+
+    // --- Per-point terms (unweighted).
+    loops.single([&]() {
+      const Real sigma2 = shared[shared_sigma2], dist2 = shared[shared_dist2];
+      const Real total = dist2 + lw * sigma2;
+      const bool ok = math::isfinite(total) && math::isfinite(e0);
+      terms(t, int(loss_total)) = total;
+      terms(t, int(loss_reconstruction)) = dist2;
+      terms(t, int(loss_fluctuation)) = sigma2;
+      terms(t, int(loss_energy)) = e0;
+      terms(t, int(loss_degenerate_points)) = degenerate ? Real(1) : Real(0);
+      terms(t, int(loss_nonfinite_points)) = ok ? Real(0) : Real(1);
+      terms(t, int(loss_eigh_failures)) = finite ? Real(0) : Real(1);
+      info(t) = finite ? 0 : 1;  // linalg::eigh_success, eigh_non_finite_input
+    });
+  }
+};
+
+// Rows of U and W per chunk of the device reduction of gradient_product: fixed, so that the sum order
+// depends only on the number of points.
+inline constexpr int gradient_rows_per_chunk = 256;
+
+// Chunks of gradient_product's reduction for `rows` rows, at most max_chunks (each then takes more
+// rows). A function of (rows, max_chunks) only.
+inline int gradient_chunks(int rows, int max_chunks) {
+  const int chunks = (rows + gradient_rows_per_chunk - 1) / gradient_rows_per_chunk;
+  return chunks < 1 ? 1 : (chunks > max_chunks ? max_chunks : chunks);
+}
+
+// Partial sums the reduction of gradient_product may hold: as many chunks as fit 64 MiB.
+template <class Real>
+int gradient_max_chunks(int n, int d, int max_rows) {
+  const long long per_chunk = 2LL * d * n * n * (long long)sizeof(Real);
+  long long cap = (64LL << 20) / (per_chunk > 0 ? per_chunk : 1);
+  const long long needed = (max_rows + gradient_rows_per_chunk - 1) / gradient_rows_per_chunk;
+  cap = cap < needed ? cap : needed;
+  return int(cap < 1 ? 1 : cap);
+}
+
+// Whether gradient_product runs KokkosBlas::gemm on exec (else the chunked reduction): with
+// KokkosKernels, on host spaces (OpenBLAS where its TPL is on), and on devices when exec is the default
+// instance (KokkosKernels 3.x's gemm takes no execution-space instance and runs on the default one).
+template <class ExecSpace>
+bool gradient_product_uses_gemm(const ExecSpace& exec) {
+#if defined(QGML_HAVE_KOKKOSKERNELS)
+  if constexpr (is_host_space_v<ExecSpace>) {
+    (void)exec;
+    return true;
+  } else {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) return exec.cuda_stream() == ExecSpace().cuda_stream();
+#endif
+    (void)exec;
+    return false;
+  }
+#else
+  (void)exec;
+  return false;
+#endif
+}
+
+// g_l = X_l + X_l^H (accumulate: g_l += ...) with X_l(i, j) = sum_{r < rows} u(r, l N + i) conj(w(r, j)):
+// Y = W^H U by KokkosBlas::gemm where gradient_product_uses_gemm, else by a fixed-order chunked
+// reduction (partials: at least gradient_chunks(rows, ...) x N x D N). Asynchronous on exec.
+template <class Real, class ExecSpace>
+void gradient_product(
+    const ExecSpace& exec, const ComplexMatrix<Real, typename ExecSpace::memory_space>& u,
+    const ComplexMatrix<Real, typename ExecSpace::memory_space>& wv, int rows,
+    const ComplexMatrix<Real, typename ExecSpace::memory_space>& y,
+    const Kokkos::View<complex_t<Real>***, Kokkos::LayoutRight, typename ExecSpace::memory_space>& partials,
+    const MatrixStack<Real, typename ExecSpace::memory_space>& g, bool accumulate) {
+  using complex_type = complex_t<Real>;
+  const int n = static_cast<int>(wv.extent(1));
+  const int dn = static_cast<int>(u.extent(1));
+  const auto rows_range = Kokkos::make_pair(0, rows);
+  bool done = false;
+#if defined(QGML_HAVE_KOKKOSKERNELS)
+  if (gradient_product_uses_gemm(exec)) {
+    KokkosBlas::gemm("C", "N", complex_type(1), Kokkos::subview(wv, rows_range, Kokkos::ALL),
+                     Kokkos::subview(u, rows_range, Kokkos::ALL), complex_type(0), y);
+    done = true;
+  }
+#endif
+  if (!done) {
+    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+    using member_type = typename policy_type::member_type;
+    const int chunks = gradient_chunks(rows, static_cast<int>(partials.extent(0)));
+    const int per = (rows + chunks - 1) / chunks;
+    Kokkos::parallel_for(
+        "qgml::LossGradient::product_chunks", policy_type(exec, chunks, Kokkos::AUTO),
+        KOKKOS_LAMBDA(const member_type& member) {
+          const int c = member.league_rank();
+          const int begin = c * per, end = (c + 1) * per < rows ? (c + 1) * per : rows;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n * dn), [&](const int jm) {
+            const int j = jm / dn, m = jm % dn;
+            complex_type sum(0);
+            for (int r = begin; r < end; ++r) sum += Kokkos::conj(wv(r, j)) * u(r, m);
+            partials(c, j, m) = sum;
+          });
+        });
+    Kokkos::parallel_for(
+        "qgml::LossGradient::product_sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * dn),
+        KOKKOS_LAMBDA(const int jm) {
+          const int j = jm / dn, m = jm % dn;
+          complex_type sum(0);
+          for (int c = 0; c < chunks; ++c) sum += partials(c, j, m);
+          y(j, m) = sum;
+        });
+  }
+  Kokkos::parallel_for(
+      "qgml::LossGradient::symmetrize", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(g.extent(0)) * n * n),
+      KOKKOS_LAMBDA(const int lij) {
+        const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
+        const complex_type gij = y(j, l * n + i) + Kokkos::conj(y(i, l * n + j));
+        g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
+      });
+}
+
+}  // namespace qgml::detail
