@@ -185,7 +185,7 @@ def main(argv=None):
     info = {"suite": "run_info", "impl": "perf/gpu/bench.py", "status": "info", "run_perf": stamp,
             "host": socket.gethostname(), "git_revision": compare.git_revision(), "build": os.path.abspath(a.build),
             "backend": cfg["backend"], "kokkos_version": cfg["kokkos_version"], "cpus": os.cpu_count(),
-            "device": a.device, "quick": a.quick, "train_batch": a.train_batch, "deadline_s": a.deadline,
+            "loadavg_before": [round(x, 2) for x in os.getloadavg()], "device": a.device, "quick": a.quick, "train_batch": a.train_batch, "deadline_s": a.deadline,
             "command": " ".join([os.path.relpath(sys.argv[0], os.path.dirname(PERF))] + sys.argv[1:]),
             **gpu_info(), **tinfo}
     if not with_torch:
@@ -242,6 +242,7 @@ def main(argv=None):
                 lines += new
         finally:
             worker.close()
+    info["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
     name = os.path.basename(a.out)
     md = run_perf.summary_markdown(lines, name) + "\n" + targets_markdown(lines)
     with open(a.out + ".md", "w") as f:
