@@ -5,16 +5,25 @@
 # trilinos 13.2 source package and Catch2 3.7.1 from Debian's catch2 source package, and builds them
 # into a cache prefix outside the repository. Idempotent: a finished step leaves a stamp and is skipped.
 #
-#   qgml-deps.sh [--backend serial|openmp|cuda] [--mpi] [--cache DIR] [--no-apt] [--print-prefix]
-#   qgml-deps.sh --catch2-only [--cache DIR] [--no-apt]
+#   qgml-deps.sh [--backend serial|openmp|cuda] [--arch ARCH] [--mpi] [--cache DIR] [--no-apt|--offline]
+#                [--print-prefix]
+#   qgml-deps.sh --catch2-only [--cache DIR] [--no-apt|--offline]
+#   qgml-deps.sh --sources-only [--cache DIR]
 #
+# --arch (cuda only): the Kokkos GPU architecture, AMPERE80 (default, A100, sm_80), AMPERE86, TURING75,
+#   VOLTA70, VOLTA72 or HOPPER90 (H100/H200, sm_90; added to Kokkos 3.4.01 by patch-kokkos-cuda13.sh).
 # --catch2-only builds only Catch2 (for a user who brings Kokkos: Kokkos_ROOT) and prints its prefix.
+# --sources-only downloads and extracts the source packages into DIR/src, builds nothing, prints DIR/src;
+#   it also fetches yaml-cpp's source (otherwise a Debian binary package) for offline machines.
+# --offline (a machine without network, e.g. with sources from perf/gpu/pack_sources.sh): installs
+#   nothing, downloads nothing; checks for the tools and the extracted sources instead.
 # --mpi also installs Debian's Open MPI (libopenmpi-dev, openmpi-bin) for QGML_ENABLE_MPI builds.
 #
 # Cache layout (DIR defaults to $QGML_DEPS_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/qgml):
-#   DIR/src/                 downloaded source packages and extracted trees
-#   DIR/kokkos-<backend>/    Kokkos + KokkosKernels installed for that backend
-#   DIR/catch2/              Catch2 v3 (host compiler)
+#   DIR/src/                     downloaded source packages and extracted trees
+#   DIR/kokkos-<backend>/        Kokkos + KokkosKernels installed for serial or openmp
+#   DIR/kokkos-cuda-<arch>/      the same for CUDA, one per architecture (e.g. kokkos-cuda-hopper90)
+#   DIR/catch2/                  Catch2 v3 (host compiler)
 # The last line printed on success is the backend's install prefix.
 set -euo pipefail
 
@@ -24,30 +33,46 @@ use_apt=1
 print_prefix=0
 use_mpi=0
 catch2_only=0
+sources_only=0
+offline=0
+arch=AMPERE80
 while [ $# -gt 0 ]; do
   case "$1" in
     --backend) backend="$2"; shift 2 ;;
     --backend=*) backend="${1#*=}"; shift ;;
     --cache) cache="$2"; shift 2 ;;
     --cache=*) cache="${1#*=}"; shift ;;
+    --arch) arch="$2"; shift 2 ;;
+    --arch=*) arch="${1#*=}"; shift ;;
     --no-apt) use_apt=0; shift ;;
+    --offline) offline=1; use_apt=0; shift ;;
+    --sources-only) sources_only=1; shift ;;
     --mpi) use_mpi=1; shift ;;
     --catch2-only) catch2_only=1; shift ;;
     --print-prefix) print_prefix=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "qgml-deps: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$backend" in serial|openmp|cuda) ;; *)
   echo "qgml-deps: --backend must be serial, openmp or cuda, got '$backend'" >&2; exit 2 ;;
 esac
+case "$arch" in VOLTA70|VOLTA72|TURING75|AMPERE80|AMPERE86|HOPPER90) ;; *)
+  echo "qgml-deps: --arch must be VOLTA70, VOLTA72, TURING75, AMPERE80, AMPERE86 or HOPPER90, got '$arch'" >&2
+  exit 2 ;;
+esac
+if [ "$offline" = 1 ] && [ "$sources_only" = 1 ]; then
+  echo "qgml-deps: --sources-only downloads; it cannot be combined with --offline" >&2; exit 2
+fi
 
 # Bump when the build recipe changes, so stale caches are rebuilt.
 recipe=3
 kokkos_version=3.4.01
 trilinos_deb=13.2.0-4
 catch2_deb=3.7.1-0.6
+yaml_cpp_deb=0.7.0+dfsg-8
 prefix="$cache/kokkos-$backend"
+[ "$backend" = cuda ] && prefix="$cache/kokkos-cuda-$(echo "$arch" | tr '[:upper:]' '[:lower:]')"
 if [ "$print_prefix" = 1 ]; then echo "$prefix"; exit 0; fi
 
 log() { echo "qgml-deps: $*" >&2; }
@@ -55,12 +80,18 @@ die() { echo "qgml-deps: error: $*" >&2; exit 1; }
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # ---------------------------------------------------------------------------------------------
-# 1. Debian packages
+# 1. Debian packages (offline: only the tools)
+if [ "$offline" = 1 ]; then
+  for tool in cmake ninja tar; do
+    command -v "$tool" >/dev/null || die "--offline: '$tool' is not on PATH"
+  done
+  command -v c++ >/dev/null || command -v g++ >/dev/null || die "--offline: no C++ compiler (c++, g++) on PATH"
+fi
 packages=(g++ cmake ninja-build ccache pkg-config liblapacke-dev libopenblas-dev libyaml-cpp-dev nlohmann-json3-dev ca-certificates
           python3-matplotlib)  # matplotlib: the plots of a run (apps/qgml/plot_run.py)
 [ "$use_mpi" = 1 ] && packages+=(libopenmpi-dev openmpi-bin)
 missing=()
-for p in "${packages[@]}"; do
+[ "$offline" = 1 ] || [ "$sources_only" = 1 ] || for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -119,9 +150,15 @@ fetch_sources() {
 
 kokkos_src="$src/trilinos-$trilinos_deb"
 catch2_src="$src/Catch2-3.7.1"
+yaml_cpp_src="$src/yaml-cpp-0.7.0"
 need=()
 [ "$catch2_only" = 1 ] || [ -f "$kokkos_src/.extracted" ] || need+=("trilinos=$trilinos_deb")
 [ -f "$catch2_src/.extracted" ] || need+=("catch2=$catch2_deb")
+[ "$sources_only" = 0 ] || [ -f "$yaml_cpp_src/.extracted" ] || need+=("yaml-cpp=$yaml_cpp_deb")
+if [ ${#need[@]} -gt 0 ] && [ "$offline" = 1 ]; then
+  die "--offline: the sources of ${need[*]} are not extracted in $src (make them on a networked machine" \
+      "with perf/gpu/pack_sources.sh and unpack the tarball into $cache)"
+fi
 if [ ${#need[@]} -gt 0 ]; then
   log "downloading source packages: ${need[*]}"
   fetch_sources "${need[@]}"
@@ -140,6 +177,18 @@ if [ ! -f "$catch2_src/.extracted" ]; then
   rm -rf "$catch2_src"
   tar -xzf "$src"/catch2_3.7.1.orig.tar.gz -C "$src"
   touch "$catch2_src/.extracted"
+fi
+
+if [ "$sources_only" = 1 ] && [ ! -f "$yaml_cpp_src/.extracted" ]; then
+  rm -rf "$yaml_cpp_src" "$src/extract.tmp" && mkdir -p "$src/extract.tmp"
+  tar -xf "$src"/yaml-cpp_0.7.0+dfsg.orig.tar.* -C "$src/extract.tmp"
+  mv "$src"/extract.tmp/* "$yaml_cpp_src" && rm -rf "$src/extract.tmp"
+  touch "$yaml_cpp_src/.extracted"
+fi
+if [ "$sources_only" = 1 ]; then
+  log "sources ready: $src"
+  echo "$src"
+  exit 0
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -189,19 +238,25 @@ if [ ! -f "$stamp" ]; then
         die "the cuda backend needs the CUDA toolkit (nvcc); none found on PATH or in /usr/local/cuda"
       export PATH="$PATH:/usr/local/cuda/bin"
       bash "$(dirname "$0")/patch-kokkos-cuda13.sh" "$tree/kokkos"
-      kokkos_args+=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ARCH_AMPERE80=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON
-                    -DCMAKE_CXX_COMPILER="$tree/kokkos/bin/nvcc_wrapper"
-                    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-      kk_args+=(-DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+      # KokkosBlas::gemm on CUDA Views calls cuBLAS (checked with KokkosKernels 3.4.01 and CUDA 13).
+      kokkos_args+=(-DKokkos_ENABLE_CUDA=ON "-DKokkos_ARCH_$arch=ON" -DKokkos_ENABLE_CUDA_LAMBDA=ON
+                    -DCMAKE_CXX_COMPILER="$tree/kokkos/bin/nvcc_wrapper")
+      kk_args+=(-DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" -DKokkosKernels_ENABLE_TPL_CUBLAS=ON)
+      if command -v ccache >/dev/null; then
+        kokkos_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+        kk_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+      fi
       ;;
   esac
   if [ "$backend" != cuda ]; then
     kk_args+=(-DKokkosKernels_ENABLE_TPL_BLAS=ON -DKokkosKernels_ENABLE_TPL_LAPACK=ON
               -DBLAS_LIBRARIES=openblas -DLAPACK_LIBRARIES=openblas)
   fi
-  cmake_build "kokkos $kokkos_version ($backend)" "$tree/kokkos" "$cache/build-kokkos-$backend" "$prefix" \
+  label="$backend"
+  [ "$backend" = cuda ] && label="cuda $arch"
+  cmake_build "kokkos $kokkos_version ($label)" "$tree/kokkos" "$cache/build-kokkos-$backend" "$prefix" \
     "${kokkos_args[@]}"
-  cmake_build "kokkos-kernels $kokkos_version ($backend)" "$tree/kokkos-kernels" \
+  cmake_build "kokkos-kernels $kokkos_version ($label)" "$tree/kokkos-kernels" \
     "$cache/build-kk-$backend" "$prefix" "${kk_args[@]}"
   rm -rf "$tree"
   touch "$stamp"

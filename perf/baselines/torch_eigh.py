@@ -6,10 +6,13 @@ on a batch of T random complex Hermitian N x N matrices, H = (Z + Z^H)/2 with Z
 standard complex normal (seeded). The matrices are built once, outside the
 timed region. After ``--warmup`` untimed calls, ``--repeats`` calls are timed
 with ``time.perf_counter``; the median and the minimum are reported.
+With ``--device cuda`` the matrices are made and decomposed on the GPU (seeded on that
+device, so not the CPU's numbers) and every timed call ends with
+``torch.cuda.synchronize()``.
 
 Output: one JSON object per line (JSON lines) on stdout per (precision, N, T),
 also appended to ``--out FILE`` if given. Keys: suite, impl, torch_version, N,
-T, precision, threads, repeats, warmup, seed, median_s, min_s, gflops
+T, precision, device, threads, repeats, warmup, seed, median_s, min_s, gflops
 (36 N^3 T / median_s / 1e9, the nominal cost of a complex Hermitian eigh with
 vectors), points_per_s (T / median_s).
 
@@ -40,18 +43,22 @@ def parse_args(argv=None):
     p.add_argument("--repeats", type=int, default=5, help="timed runs (default: 5)")
     p.add_argument("--warmup", type=int, default=1, help="untimed runs (default: 1)")
     p.add_argument("--seed", type=int, default=1234, help="RNG seed")
+    p.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda")
     p.add_argument("--out", metavar="FILE", help="also append the JSON lines to FILE")
     return p.parse_args(argv)
 
 
-def time_runs(fn, warmup, repeats):
-    """Run fn() warmup times untimed, then repeats times timed; return the times."""
+def time_runs(fn, warmup, repeats, sync=lambda: None):
+    """Run fn() warmup times untimed, then repeats times timed; return the times. sync() waits for the
+    device (torch.cuda.synchronize on a GPU) before each clock reading."""
     for _ in range(warmup):
         fn()
+    sync()
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         fn()
+        sync()
         times.append(time.perf_counter() - t0)
     return times
 
@@ -64,12 +71,12 @@ def emit(record, out_file):
             fh.write(line + "\n")
 
 
-def random_hermitian_batch(torch, T, N, cdtype, seed):
-    """T random Hermitian N x N matrices (Z + Z^H)/2, Z standard complex normal."""
-    gen = torch.Generator().manual_seed(seed)
+def random_hermitian_batch(torch, T, N, cdtype, seed, device="cpu"):
+    """T random Hermitian N x N matrices (Z + Z^H)/2, Z standard complex normal, made on `device`."""
+    gen = torch.Generator(device=device).manual_seed(seed)
     rdtype = torch.float64 if cdtype == torch.complex128 else torch.float32
-    re = torch.randn(T, N, N, generator=gen, dtype=rdtype)
-    im = torch.randn(T, N, N, generator=gen, dtype=rdtype)
+    re = torch.randn(T, N, N, generator=gen, dtype=rdtype, device=device)
+    im = torch.randn(T, N, N, generator=gen, dtype=rdtype, device=device)
     Z = torch.complex(re, im) / (2 ** 0.5)
     return 0.5 * (Z + Z.conj().transpose(-1, -2))
 
@@ -82,14 +89,16 @@ def main(argv=None):
         print(f"torch not available: skipping {SUITE} baseline", file=sys.stderr)
         return 0
     torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    sync = (lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else (lambda: None)
     cdtypes = {"double": torch.complex128, "float": torch.complex64}
 
     for precision in args.precision:
         for N in args.N:
             for T in args.T:
                 H = random_hermitian_batch(torch, T, N, cdtypes[precision],
-                                           args.seed + 1000 * N + T)
-                times = time_runs(lambda: torch.linalg.eigh(H), args.warmup, args.repeats)
+                                           args.seed + 1000 * N + T, device)
+                times = time_runs(lambda: torch.linalg.eigh(H), args.warmup, args.repeats, sync)
                 med = statistics.median(times)
                 emit({
                     "suite": SUITE,
@@ -98,6 +107,7 @@ def main(argv=None):
                     "N": N,
                     "T": T,
                     "precision": precision,
+                    "device": str(device),
                     "threads": torch.get_num_threads(),
                     "repeats": args.repeats,
                     "warmup": args.warmup,

@@ -12,13 +12,15 @@ of points:
      gaps below --gap-tol (1e-12) dropped, NaN/Inf -> 0;
   4. eigenvalues of the D x D real symmetric g (torch.linalg.eigvalsh), sorted descending;
   5. ratio estimate (spec 3.5): rho_i = e_i / (e_{i+1} + 1e-12), d = argmax rho + 1.
+With --device cuda the configuration and the points are made on the CPU (same seeds) and moved to
+the GPU, where steps 1-5 run; each timed run ends with torch.cuda.synchronize().
 Chunks of --chunk points bound the memory (a complex128 chunk of 25000 points at N = 64
 needs several GB).
 
 What is timed: steps 1-5 for all T points (one timed unit), after --warmup untimed runs;
 --repeats timed runs, median and min reported. S is formed inside the timed unit.
 Output: one JSON object per line per (precision, N, T) on stdout, also appended to
---out FILE. Keys: suite, impl, torch_version, N, T, D, precision, threads, repeats,
+--out FILE. Keys: suite, impl, torch_version, N, T, D, precision, device, threads, repeats,
 warmup, seed, config ("random" or "fuzzy"), chunk, median_s, min_s, points_per_s
 (T / median_s), mean_dim (mean per-point estimate, a sanity value).
 
@@ -55,6 +57,7 @@ def parse_args(argv=None):
     p.add_argument("--repeats", type=int, default=5, help="timed runs (default: 5)")
     p.add_argument("--warmup", type=int, default=1, help="untimed runs (default: 1)")
     p.add_argument("--seed", type=int, default=1234, help="RNG seed")
+    p.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda")
     p.add_argument("--out", metavar="FILE", help="also append the JSON lines to FILE")
     args = p.parse_args(argv)
     if args.check and not args.fuzzy:
@@ -155,6 +158,8 @@ def main(argv=None):
         print(f"torch not available: skipping {SUITE} baseline", file=sys.stderr)
         return 0
     torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    sync = (lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else (lambda: None)
     dtypes = {"double": (torch.float64, torch.complex128),
               "float": (torch.float32, torch.complex64)}
 
@@ -162,20 +167,22 @@ def main(argv=None):
         rdtype, cdtype = dtypes[precision]
         for N in args.N:
             if args.fuzzy:
-                A = fuzzy_sphere(torch, N, cdtype)
+                A = fuzzy_sphere(torch, N, cdtype).to(device)
             else:
-                A = random_config(torch, N, cdtype, args.seed + N)
+                A = random_config(torch, N, cdtype, args.seed + N).to(device)
             for T in args.T:
-                x = sphere_points(torch, T, rdtype, args.seed + T)
+                x = sphere_points(torch, T, rdtype, args.seed + T).to(device)
                 for _ in range(args.warmup):
                     eigs, dims = run_all(torch, A, x, args.chunk, args.gap_tol)
+                sync()
                 times = []
                 for _ in range(args.repeats):
                     t0 = time.perf_counter()
                     eigs, dims = run_all(torch, A, x, args.chunk, args.gap_tol)
+                    sync()
                     times.append(time.perf_counter() - t0)
                 if args.check:
-                    check_fuzzy(torch, eigs, dims, N, precision)
+                    check_fuzzy(torch, eigs.cpu(), dims.cpu(), N, precision)
                 med = statistics.median(times)
                 emit({
                     "suite": SUITE,
@@ -185,6 +192,7 @@ def main(argv=None):
                     "T": T,
                     "D": D,
                     "precision": precision,
+                    "device": str(device),
                     "threads": torch.get_num_threads(),
                     "repeats": args.repeats,
                     "warmup": args.warmup,

@@ -16,11 +16,15 @@ The straightforward PyTorch trainer, as the reference (qgml/matrix_trainer) does
 - non-finite loss or gradient (eigh backward at degenerate spectra): the step is
   skipped and counted in "skipped_steps" (over warm-up and timed epochs).
 
+With --device cuda everything lives on the GPU (data and initial matrices are made on the CPU
+with the same seeds and moved there; the shuffle is drawn on the device) and each timed epoch
+ends with torch.cuda.synchronize().
+
 What is timed: one epoch over all T points (shuffle + all steps). Training state
 (matrices, Adam moments) carries over from the warm-up epoch(s) to the timed ones.
 Output: one JSON object per line per (precision, N, batch, w) on stdout, also
 appended to --out FILE. Keys: suite, impl, torch_version, N, T, D, batch, w,
-precision, threads, repeats, warmup, lr, seed, median_s, min_s, points_per_s
+precision, device, threads, repeats, warmup, lr, seed, median_s, min_s, points_per_s
 (T / median_s), final_loss (mean batch loss of the last epoch run), skipped_steps.
 
 Example:
@@ -54,6 +58,7 @@ def parse_args(argv=None):
     p.add_argument("--repeats", type=int, default=5, help="timed epochs (default: 5)")
     p.add_argument("--warmup", type=int, default=1, help="untimed epochs (default: 1)")
     p.add_argument("--seed", type=int, default=1234, help="RNG seed")
+    p.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda")
     p.add_argument("--out", metavar="FILE", help="also append the JSON lines to FILE")
     return p.parse_args(argv)
 
@@ -72,13 +77,13 @@ def sphere_points(torch, T, D, dtype, seed):
     return (x / x.norm(dim=1, keepdim=True)).to(dtype)
 
 
-def qr_init(torch, N, D, cdtype):
-    """Spec 1.6: A_k = (Q + Q^H)/2, Q from the QR of a complex normal matrix."""
+def qr_init(torch, N, D, cdtype, device="cpu"):
+    """Spec 1.6: A_k = (Q + Q^H)/2, Q from the QR of a complex normal matrix (made on the CPU)."""
     mats = []
     for _ in range(D):
         Z = torch.randn(N, N, dtype=cdtype) / math.sqrt(N)
         Q, _ = torch.linalg.qr(Z)
-        mats.append(torch.nn.Parameter(0.5 * (Q + Q.conj().transpose(-1, -2))))
+        mats.append(torch.nn.Parameter((0.5 * (Q + Q.conj().transpose(-1, -2))).to(device)))
     return torch.nn.ParameterList(mats)
 
 
@@ -86,9 +91,9 @@ def qgml_loss(torch, mats, x, w):
     """mean d^2 + w mean sigma^2 for the points x (B x D), via one batched eigh."""
     B, D = x.shape
     N = mats[0].shape[0]
-    eye = torch.eye(N, dtype=mats[0].dtype)
+    eye = torch.eye(N, dtype=mats[0].dtype, device=x.device)
     xc = x.to(mats[0].dtype)
-    H = torch.zeros(B, N, N, dtype=mats[0].dtype)
+    H = torch.zeros(B, N, N, dtype=mats[0].dtype, device=x.device)
     for k in range(D):
         Bk = mats[k].unsqueeze(0) - xc[:, k, None, None] * eye   # A_k - x_k I, per point
         H = H + Bk @ Bk
@@ -110,7 +115,7 @@ def qgml_loss(torch, mats, x, w):
 def train_epoch(torch, mats, opt, data, batch, w, stats):
     """One epoch; returns the unweighted mean of the finite batch losses."""
     T = data.shape[0]
-    perm = torch.randperm(T)
+    perm = torch.randperm(T, device=data.device)
     losses = []
     for start in range(0, T, batch):
         xb = data[perm[start:start + batch]]
@@ -141,26 +146,30 @@ def main(argv=None):
         print(f"torch not available: skipping {SUITE} baseline", file=sys.stderr)
         return 0
     torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    sync = (lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else (lambda: None)
     dtypes = {"double": (torch.float64, torch.complex128),
               "float": (torch.float32, torch.complex64)}
 
     for precision in args.precision:
         rdtype, cdtype = dtypes[precision]
-        data = sphere_points(torch, args.T, args.D, rdtype, args.seed)
+        data = sphere_points(torch, args.T, args.D, rdtype, args.seed).to(device)
         for N in args.N:
             for batch in args.batch:
                 for w in args.w:
                     torch.manual_seed(args.seed + N)   # init and shuffles
-                    mats = qr_init(torch, N, args.D, cdtype)
+                    mats = qr_init(torch, N, args.D, cdtype, device)
                     opt = torch.optim.Adam(mats.parameters(), lr=args.lr)
                     stats = {"skipped_steps": 0}
                     final_loss = float("nan")
                     for _ in range(args.warmup):
                         final_loss = train_epoch(torch, mats, opt, data, batch, w, stats)
+                    sync()
                     times = []
                     for _ in range(args.repeats):
                         t0 = time.perf_counter()
                         final_loss = train_epoch(torch, mats, opt, data, batch, w, stats)
+                        sync()
                         times.append(time.perf_counter() - t0)
                     med = statistics.median(times)
                     emit({
@@ -173,6 +182,7 @@ def main(argv=None):
                         "batch": batch,
                         "w": w,
                         "precision": precision,
+                        "device": str(device),
                         "threads": torch.get_num_threads(),
                         "repeats": args.repeats,
                         "warmup": args.warmup,
