@@ -1,15 +1,20 @@
-// Batched Hermitian eigensolver benchmark (suite "eigh"): times batched_eigh (and the LAPACKE backend)
-// on T Hamiltonians H(x) of a random Gaussian-Hermitian configuration (D = 3) at random points, and
-// measures the machine's double GEMM rate (suite "gemm_peak") for the fraction-of-peak figure.
-// GFLOP/s are counted as 36 N^3 real flops per matrix (the nominal cost of an eigendecomposition with
-// vectors), whatever the algorithm does.
+// Batched Hermitian eigensolver benchmark (suite "eigh"): times batched_eigh (and the LAPACKE backend on
+// host builds, the cuSOLVER backend on CUDA builds) on T Hamiltonians H(x) of a random Gaussian-Hermitian configuration
+// (D = 3) at random points, and measures the machine's double GEMM rate (suite "gemm_peak") for the fraction-of-peak
+// figure. GFLOP/s are counted as 36 N^3 real flops per matrix (the nominal cost of an eigendecomposition with vectors),
+// whatever the algorithm does.
 //
 //   qgml_bench_eigh [--N 3 4 8 16 32 64] [--T 2500] [--precision double float]
-//                   [--impl qgml qgml-serial qgml-packed lapacke qgml-warm qgml-team]
+//                   [--impl qgml qgml-serial qgml-packed lapacke cusolver qgml-warm qgml-team]
 //                   [--repeats 5] [--warmup 1] [--chunk 25000] [--gemm 1] [--out FILE]
+//                   [--cusolver-method auto|jacobi|heevd] [--streams 4]
+// (default --impl: qgml lapacke on host builds, qgml cusolver on CUDA builds). cusolver: batched Jacobi
+// for N <= 32, heevd per matrix on --streams streams above; the solver (handles, workspace) is created
+// once, outside the timed region.
 #include <Kokkos_Core.hpp>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +26,9 @@
 #include "bench_common.hpp"
 #ifdef QGML_BENCH_WITH_LAPACKE
 #include "qgml/lapacke/batched_eigh.hpp"
+#endif
+#ifdef QGML_BENCH_WITH_CUSOLVER
+#include "qgml/cusolver/batched_eigh.hpp"
 #endif
 #ifdef QGML_BENCH_WITH_CBLAS
 #include <cblas.h>
@@ -58,6 +66,9 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
   // One timed unit = all T matrices; with chunking, H of a chunk is rebuilt (untimed) before its solve.
   double total_median = 0, total_min = 0;
   int failures = 0;
+#ifdef QGML_BENCH_WITH_CUSOLVER
+  std::unique_ptr<qgml::cusolver::BatchedEigh<Real>> cusolver_eigh;
+#endif
   for (int c = 0; c < chunks; ++c) {
     const int begin = c * chunk, end = std::min(count, begin + chunk);
     const auto pts = Kokkos::subview(points, Kokkos::make_pair(begin, end), Kokkos::ALL);
@@ -102,6 +113,28 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
         std::exit(2);
       }
 #endif
+    } else if (impl == "cusolver") {
+#ifdef QGML_BENCH_WITH_CUSOLVER
+      if (!cusolver_eigh) {
+        qgml::cusolver::EighOptions options;
+        const std::string method = args.string("cusolver-method", "auto");
+        if (method == "jacobi") {
+          options.method = qgml::cusolver::EighMethod::jacobi_batched;
+        } else if (method == "heevd") {
+          options.method = qgml::cusolver::EighMethod::heevd;
+        } else if (method != "auto") {
+          std::fprintf(stderr, "unknown --cusolver-method '%s' (auto, jacobi, heevd)\n", method.c_str());
+          std::exit(2);
+        }
+        options.streams = args.integer("streams", 4);
+        cusolver_eigh = std::make_unique<qgml::cusolver::BatchedEigh<Real>>(n, chunk, options);
+      }
+      body = [&]() { cusolver_eigh->solve(exec, hc, wc, vc, ic); };
+#else
+      std::fprintf(stderr,
+                   "the cusolver implementation needs a CUDA build with the cuSOLVER backend (qgml::cusolver)\n");
+      std::exit(2);
+#endif
     } else {
       std::fprintf(stderr, "unknown --impl '%s'\n", impl.c_str());
       std::exit(2);
@@ -126,6 +159,12 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
   line.add("gflops", flops / total_median * 1e-9).add("points_per_s", count / total_median);
   line.add("failures", failures);
   if (impl == "qgml-warm") line.add("mean_sweeps", sweep_sum / count);
+#ifdef QGML_BENCH_WITH_CUSOLVER
+  if (cusolver_eigh) {
+    const bool jacobi = cusolver_eigh->method() == qgml::cusolver::EighMethod::jacobi_batched;
+    line.add("cusolver_method", jacobi ? "jacobi_batched" : "heevd").add("streams", cusolver_eigh->streams());
+  }
+#endif
   emit(line, args.string("out", ""));
 }
 
@@ -153,6 +192,12 @@ void run_gemm_peak(const Args& args) {
 
 }  // namespace
 
+#ifdef QGML_BENCH_WITH_CUSOLVER
+const char* const default_vendor_impl = "cusolver";
+#else
+const char* const default_vendor_impl = "lapacke";
+#endif
+
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard guard(argc, argv);
   const Args args(argc, argv);
@@ -162,7 +207,7 @@ int main(int argc, char* argv[]) {
   for (const auto& precision : args.strings("precision", {"double", "float"}))
     for (int count : args.ints("T", {2500}))
       for (int n : args.ints("N", {3, 4, 8, 16, 32, 64}))
-        for (const auto& impl : args.strings("impl", {"qgml", "lapacke"})) {
+        for (const auto& impl : args.strings("impl", {"qgml", default_vendor_impl})) {
           if (precision == "double")
             run_eigh<double>(args, impl, precision, n, count);
           else
