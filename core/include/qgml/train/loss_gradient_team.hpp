@@ -20,9 +20,11 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <type_traits>
 
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
+#include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/linalg/householder_tridiagonal.hpp"
 #include "qgml/linalg/loops.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
