@@ -3,11 +3,14 @@
 // dimension estimate per point — what perf/baselines/torch_metric.py does in PyTorch.
 //
 //   qgml_bench_metric [--N 3 8 16 32 64] [--T 2500 100000] [--precision double] [--chunk 25000]
-//                     [--repeats 5] [--warmup 1] [--out FILE]
+//                     [--impl qgml qgml-separate] [--repeats 5] [--warmup 1] [--out FILE]
+//   qgml: the default kernel (team: ground state and one tridiagonal solve per direction);
+//   qgml-separate: the whole eigendecomposition and the sums over states.
 #include <Kokkos_Core.hpp>
 
 #include <string>
 
+#include "qgml/common/error.hpp"
 #include "qgml/data/datasets.hpp"
 #include "qgml/geometry/quantum_geometry.hpp"
 #include "qgml/model/initializers.hpp"
@@ -20,13 +23,17 @@ using Exec = Kokkos::DefaultExecutionSpace;
 using qgml::bench::Args;
 
 template <class Real>
-void run(const Args& args, const std::string& precision, int n, int count) {
+void run(const Args& args, const std::string& impl, const std::string& precision, int n, int count) {
   const Exec exec;
   const int d = 3, chunk = std::min(count, args.integer("chunk", 25000));
   auto data = qgml::sphere_points<Real>(exec, count, d, 0.0, 42);
   auto config = qgml::gaussian_hermitian_configuration<Real>(d, n, 1.0, 7, exec);
   qgml::QuantumGeometry<Real, Exec> geometry(d, n, chunk, false);
-  const qgml::GeometrySettings settings;
+  qgml::GeometrySettings settings;
+  if (impl == "qgml-separate")
+    settings.kernel = qgml::GeometryKernel::separate;
+  else if (impl != "qgml")
+    throw qgml::Error("qgml_bench_metric: --impl takes qgml and qgml-separate, not '" + impl + "'");
   const auto t = qgml::bench::time_runs(
       exec, args.integer("warmup", 1), args.integer("repeats", 5), []() {},
       [&]() {
@@ -36,7 +43,7 @@ void run(const Args& args, const std::string& precision, int n, int count) {
                            settings);
         }
       });
-  auto line = qgml::bench::context<Exec>("metric", "qgml");
+  auto line = qgml::bench::context<Exec>("metric", impl);
   line.add("N", n).add("D", d).add("T", count).add("precision", precision).add("chunk", chunk);
   line.add("repeats", args.integer("repeats", 5)).add("median_s", t.median).add("min_s", t.min);
   line.add("points_per_s", count / t.median);
@@ -50,11 +57,12 @@ int main(int argc, char* argv[]) {
   const Args args(argc, argv);
   for (const auto& precision : args.strings("precision", {"double"}))
     for (int count : args.ints("T", {2500, 100000}))
-      for (int n : args.ints("N", {3, 8, 16, 32, 64})) {
-        if (precision == "double")
-          run<double>(args, precision, n, count);
-        else
-          run<float>(args, precision, n, count);
-      }
+      for (int n : args.ints("N", {3, 8, 16, 32, 64}))
+        for (const auto& impl : args.strings("impl", {"qgml"})) {
+          if (precision == "double")
+            run<double>(args, impl, precision, n, count);
+          else
+            run<float>(args, impl, precision, n, count);
+        }
   return 0;
 }

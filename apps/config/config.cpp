@@ -122,7 +122,8 @@ std::vector<Setting> make_schema() {
       {"analysis.kernel",
        T::text,
        "auto",
-       "metric kernel: auto (team on every backend), team (ground state and one tridiagonal solve per direction, one "
+       "metric kernel: auto (team on GPUs, and on CPUs for N >= 32; else separate), team (ground state and one "
+       "tridiagonal solve per direction, one "
        "team per point) or separate (the whole eigendecomposition and sums over states)",
        {"auto", "team", "separate"}},
       {"analysis.metric",

@@ -200,6 +200,15 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
                                         ? "the fused kernel on CPUs for 2 <= N <= 64"
                                         : "the separate kernels on CPUs outside 2 <= N <= 64"));
     }
+    if (c.text("analysis.kernel") == "auto") {
+      const GeometryKernel k = resolve_geometry_kernel<Exec>(GeometryKernel::automatic, in.n);
+      in.automatic.push_back(
+          format("automatic: analysis.kernel = %s (%s)", to_string(k).c_str(),
+                 !is_host_space_v<Exec> ? "the team kernel on GPUs"
+                 : k == GeometryKernel::team
+                     ? "the team kernel on CPUs for N >= 32"
+                     : "the whole spectrum on CPUs for N < 32, where the packed eigensolver is faster"));
+    }
     if (!shape.load.empty()) in.n_source = " (from model.load " + shape.load + ")";
     const long local_points = long(in.data.extent(0));
     const TrainingSettings settings = training_settings(c, "");

@@ -269,7 +269,7 @@ TEMPLATE_TEST_CASE("the team geometry kernel gives the spectral sums' metric, te
       for (const MetricKind kind : {MetricKind::quantum, MetricKind::covariance, MetricKind::fubini_study}) {
         CAPTURE(to_string(kind));
         const auto r = run_geometry<Real, Space>(m, pts, kind, GeometryKernel::separate);
-        const auto g = run_geometry<Real, Space>(m, pts, kind, GeometryKernel::automatic);
+        const auto g = run_geometry<Real, Space>(m, pts, kind, GeometryKernel::team);
         CHECK(geometry_difference(r.metric, g.metric) <= tol);
         CHECK(geometry_difference(r.fs, g.fs) <= tol);
         CHECK(geometry_difference(r.berry, g.berry) <= tol);
@@ -305,4 +305,17 @@ TEMPLATE_TEST_CASE("the team geometry kernel gives the spectral sums' metric, te
     CHECK(geometry_difference(std::vector<double>(r.metric.begin() + 4, r.metric.end()),
                               std::vector<double>(g.metric.begin() + 4, g.metric.end())) <= tol);
   }
+}
+
+TEST_CASE("resolve_geometry_kernel: team on devices and on CPUs from N = 32", "[geometry][team]") {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  CHECK(resolve_geometry_kernel<Host>(GeometryKernel::automatic, 8) == GeometryKernel::separate);
+  CHECK(resolve_geometry_kernel<Host>(GeometryKernel::automatic, geometry_team_min_n_host) == GeometryKernel::team);
+  CHECK(resolve_geometry_kernel<Host>(GeometryKernel::team, 3) == GeometryKernel::team);
+  CHECK(resolve_geometry_kernel<Host>(GeometryKernel::separate, 64) == GeometryKernel::separate);
+  CHECK(parse_geometry_kernel("auto") == GeometryKernel::automatic);
+  CHECK_THROWS_AS(parse_geometry_kernel("spectrum"), Error);
+#if defined(KOKKOS_ENABLE_CUDA)
+  CHECK(resolve_geometry_kernel<Kokkos::Cuda>(GeometryKernel::automatic, 8) == GeometryKernel::team);
+#endif
 }

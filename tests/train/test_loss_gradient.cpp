@@ -576,3 +576,22 @@ TEST_CASE("tridiagonal_eigenvalue gives every eigenvalue of T to eps ||T||", "[g
   std::vector<double> d{1.0, std::nan(""), 2.0}, e{0.1, 0.1, 0};
   CHECK(std::isnan(linalg::tridiagonal_eigenvalue(3, d.data(), e.data(), 0)));
 }
+
+// The automatic kernel choices and the errors of impossible requests.
+TEST_CASE("resolve_loss_kernel: fused on CPUs where it applies, team on request, separate for warm starts",
+          "[gradient][team]") {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  CHECK(resolve_loss_kernel<Host>(LossKernel::automatic, 8) == LossKernel::fused_host);
+  CHECK(resolve_loss_kernel<Host>(LossKernel::automatic, 1) == LossKernel::separate);
+  CHECK(resolve_loss_kernel<Host>(LossKernel::automatic, 65) == LossKernel::separate);
+  CHECK(resolve_loss_kernel<Host>(LossKernel::team, 8) == LossKernel::team);
+  CHECK(resolve_loss_kernel<Host>(LossKernel::team, 8, EighVariant::automatic, true) == LossKernel::separate);
+  CHECK(resolve_loss_kernel<Host>(LossKernel::automatic, 8, EighVariant::serial) == LossKernel::separate);
+  CHECK(parse_loss_kernel("fused-host") == LossKernel::fused_host);
+  CHECK(to_string(parse_loss_kernel("team")) == "team");
+  CHECK_THROWS_AS(parse_loss_kernel("fused"), Error);
+#if defined(KOKKOS_ENABLE_CUDA)
+  CHECK(resolve_loss_kernel<Kokkos::Cuda>(LossKernel::automatic, 8) == LossKernel::team);
+  CHECK_THROWS_AS(resolve_loss_kernel<Kokkos::Cuda>(LossKernel::fused_host, 8), Error);
+#endif
+}

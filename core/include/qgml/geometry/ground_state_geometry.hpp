@@ -56,11 +56,20 @@ struct GroundStateGeometry {
   std::size_t reals = 0;
   Real eta_rel = 0;
 
+  // Teams of one thread (host spaces) run the plain loops of SerialLoops: the same arithmetic in the
+  // same order, without the team-loop machinery.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    if (member.team_size() == 1)
+      solve(linalg::SerialLoops{}, member);
+    else
+      solve(linalg::TeamLoops<member_type>{member}, member);
+  }
+
+  template <class Loops>
+  KOKKOS_INLINE_FUNCTION void solve(const Loops& loops, const member_type& member) const {
     const int t = member.league_rank();
     const int d = static_cast<int>(a.extent(0));
     const int n = static_cast<int>(a.extent(1));
-    const linalg::TeamLoops<member_type> loops{member};
     scratch_view scratch(member.team_scratch(level), reals);
     Real* const base = scratch.data();
     const scratch_matrix h(reinterpret_cast<complex_type*>(base), n, n);
@@ -103,11 +112,10 @@ struct GroundStateGeometry {
     }
     loops.barrier();
     linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
-    loops.for_each(0, 2, [&](const int which) {
-      shared[which] = finite ? linalg::tridiagonal_eigenvalue(n, td, te, which == 0 ? 0 : n - 1) : nan;
-    });
-    loops.barrier();
-    const Real e0 = shared[0], emax = shared[1];
+    linalg::ground_state_eigenvalues(loops, member.team_size(), n, td, te, yr, yi, shared);
+    const int code = !finite ? 1 : (shared[3] != Real(0) ? 2 : 0);  // linalg::EighInfo
+    const Real e0 = code ? nan : shared[0], emax = code ? nan : shared[2];
+    loops.barrier();  // every thread has read the shared scalars
     loops.single([&]() { linalg::packed_ground_vector<1>(n, td, te, &e0, &emax, dd, ll, z0); });
     loops.barrier();
     // psi = Q z_0 into fr / fi (free until the solves), then y_mu = A_mu psi and y'_mu = Q^H y_mu.
@@ -143,7 +151,7 @@ struct GroundStateGeometry {
       }
       sigma2(t) = s2;
       energy(t) = e0;
-      info(t) = finite ? 0 : 1;  // linalg::eigh_success, eigh_non_finite_input
+      info(t) = code;
     });
     loops.barrier();
     // y'_mu = Q^H y_mu and phi'_mu = R_T y'_mu, one direction per thread.
@@ -201,7 +209,7 @@ struct GroundStateGeometry {
         }
       }
       if (fubini_study) g = qr;
-      if (!finite) g = nan;
+      if (code != 0) g = nan;
       metric(t, mu, nu) = g;
       metric(t, nu, mu) = g;
       if (tensor) {

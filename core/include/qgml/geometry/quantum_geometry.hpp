@@ -33,14 +33,26 @@ enum class MetricKind { quantum, covariance, fubini_study };
 MetricKind parse_metric_kind(const std::string& s);
 std::string to_string(MetricKind k);
 
-// How QuantumGeometry::compute gets the per-point terms: team (the default; auto is team on every
-// backend) solves for the ground state only, one team per point, and one tridiagonal solve per
+// How QuantumGeometry::compute gets the per-point terms: team (auto on devices, and on host spaces from
+// N = geometry_team_min_n_host) solves for the ground state only, one team per point, and one tridiagonal solve per
 // coordinate direction (ground_state_geometry.hpp); separate runs batched_eigh for the whole spectrum
 // and sums over states (GeometryTensors below).
 enum class GeometryKernel { automatic, team, separate };
 
 GeometryKernel parse_geometry_kernel(const std::string& s);  // auto, team, separate
 std::string to_string(GeometryKernel k);
+
+// Smallest N at which automatic takes the team kernel on host spaces: below it the SIMD-packed
+// eigensolver of the separate path is faster (T = 2500, one thread: team / separate = 1.88 at N = 8,
+// 1.28 at 16, 0.79 at 32, 0.43 at 64; perf/NOTES.md). Devices always take the team kernel.
+inline constexpr int geometry_team_min_n_host = 32;
+
+// The kernel automatic resolves to on ExecSpace at N (explicit choices are kept).
+template <class ExecSpace>
+GeometryKernel resolve_geometry_kernel(GeometryKernel requested, int n) {
+  if (requested != GeometryKernel::automatic) return requested;
+  return (is_host_space_v<ExecSpace> && n < geometry_team_min_n_host) ? GeometryKernel::separate : GeometryKernel::team;
+}
 
 struct GeometrySettings {
   MetricKind metric = MetricKind::quantum;  // the metric whose spectrum gives the dimension
@@ -184,7 +196,8 @@ class QuantumGeometry {
     if (count == 0) return;
     const bool tensor =
         fubini_study_.extent(0) > 0 && (settings.geometric_tensor || settings.metric == MetricKind::fubini_study);
-    if (settings.kernel == GeometryKernel::separate || eigh.warm_start || eigh.variant != EighVariant::automatic)
+    if (resolve_geometry_kernel<ExecSpace>(settings.kernel, n_) == GeometryKernel::separate || eigh.warm_start ||
+        eigh.variant != EighVariant::automatic)
       compute_separate(exec, config, points, settings, eigh, count, tensor);
     else
       compute_team(exec, config, points, settings, count, tensor);

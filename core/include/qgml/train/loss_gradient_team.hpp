@@ -45,7 +45,7 @@ KOKKOS_INLINE_FUNCTION constexpr std::size_t team_gradient_scratch_reals(int n, 
 }
 
 // Slots of the shared scalars.
-enum TeamGradientShared : int { shared_e0 = 0, shared_e1, shared_emax, shared_sigma2, shared_dist2, shared_count };
+enum TeamGradientShared : int { shared_e0 = 0, shared_e1, shared_emax, shared_failed, shared_sigma2, shared_dist2 };
 
 template <class Real, class ExecSpace, class PointsView>
 struct TeamLossGradient {
@@ -67,11 +67,20 @@ struct TeamLossGradient {
   Real weight = 0, lw = 0, eta_rel = 0, tol = 0;
   bool skip_degenerate = false;
 
+  // Teams of one thread (host spaces) run the plain loops of SerialLoops: the same arithmetic in the
+  // same order, without the team-loop machinery.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    if (member.team_size() == 1)
+      solve(linalg::SerialLoops{}, member);
+    else
+      solve(linalg::TeamLoops<member_type>{member}, member);
+  }
+
+  template <class Loops>
+  KOKKOS_INLINE_FUNCTION void solve(const Loops& loops, const member_type& member) const {
     const int t = member.league_rank();
     const int d = static_cast<int>(a.extent(0));
     const int n = static_cast<int>(a.extent(1));
-    const linalg::TeamLoops<member_type> loops{member};
     scratch_view scratch(member.team_scratch(level), reals);
     Real* const base = scratch.data();
     const scratch_matrix h(reinterpret_cast<complex_type*>(base), n, n);
@@ -118,12 +127,11 @@ struct TeamLossGradient {
 
     // --- T, E_0, E_1, E_max, z_0, psi = Q z_0.
     linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
-    loops.for_each(0, 3, [&](const int which) {
-      const int index = which == 0 ? 0 : (which == 1 ? (n > 1 ? 1 : 0) : n - 1);
-      shared[which] = finite ? linalg::tridiagonal_eigenvalue(n, td, te, index) : nan;
-    });
-    loops.barrier();
-    const Real e0 = shared[shared_e0], e1 = shared[shared_e1], emax = shared[shared_emax];
+    linalg::ground_state_eigenvalues(loops, member.team_size(), n, td, te, fdr, fdi, shared);
+    const int code = !finite ? 1 : (shared[3] != Real(0) ? 2 : 0);  // linalg::EighInfo
+    const Real e0 = code ? nan : shared[shared_e0], e1 = code ? nan : shared[shared_e1];
+    const Real emax = code ? nan : shared[shared_emax];
+    loops.barrier();  // every thread has read the shared scalars
     loops.single([&]() { linalg::packed_ground_vector<1>(n, td, te, &e0, &emax, fdr, flr, z0); });
     loops.barrier();
     loops.for_each(0, n, [&](const int i) {
@@ -219,8 +227,8 @@ struct TeamLossGradient {
       terms(t, int(loss_energy)) = e0;
       terms(t, int(loss_degenerate_points)) = degenerate ? Real(1) : Real(0);
       terms(t, int(loss_nonfinite_points)) = ok ? Real(0) : Real(1);
-      terms(t, int(loss_eigh_failures)) = finite ? Real(0) : Real(1);
-      info(t) = finite ? 0 : 1;  // linalg::eigh_success, eigh_non_finite_input
+      terms(t, int(loss_eigh_failures)) = code == 0 ? Real(0) : Real(1);
+      info(t) = code;
     });
   }
 };
