@@ -39,6 +39,10 @@ using ComplexMatrix = Kokkos::View<complex_t<Real>**, Kokkos::LayoutRight, Memor
 template <class MemorySpace>
 using IntVector = Kokkos::View<int*, MemorySpace>;
 
+// Whether ExecSpace runs on the host (its memory is HostSpace): host-only paths and team sizes.
+template <class ExecSpace>
+inline constexpr bool is_host_space_v = std::is_same_v<typename ExecSpace::memory_space, Kokkos::HostSpace>;
+
 // Machine epsilon without <limits> in device code.
 template <class Real>
 KOKKOS_INLINE_FUNCTION constexpr Real epsilon() {

@@ -46,9 +46,6 @@ struct EighOptions {
 // execution space offers; the matrices themselves live in the batch Views).
 inline constexpr int eigh_max_size = 4096;
 
-template <class ExecSpace>
-inline constexpr bool is_host_space_v = std::is_same_v<typename ExecSpace::memory_space, Kokkos::HostSpace>;
-
 // N range where the automatic variant uses the packed solver on host spaces: measured faster than the
 // serial variant for every N in 2..64 (double and float, 1 and 2 threads; perf/NOTES.md "Packed (SIMD
 // across matrices) eigensolver"). Above 64 its scratch (4 N^2 W Reals per thread, 1 MiB at N = 64 in

@@ -7,6 +7,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "qgml/common/types.hpp"
 #include "qgml/model/matrix_configuration.hpp"
 #include "qgml/train/loss_settings.hpp"
 
@@ -45,14 +46,30 @@ class CommutatorPenalty {
           c(p, r, s) = sum;
         });
     const bool squared = kind == PenaltyKind::frobenius_squared;
+    // ||C_p||_F^2 by one team per pair (a fixed order for a given team size: one thread on host
+    // spaces), then the norms and the total over the pairs in order.
+    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+    using member_type = typename policy_type::member_type;
+    const policy_type policy =
+        is_host_space_v<ExecSpace> ? policy_type(exec, pairs, 1) : policy_type(exec, pairs, Kokkos::AUTO);
+    Kokkos::parallel_for(
+        "qgml::CommutatorPenalty::squared_norms", policy, KOKKOS_LAMBDA(const member_type& member) {
+          const int p = member.league_rank();
+          Real s2 = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(member, n * n),
+              [&](const int rs, Real& acc) {
+                const complex_type z = c(p, rs / n, rs % n);
+                acc += z.real() * z.real() + z.imag() * z.imag();
+              },
+              s2);
+          Kokkos::single(Kokkos::PerTeam(member), [&]() { norms(p) = s2; });
+        });
     Kokkos::parallel_for(
         "qgml::CommutatorPenalty::norms", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int) {
           Real total = 0;
           for (int p = 0; p < pairs; ++p) {
-            Real s2 = 0;
-            for (int r = 0; r < n; ++r)
-              for (int s = 0; s < n; ++s)
-                s2 += c(p, r, s).real() * c(p, r, s).real() + c(p, r, s).imag() * c(p, r, s).imag();
+            const Real s2 = norms(p);
             norms(p) = math::sqrt(s2);
             total += squared ? s2 : norms(p);
           }

@@ -48,6 +48,7 @@ struct LossGradientViews {
   Kokkos::View<double*, MemorySpace> sums;
   Kokkos::View<complex_t<Real>****, MemorySpace> partials;
   Kokkos::View<complex_t<Real>***, Kokkos::LayoutRight, MemorySpace> product_partials;
+  Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> term_partials;
 };
 
 template <class Real, class ExecSpace, class PointsView>
@@ -126,19 +127,37 @@ void loss_gradient_per_point(const ExecSpace& exec,
       });
 }
 
-// Fixed-order sums of the per-point terms; the penalty entry is reset unless accumulating.
+// Points per chunk of the per-point term sums.
+inline constexpr int term_sum_chunk = 512;
+inline int term_sum_chunks(int count) { return (count + term_sum_chunk - 1) / term_sum_chunk; }
+
+// Fixed-order sums of the per-point terms, in parallel: each chunk of term_sum_chunk points summed in
+// order (one thread per chunk and term), then the chunks in order, so the bits depend on the number of
+// points only. The penalty entry is reset unless accumulating.
 template <class Real, class ExecSpace>
 void loss_gradient_reduce_terms(const ExecSpace& exec,
                                 const LossGradientViews<Real, typename ExecSpace::memory_space>& buf, int count,
                                 bool accumulate) {
   const auto terms = buf.terms;
   const auto sums = buf.sums;
+  const auto partials = buf.term_partials;
+  const int chunks = term_sum_chunks(count);
+  constexpr int q_count = int(loss_penalty);
   Kokkos::parallel_for(
-      "qgml::LossGradient::reduce_terms", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(loss_penalty) + 1),
+      "qgml::LossGradient::term_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, chunks * q_count),
+      KOKKOS_LAMBDA(const int cq) {
+        const int c = cq / q_count, q = cq % q_count;
+        const int end = (c + 1) * term_sum_chunk < count ? (c + 1) * term_sum_chunk : count;
+        double s = 0;
+        for (int t = c * term_sum_chunk; t < end; ++t) s += double(terms(t, q));
+        partials(c, q) = s;
+      });
+  Kokkos::parallel_for(
+      "qgml::LossGradient::reduce_terms", Kokkos::RangePolicy<ExecSpace>(exec, 0, q_count + 1),
       KOKKOS_LAMBDA(const int q) {
         double s = 0;
-        if (q < int(loss_penalty))
-          for (int t = 0; t < count; ++t) s += double(terms(t, q));
+        if (q < q_count)
+          for (int c = 0; c < chunks; ++c) s += partials(c, q);
         sums(q) = accumulate ? sums(q) + s : s;
       });
 }
@@ -269,6 +288,8 @@ class LossGradient {
         info_("qgml::LossGradient::info", max_batch),
         xbar_("qgml::LossGradient::xbar", max_batch, d),
         terms_("qgml::LossGradient::terms", max_batch, int(loss_penalty)),
+        term_partials_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::term_partials"),
+                       detail::term_sum_chunks(max_batch), int(loss_penalty)),
         y_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::Y"), n, d * n),
         g_("qgml::LossGradient::gradient", d, n, n),
         sums_("qgml::LossGradient::sums", int(loss_sum_count)),
@@ -451,8 +472,9 @@ class LossGradient {
   std::size_t bytes() const {
     return h_.span() * sizeof(complex_type) * 2 + w_.span() * sizeof(Real) + info_.span() * sizeof(int) +
            u_.span() * sizeof(complex_type) + wv_.span() * sizeof(complex_type) + xbar_.span() * sizeof(Real) +
-           terms_.span() * sizeof(Real) + y_.span() * sizeof(complex_type) + g_.span() * sizeof(complex_type) +
-           partials_.span() * sizeof(complex_type) + product_partials_.span() * sizeof(complex_type);
+           terms_.span() * sizeof(Real) + term_partials_.span() * sizeof(double) + y_.span() * sizeof(complex_type) +
+           g_.span() * sizeof(complex_type) + partials_.span() * sizeof(complex_type) +
+           product_partials_.span() * sizeof(complex_type);
   }
 
  private:
@@ -473,6 +495,7 @@ class LossGradient {
     b.sums = sums_;
     b.partials = partials_;
     b.product_partials = product_partials_;
+    b.term_partials = term_partials_;
     return b;
   }
   template <class PointsView>
@@ -501,6 +524,7 @@ class LossGradient {
   IntVector<memory_space> info_;
   ComplexMatrix<Real, memory_space> u_, wv_;
   RealMatrix<Real, memory_space> xbar_, terms_;
+  Kokkos::View<double**, Kokkos::LayoutRight, memory_space> term_partials_;
   ComplexMatrix<Real, memory_space> y_;
   MatrixStack<Real, memory_space> g_;
   sums_type sums_;

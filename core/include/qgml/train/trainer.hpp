@@ -184,10 +184,11 @@ class Trainer {
     // the spectrum of the separate kernels; the fused path's partial sums of X on host spaces, the
     // partial sums of Y where the product runs without GEMM.
     const std::size_t pairs = std::size_t(std::max(1, D * (D - 1) / 2));
-    std::size_t engine = bytes(b, sizeof(int)) + bytes(b * d, sizeof(Real)) +
-                         bytes(b * std::size_t(loss_penalty), sizeof(Real)) + 2 * bytes(dnn, cx) +
-                         bytes(std::size_t(loss_sum_count), sizeof(double)) + bytes(pairs * n * n, cx) +
-                         bytes(pairs, sizeof(Real));
+    std::size_t engine =
+        bytes(b, sizeof(int)) + bytes(b * d, sizeof(Real)) + bytes(b * std::size_t(loss_penalty), sizeof(Real)) +
+        bytes(std::size_t(detail::term_sum_chunks(capacity)) * std::size_t(loss_penalty), sizeof(double)) +
+        2 * bytes(dnn, cx) + bytes(std::size_t(loss_sum_count), sizeof(double)) + bytes(pairs * n * n, cx) +
+        bytes(pairs, sizeof(Real));
     const LossKernel kernel = engine_kernel(settings, N);
     if (kernel != LossKernel::fused_host) {
       engine += bytes(d * n * 2 * b, cx) + bytes(n * 2 * b, cx);

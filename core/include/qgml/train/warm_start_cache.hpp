@@ -36,12 +36,19 @@ void copy_basis(const ExecSpace& exec, const Basis& basis, const Vectors& v, con
 template <class ExecSpace, class Sweeps, class Sums>
 void count_sweeps(const ExecSpace& exec, const Sweeps& sweeps, int count, const Sums& sums, int sweeps_index,
                   int points_index) {
+  // One team: an integer sum, exact in any order.
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using member_type = typename policy_type::member_type;
+  const policy_type policy = is_host_space_v<ExecSpace> ? policy_type(exec, 1, 1) : policy_type(exec, 1, Kokkos::AUTO);
   Kokkos::parallel_for(
-      "qgml::Trainer::count_sweeps", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int) {
-        double total = 0;
-        for (int i = 0; i < count; ++i) total += sweeps(i);
-        sums(sweeps_index) += total;
-        sums(points_index) += count;
+      "qgml::Trainer::count_sweeps", policy, KOKKOS_LAMBDA(const member_type& member) {
+        long long total = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(member, count), [&](const int i, long long& acc) { acc += sweeps(i); }, total);
+        Kokkos::single(Kokkos::PerTeam(member), [&]() {
+          sums(sweeps_index) += double(total);
+          sums(points_index) += count;
+        });
       });
 }
 
