@@ -22,6 +22,7 @@
 #include "qgml/linalg/loops.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
 #include "qgml/model/degeneracy.hpp"
+#include "qgml/model/ground_state_team.hpp"
 
 namespace qgml::detail {
 
@@ -89,42 +90,12 @@ struct GroundStateGeometry {
     Real* const shared = work + 4 * d * n;
     const Real nan = math::sqrt(Real(-1));
 
-    // --- H(x) (zero and flagged where not finite), T, E_0, E_max, z_0, psi = Q z_0.
-    loops.for_each(0, d, [&](const int k) { xs[k] = Real(x(t, k)); });
-    loops.barrier();
-    Real x2 = 0;
-    for (int k = 0; k < d; ++k) x2 += xs[k] * xs[k];
-    const Real fin = loops.template sum<Real>(0, n * n, [&](const int ij) {
-      const int i = ij / n, j = ij % n;
-      Real hr = sq(i, j).real(), hi = sq(i, j).imag();
-      for (int k = 0; k < d; ++k) {
-        hr -= xs[k] * a(k, i, j).real();
-        hi -= xs[k] * a(k, i, j).imag();
-      }
-      if (i == j) hr += Real(0.5) * x2;
-      h(i, j) = complex_type(hr, hi);
-      return (hr - hr) + (hi - hi);
-    });
-    const bool finite = fin == Real(0);
-    if (!finite) {
-      loops.barrier();
-      loops.for_each(0, n * n, [&](const int ij) { h(ij / n, ij % n) = complex_type(0); });
-    }
-    loops.barrier();
-    linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
-    linalg::ground_state_eigenvalues(loops, member.team_size(), n, td, te, yr, yi, shared);
-    const int code = !finite ? 1 : (shared[3] != Real(0) ? 2 : 0);  // linalg::EighInfo
-    const Real e0 = code ? nan : shared[0], emax = code ? nan : shared[2];
-    loops.barrier();  // every thread has read the shared scalars
-    loops.single([&]() { linalg::packed_ground_vector<1>(n, td, te, &e0, &emax, dd, ll, z0); });
-    loops.barrier();
-    // psi = Q z_0 into fr / fi (free until the solves), then y_mu = A_mu psi and y'_mu = Q^H y_mu.
-    loops.for_each(0, n, [&](const int i) {
-      fr[i] = z0[i];
-      fi[i] = Real(0);
-    });
-    loops.barrier();
-    linalg::apply_householder_q(loops, h, tau, fr, fi, false);
+    // --- H(x), T, E_0, E_max, z_0, psi = Q z_0 into fr / fi (free until the solves); then y_mu = A_mu psi
+    // and y'_mu = Q^H y_mu.
+    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, p, td, te,
+                                                             z0, yr, yi, dd, ll, xs, shared, fr, fi);
+    const int code = gs.code;
+    const Real e0 = gs.e0, emax = gs.emax;
     loops.for_each(0, d * n, [&](const int ki) {
       const int k = ki / n, i = ki % n;
       Real r = 0, im = 0;

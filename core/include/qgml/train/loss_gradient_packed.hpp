@@ -1,7 +1,7 @@
 // Loss terms and gradient of a batch on CPUs in one pass per pack of W points (the "fused host path" of
 // LossGradient, perf/NOTES.md "Fused loss and gradient on CPUs, and the ground-state path"): for every
-// pack, H(x) (spec 1.1) is built straight into the packed eigensolver's arrays
-// (linalg/hermitian_eigensolver_packed.hpp), and every per-point term of spec 2.5 / 2.6 is formed with
+// pack, H(x) (spec 1.1) is built straight into the packed eigensolver's arrays and its ground state
+// found (model/ground_state_packed.hpp), and every per-point term of spec 2.5 / 2.6 is formed with
 // the W lanes innermost, so that every loop over i, j, k is a SIMD loop over the points of the pack.
 //
 // Per point (loss_gradient.hpp has the same formulas): psi = psi_0, y_k = A_k psi,
@@ -31,6 +31,7 @@
 #include "qgml/linalg/lanes.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
 #include "qgml/model/degeneracy.hpp"
+#include "qgml/model/ground_state_packed.hpp"
 #include "qgml/model/ground_state_terms.hpp"
 #include "qgml/train/loss_settings.hpp"
 
@@ -71,48 +72,6 @@ int packed_gradient_chunks(int count, int n, int d) {
   const int packs = (count + width - 1) / width;
   const int per = packed_gradient_chunk_packs<Real>(count, n, d);
   return (packs + per - 1) / per;
-}
-
-// x <- Q x (adjoint: x <- Q^H x) for the Q = H_0 ... H_{n-2} of linalg::packed_tridiagonalize, x complex
-// (xr, xi, lane innermost): O(n^2) per lane.
-template <int W, class Real>
-KOKKOS_INLINE_FUNCTION void packed_apply_q(const linalg::PackedEighArrays<W, Real>& p, Real* xr, Real* xi,
-                                           const bool adjoint) {
-  const int n = p.n;
-  for (int step = 0; step < n - 1; ++step) {
-    const int k = adjoint ? step : n - 2 - step;  // Q x: H_{n-2} first; Q^H x: H_0^H first
-    const int b = k + 1;
-    const Real* tkr = p.tr + k * W;
-    const Real* tki = p.ti + k * W;
-    Real dr[W], di[W];
-    QGML_LANES(q, W) dr[q] = di[q] = Real(0);
-    for (int i = b; i < n; ++i) {  // v^H x
-      const Real* vr = p.at(p.ar, i, k);
-      const Real* vi = p.at(p.ai, i, k);
-      const Real* x_r = xr + i * W;
-      const Real* x_i = xi + i * W;
-      QGML_LANES(q, W) {
-        dr[q] += vr[q] * x_r[q] + vi[q] * x_i[q];
-        di[q] += vr[q] * x_i[q] - vi[q] * x_r[q];
-      }
-    }
-    const Real sign = adjoint ? Real(-1) : Real(1);  // tau or conj(tau)
-    QGML_LANES(q, W) {
-      const Real x = dr[q], y = di[q], ti = sign * tki[q];
-      dr[q] = tkr[q] * x - ti * y;
-      di[q] = tkr[q] * y + ti * x;
-    }
-    for (int i = b; i < n; ++i) {  // x -= (tau v^H x) v
-      const Real* vr = p.at(p.ar, i, k);
-      const Real* vi = p.at(p.ai, i, k);
-      Real* x_r = xr + i * W;
-      Real* x_i = xi + i * W;
-      QGML_LANES(q, W) {
-        x_r[q] -= dr[q] * vr[q] - di[q] * vi[q];
-        x_i[q] -= dr[q] * vi[q] + di[q] * vr[q];
-      }
-    }
-  }
 }
 
 // Loss terms of the points first .. first + packs * W - 1 (below count) and their chunk's partial
@@ -158,104 +117,10 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
   for (int pk = 0; pk < packs; ++pk) {
     const int t0 = first + pk * W;
     const int lanes = count - t0 < W ? count - t0 : W;
-    // --- H(x) = S - sum_k x_k A_k + |x|^2 / 2 (lower triangle), padding lanes at x = 0.
-    Real x2[W], fin[W];
-    for (int k = 0; k < d; ++k)
-      for (int q = 0; q < W; ++q) xk[k * W + q] = q < lanes ? Real(x(t0 + q, k)) : Real(0);
-    QGML_LANES(q, W) {
-      x2[q] = Real(0);
-      fin[q] = Real(0);
-    }
-    for (int k = 0; k < d; ++k) {
-      const Real* xq = xk + k * W;
-      QGML_LANES(q, W) x2[q] += xq[q] * xq[q];
-    }
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j <= i; ++j) {
-        Real* hr = p.at(p.ar, i, j);
-        Real* hi = p.at(p.ai, i, j);
-        const Real s_r = sq(i, j).real(), s_i = sq(i, j).imag();
-        QGML_LANES(q, W) {
-          hr[q] = s_r;
-          hi[q] = s_i;
-        }
-        for (int k = 0; k < d; ++k) {
-          const Real a_r = a(k, i, j).real(), a_i = a(k, i, j).imag();
-          const Real* xq = xk + k * W;
-          QGML_LANES(q, W) {
-            hr[q] -= xq[q] * a_r;
-            hi[q] -= xq[q] * a_i;
-          }
-        }
-        if (i == j) QGML_LANES(q, W) hr[q] += Real(0.5) * x2[q];
-        QGML_LANES(q, W) fin[q] += (hr[q] - hr[q]) + (hi[q] - hi[q]);  // NaN once any entry is not finite
-      }
-    int code[W], failed[W];
-    for (int q = 0; q < W; ++q) {
-      code[q] = (q < lanes && fin[q] == Real(0)) ? linalg::eigh_success : linalg::eigh_non_finite_input;
-      if (code[q] != linalg::eigh_success)  // solved as a zero matrix: no sweeps, no contamination
-        for (int i = 0; i < n; ++i)
-          for (int j = 0; j <= i; ++j) p.at(p.ar, i, j)[q] = p.at(p.ai, i, j)[q] = Real(0);
-    }
-    if (ground_state) {
-      linalg::packed_tridiagonalize<W>(p);
-      for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
-          td[i * W + q] = p.d[i * W + q];
-          te[i * W + q] = p.e[i * W + q];
-        }
-      linalg::packed_ql<W>(p, failed, false);
-    } else {
-      linalg::packed_eigh_solve<W>(p, failed);
-    }
-
-    // --- Ground state of every lane: index, E_0, E_1, E_max; failed lanes get NaN (as the sorted path).
-    const Real nan = math::sqrt(Real(-1));
-    int n0[W];
+    int code[W];
     Real e0[W], e1[W], emax[W], pw[W];
-    for (int q = 0; q < W; ++q) {
-      if (q < lanes && code[q] == linalg::eigh_success && failed[q]) code[q] = linalg::eigh_not_converged;
-      if (q < lanes && code[q] != linalg::eigh_success) {
-        for (int i = 0; i < n; ++i) p.d[i * W + q] = nan;
-        if (code[q] == linalg::eigh_non_finite_input && !ground_state)
-          for (int ij = 0; ij < n * n; ++ij) p.zr[ij * W + q] = p.zi[ij * W + q] = nan;
-      }
-      int m = 0;
-      for (int i = 1; i < n; ++i)
-        if (p.d[i * W + q] < p.d[m * W + q]) m = i;
-      n0[q] = m;
-    }
-    QGML_LANES(q, W) {
-      e0[q] = p.d[n0[q] * W + q];
-      emax[q] = e0[q];
-      e1[q] = e0[q];
-    }
-    if (n > 1)
-      for (int q = 0; q < W; ++q) {
-        Real second = p.d[(n0[q] == 0 ? 1 : 0) * W + q], top = e0[q];
-        for (int i = 0; i < n; ++i) {
-          const Real v = p.d[i * W + q];
-          if (i != n0[q] && v < second) second = v;
-          top = v > top ? v : top;
-        }
-        e1[q] = second;
-        emax[q] = top;
-      }
-    for (int q = 0; q < W; ++q)
-      if (q < lanes && code[q] != linalg::eigh_success) e0[q] = nan;
-    if (ground_state) {
-      linalg::packed_ground_vector<W>(n, td, te, e0, emax, fdr, flr, z0);
-      for (int j = 0; j < n; ++j) QGML_LANES(q, W) {
-          psr[j * W + q] = z0[j * W + q];
-          psi[j * W + q] = Real(0);
-        }
-      packed_apply_q<W>(p, psr, psi, false);
-    } else {
-      for (int q = 0; q < W; ++q)
-        for (int j = 0; j < n; ++j) {
-          psr[j * W + q] = p.at(p.zr, n0[q], j)[q];
-          psi[j * W + q] = p.at(p.zi, n0[q], j)[q];
-        }
-    }
+    packed_ground_state<W>(a, sq, x, t0, lanes, ground_state, p, xk, td, te, z0, fdr, flr, psr, psi, code, e0, e1,
+                           emax);
 
     // --- y_k = A_k psi, xbar_k, sigma^2, d^2 (model/ground_state_terms.hpp).
     Real sigma2[W], dist2[W];

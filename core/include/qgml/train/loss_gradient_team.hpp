@@ -29,6 +29,7 @@
 #include "qgml/linalg/loops.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
 #include "qgml/model/degeneracy.hpp"
+#include "qgml/model/ground_state_team.hpp"
 #include "qgml/train/loss_settings.hpp"
 
 #if defined(QGML_HAVE_KOKKOSKERNELS)
@@ -100,46 +101,12 @@ struct TeamLossGradient {
     Real* const xs = phi + n;  // x_k
     Real* const rs = xs + d;   // r_k
     Real* const shared = rs + d;
-    const Real nan = math::sqrt(Real(-1));
 
-    // --- H(x); a non-finite entry makes the point a zero matrix flagged non-finite (as the fused path).
-    loops.for_each(0, d, [&](const int k) { xs[k] = Real(x(t, k)); });
-    loops.barrier();
-    Real x2 = 0;
-    for (int k = 0; k < d; ++k) x2 += xs[k] * xs[k];
-    const Real fin = loops.template sum<Real>(0, n * n, [&](const int ij) {
-      const int i = ij / n, j = ij % n;
-      Real hr = sq(i, j).real(), hi = sq(i, j).imag();
-      for (int k = 0; k < d; ++k) {
-        hr -= xs[k] * a(k, i, j).real();
-        hi -= xs[k] * a(k, i, j).imag();
-      }
-      if (i == j) hr += Real(0.5) * x2;
-      h(i, j) = complex_type(hr, hi);
-      return (hr - hr) + (hi - hi);
-    });
-    const bool finite = fin == Real(0);
-    if (!finite) {
-      loops.barrier();
-      loops.for_each(0, n * n, [&](const int ij) { h(ij / n, ij % n) = complex_type(0); });
-    }
-    loops.barrier();
-
-    // --- T, E_0, E_1, E_max, z_0, psi = Q z_0.
-    linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
-    linalg::ground_state_eigenvalues(loops, member.team_size(), n, td, te, fdr, fdi, shared);
-    const int code = !finite ? 1 : (shared[3] != Real(0) ? 2 : 0);  // linalg::EighInfo
-    const Real e0 = code ? nan : shared[shared_e0], e1 = code ? nan : shared[shared_e1];
-    const Real emax = code ? nan : shared[shared_emax];
-    loops.barrier();  // every thread has read the shared scalars
-    loops.single([&]() { linalg::packed_ground_vector<1>(n, td, te, &e0, &emax, fdr, flr, z0); });
-    loops.barrier();
-    loops.for_each(0, n, [&](const int i) {
-      psr[i] = z0[i];
-      psi[i] = Real(0);
-    });
-    loops.barrier();
-    linalg::apply_householder_q(loops, h, tau, psr, psi, false);
+    // --- H(x), T, E_0, E_1, E_max, z_0, psi = Q z_0.
+    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, p, td, te,
+                                                             z0, fdr, fdi, fdr, flr, xs, shared, psr, psi);
+    const int code = gs.code;
+    const Real e0 = gs.e0, e1 = gs.e1, emax = gs.emax;
 
     // --- y_k = A_k psi (into row t of U), xbar, sigma^2, d^2 (the order of ground_state_terms).
     loops.for_each(0, d * n, [&](const int ki) {

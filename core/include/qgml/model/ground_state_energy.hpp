@@ -1,0 +1,239 @@
+// The ground-state energy and its force for a batch of points: the potential of the samplers (sample/).
+//   E_0(x) = the smallest eigenvalue of H(x) = 1/2 sum_k (A_k - x_k)^2 (spec 1.1),
+//   grad_x E_0 = <psi_0| dH/dx |psi_0> = x - xbar(x)   (Hellmann-Feynman, spec 2.3: dH/dx_k = x_k - A_k),
+// so one ground state per point gives both; 2 E_0 = |x - xbar|^2 + sigma^2 (spec 1.2).
+// Two kernels with the same formulas:
+//  - packed (host spaces, 2 <= N <= 64): one thread per pack of W points, lanes innermost, the ground
+//    state of model/ground_state_packed.hpp (the whole spectrum below N = 5, the ground-state path from
+//    N = 5, as the fused loss-gradient kernel);
+//  - team (every backend; the GPU kernel): one team per point, model/ground_state_team.hpp.
+// A point whose eigensolve fails (non-finite H, no convergence) gets E_0 = NaN and xbar = NaN.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <string>
+
+#include "qgml/common/error.hpp"
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/types.hpp"
+#include "qgml/linalg/batched_eigh.hpp"
+#include "qgml/linalg/hermitian_eigensolver_packed.hpp"
+#include "qgml/linalg/loops.hpp"
+#include "qgml/model/ground_state_packed.hpp"
+#include "qgml/model/ground_state_team.hpp"
+#include "qgml/model/ground_state_terms.hpp"
+#include "qgml/model/matrix_configuration.hpp"
+
+namespace qgml {
+
+enum class EnergyKernel { automatic, packed, team };
+
+inline const char* to_string(EnergyKernel k) {
+  return k == EnergyKernel::packed ? "packed" : (k == EnergyKernel::team ? "team" : "auto");
+}
+
+// The kernel `automatic` resolves to, and the range the packed kernel supports.
+inline constexpr int energy_packed_max_n = 64;
+inline constexpr int energy_ground_state_min_n = 5;
+
+template <class ExecSpace>
+EnergyKernel resolve_energy_kernel(EnergyKernel requested, int n) {
+  const bool packed_ok = is_host_space_v<ExecSpace> && n >= 2 && n <= energy_packed_max_n;
+  if (requested == EnergyKernel::packed)
+    QGML_REQUIRE(packed_ok, "qgml::GroundStateEnergy: the packed kernel runs on host spaces for 2 <= N <= " +
+                                std::to_string(energy_packed_max_n) + " (N = " + std::to_string(n) + ")");
+  if (requested != EnergyKernel::automatic) return requested;
+  return packed_ok ? EnergyKernel::packed : EnergyKernel::team;
+}
+
+namespace detail {
+
+// Reals of one pack's scratch: the eigensolver's arrays, psi (2 N), T, z_0 and the inverse iteration's
+// factors (5 N), y_k (2 D N), x_k and r_k (2 D), all per lane.
+KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_energy_scratch_reals(int n, int d, int width) {
+  return std::size_t(width) *
+         (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 7 * std::size_t(n) + 2 * std::size_t(d) * n + 2 * d);
+}
+
+// Reals of one team's scratch: H (2 N^2), tau and p (4 N), T (2 N), z_0, workspace and factors (5 N),
+// psi (2 N), x (D), 4 shared scalars.
+KOKKOS_INLINE_FUNCTION constexpr std::size_t team_energy_scratch_reals(int n, int d) {
+  return 2 * std::size_t(n) * n + 13 * std::size_t(n) + std::size_t(d) + 4;
+}
+
+template <class Real, class ExecSpace, class PointsView, class EnergyView, class XbarView>
+struct TeamGroundStateEnergy {
+  using complex_type = complex_t<Real>;
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using scratch_matrix = Kokkos::View<complex_type**, Kokkos::LayoutRight, typename ExecSpace::scratch_memory_space,
+                                      Kokkos::MemoryUnmanaged>;
+
+  MatrixStack<Real, typename ExecSpace::memory_space> a;
+  Matrix<Real, typename ExecSpace::memory_space> sq;
+  PointsView x;
+  EnergyView energy;
+  XbarView xbar;
+  int level = 0;
+  std::size_t reals = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    if (member.team_size() == 1)
+      solve(linalg::SerialLoops{}, member);
+    else
+      solve(linalg::TeamLoops<member_type>{member}, member);
+  }
+
+  template <class Loops>
+  KOKKOS_INLINE_FUNCTION void solve(const Loops& loops, const member_type& member) const {
+    const int t = member.league_rank();
+    const int d = static_cast<int>(a.extent(0));
+    const int n = static_cast<int>(a.extent(1));
+    scratch_view scratch(member.team_scratch(level), reals);
+    Real* const base = scratch.data();
+    const scratch_matrix h(reinterpret_cast<complex_type*>(base), n, n);
+    complex_type* const tau = reinterpret_cast<complex_type*>(base + 2 * n * n);
+    complex_type* const p = tau + n;
+    Real* const td = base + 2 * n * n + 4 * n;
+    Real* const te = td + n;
+    Real* const z0 = te + n;
+    Real* const w0 = z0 + n;
+    Real* const w1 = w0 + n;
+    Real* const psr = w1 + n;
+    Real* const psi = psr + n;
+    Real* const xs = psi + n;
+    Real* const shared = xs + d;
+    // The inverse iteration's factors reuse the eigenvalue stage's workspace (no resolvent solve follows).
+    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, p, td, te,
+                                                             z0, w0, w1, w0, w1, xs, shared, psr, psi);
+    const Real nan = math::sqrt(Real(-1));
+    // xbar_k = Re <psi|A_k psi>, one coordinate per thread.
+    loops.for_each(0, d, [&](const int k) {
+      Real xb = 0;
+      for (int i = 0; i < n; ++i) {
+        Real yr = 0, yi = 0;
+        for (int j = 0; j < n; ++j) {
+          const complex_type akij = a(k, i, j);
+          yr += akij.real() * psr[j] - akij.imag() * psi[j];
+          yi += akij.real() * psi[j] + akij.imag() * psr[j];
+        }
+        xb += psr[i] * yr + psi[i] * yi;
+      }
+      xbar(t, k) = gs.code ? nan : xb;
+    });
+    loops.single([&]() { energy(t) = gs.e0; });
+  }
+};
+
+}  // namespace detail
+
+// E_0 and xbar of up to max_points points at a time; no allocation after construction.
+template <class Real, class ExecSpace>
+class GroundStateEnergy {
+ public:
+  GroundStateEnergy(int d, int n, EnergyKernel kernel = EnergyKernel::automatic, int team_size = 0)
+      : d_(d), n_(n), kernel_(resolve_energy_kernel<ExecSpace>(kernel, n)), team_size_(team_size) {
+    QGML_REQUIRE(d >= 1 && n >= 1, "qgml::GroundStateEnergy: need D >= 1 and N >= 1");
+  }
+
+  EnergyKernel kernel() const { return kernel_; }
+
+  // energy(t) = E_0(x_t), xbar(t, k) = xbar_k(x_t) for t < points.extent(0). Asynchronous on exec.
+  template <class PointsView, class EnergyView, class XbarView>
+  void compute(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
+               const EnergyView& energy, const XbarView& xbar) const {
+    const int count = static_cast<int>(points.extent(0));
+    QGML_REQUIRE(config.dimension() == d_ && config.matrix_size() == n_,
+                 "qgml::GroundStateEnergy: the configuration's D, N differ from the engine's");
+    QGML_REQUIRE(int(points.extent(1)) == d_ && int(energy.extent(0)) >= count && int(xbar.extent(0)) >= count &&
+                     int(xbar.extent(1)) == d_,
+                 "qgml::GroundStateEnergy: points, energy and xbar must hold count x D, count, count x D values");
+    if (count == 0) return;
+    if (kernel_ == EnergyKernel::packed)
+      compute_packed(exec, config, points, energy, xbar);
+    else
+      compute_team(exec, config, points, energy, xbar);
+  }
+
+  // The two kernels; public for nvcc (device lambdas).
+  template <class PointsView, class EnergyView, class XbarView>
+  void compute_team(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
+                    const EnergyView& energy, const XbarView& xbar) const {
+    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+    using functor_type = detail::TeamGroundStateEnergy<Real, ExecSpace, PointsView, EnergyView, XbarView>;
+    const int count = static_cast<int>(points.extent(0));
+    functor_type f;
+    f.a = config.matrices();
+    f.sq = config.square_sum();
+    f.x = points;
+    f.energy = energy;
+    f.xbar = xbar;
+    f.reals = detail::team_energy_scratch_reals(n_, d_);
+    const std::size_t bytes = functor_type::scratch_view::shmem_size(f.reals);
+    const int team_size = team_size_ > 0 ? team_size_ : (is_host_space_v<ExecSpace> ? 1 : 0);
+    const policy_type probe =
+        team_size > 0 ? policy_type(exec, count, team_size) : policy_type(exec, count, Kokkos::AUTO);
+    f.level = scratch_level(probe, bytes, n_, "team energy");
+    Kokkos::parallel_for("qgml::GroundStateEnergy::team",
+                         policy_type(probe).set_scratch_size(f.level, Kokkos::PerTeam(bytes)), f);
+  }
+
+  template <class PointsView, class EnergyView, class XbarView>
+  void compute_packed(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
+                      const PointsView& points, const EnergyView& energy, const XbarView& xbar) const {
+    constexpr int width = linalg::packed_eigh_width<Real>;
+    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+    using member_type = typename policy_type::member_type;
+    using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+    const int count = static_cast<int>(points.extent(0));
+    const int d = d_, n = n_;
+    const int packs = (count + width - 1) / width;
+    const std::size_t reals = detail::packed_energy_scratch_reals(n, d, width);
+    const std::size_t bytes = scratch_view::shmem_size(reals);
+    const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed energy");
+    const bool ground_state = n >= energy_ground_state_min_n;
+    const auto a = config.matrices();
+    const auto sq = config.square_sum();
+    const auto x = points;
+    const auto e = energy;
+    const auto xb = xbar;
+    Kokkos::parallel_for(
+        "qgml::GroundStateEnergy::packed", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
+        KOKKOS_LAMBDA(const member_type& member) {
+          scratch_view scratch(member.team_scratch(level), reals);
+          Real* const base = scratch.data();
+          const linalg::PackedEighArrays<width, Real> p(n, base);
+          Real* const psr = base + std::size_t(width) * linalg::packed_eigh_scratch_reals(n, 1);
+          Real* const psi = psr + n * width;
+          Real* const td = psi + n * width;
+          Real* const te = td + n * width;
+          Real* const z0 = te + n * width;
+          Real* const fd = z0 + n * width;
+          Real* const fl = fd + n * width;
+          Real* const yr = fl + n * width;
+          Real* const yi = yr + d * n * width;
+          Real* const xk = yi + d * n * width;
+          Real* const rk = xk + d * width;
+          const int t0 = member.league_rank() * width;
+          const int lanes = count - t0 < width ? count - t0 : width;
+          int code[width];
+          Real e0[width], e1[width], emax[width], sigma2[width], dist2[width];
+          detail::packed_ground_state<width>(a, sq, x, t0, lanes, ground_state, p, xk, td, te, z0, fd, fl, psr, psi,
+                                             code, e0, e1, emax);
+          const Real nan = math::sqrt(Real(-1));
+          ground_state_terms_lanes<width>(a, psr, psi, xk, yr, yi, rk, sigma2, dist2, [&](const int k, const Real* v) {
+            for (int q = 0; q < lanes; ++q) xb(t0 + q, k) = code[q] ? nan : v[q];
+          });
+          for (int q = 0; q < lanes; ++q) e(t0 + q) = e0[q];
+        });
+  }
+
+ private:
+  int d_ = 0, n_ = 0;
+  EnergyKernel kernel_ = EnergyKernel::automatic;
+  int team_size_ = 0;
+};
+
+}  // namespace qgml

@@ -1,0 +1,177 @@
+// The ground state of one pack of W points on CPUs, lanes innermost (the layout of
+// linalg/hermitian_eigensolver_packed.hpp): H(x) = S - sum_k x_k A_k + |x|^2 / 2 (spec 1.1) built
+// straight into the packed eigensolver's arrays, then either
+//  - the whole eigendecomposition (ground_state = false): psi_0 = the eigenvector of the smallest
+//    eigenvalue (the first one on ties, as the sorted solver), or
+//  - the ground-state path (ground_state = true): H = Q T Q^H by Householder, the eigenvalues of T by QL
+//    (for E_0, E_1, E_max), z_0 by inverse iteration on T and psi_0 = Q z_0: O(N^2) per point after the
+//    reduction (linalg/tridiagonal_ground_state.hpp).
+// Shared by the fused loss-gradient kernel (train/loss_gradient_packed.hpp) and the energy kernel of the
+// samplers (model/ground_state_energy.hpp), so both see the same bits.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/types.hpp"
+#include "qgml/linalg/hermitian_eigensolver_packed.hpp"
+#include "qgml/linalg/lanes.hpp"
+#include "qgml/linalg/tridiagonal_ground_state.hpp"
+
+namespace qgml::detail {
+
+// x <- Q x (adjoint: x <- Q^H x) for the Q = H_0 ... H_{n-2} of linalg::packed_tridiagonalize, x complex
+// (xr, xi, lane innermost): O(n^2) per lane.
+template <int W, class Real>
+KOKKOS_INLINE_FUNCTION void packed_apply_q(const linalg::PackedEighArrays<W, Real>& p, Real* xr, Real* xi,
+                                           const bool adjoint) {
+  const int n = p.n;
+  for (int step = 0; step < n - 1; ++step) {
+    const int k = adjoint ? step : n - 2 - step;  // Q x: H_{n-2} first; Q^H x: H_0^H first
+    const int b = k + 1;
+    const Real* tkr = p.tr + k * W;
+    const Real* tki = p.ti + k * W;
+    Real dr[W], di[W];
+    QGML_LANES(q, W) dr[q] = di[q] = Real(0);
+    for (int i = b; i < n; ++i) {  // v^H x
+      const Real* vr = p.at(p.ar, i, k);
+      const Real* vi = p.at(p.ai, i, k);
+      const Real* x_r = xr + i * W;
+      const Real* x_i = xi + i * W;
+      QGML_LANES(q, W) {
+        dr[q] += vr[q] * x_r[q] + vi[q] * x_i[q];
+        di[q] += vr[q] * x_i[q] - vi[q] * x_r[q];
+      }
+    }
+    const Real sign = adjoint ? Real(-1) : Real(1);  // tau or conj(tau)
+    QGML_LANES(q, W) {
+      const Real x = dr[q], y = di[q], ti = sign * tki[q];
+      dr[q] = tkr[q] * x - ti * y;
+      di[q] = tkr[q] * y + ti * x;
+    }
+    for (int i = b; i < n; ++i) {  // x -= (tau v^H x) v
+      const Real* vr = p.at(p.ar, i, k);
+      const Real* vi = p.at(p.ai, i, k);
+      Real* x_r = xr + i * W;
+      Real* x_i = xi + i * W;
+      QGML_LANES(q, W) {
+        x_r[q] -= dr[q] * vr[q] - di[q] * vi[q];
+        x_i[q] -= dr[q] * vi[q] + di[q] * vr[q];
+      }
+    }
+  }
+}
+
+// The ground state of points t0 .. t0 + lanes - 1 (lanes <= W; padding lanes at x = 0). Out, per lane q:
+// xk[k * W + q] = x_k, psi_0 in (psr, psi) at j * W + q, code[q] (linalg::EighInfo: non-finite H or no
+// convergence), e0, e1 (second smallest), emax (NaN where code != 0). The ground-state path also leaves
+// T in (td, te), z_0 and the inverse iteration's factors (fdr, flr), and the Householder vectors in p,
+// for the reduced-resolvent solve of the gradient.
+template <int W, class Real, class AView, class SView, class XView>
+KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq, const XView& x, const int t0,
+                                                const int lanes, const bool ground_state,
+                                                const linalg::PackedEighArrays<W, Real>& p, Real* xk, Real* td,
+                                                Real* te, Real* z0, Real* fdr, Real* flr, Real* psr, Real* psi,
+                                                int* code, Real* e0, Real* e1, Real* emax) {
+  const int d = static_cast<int>(a.extent(0));
+  const int n = static_cast<int>(a.extent(1));
+  // --- H(x) = S - sum_k x_k A_k + |x|^2 / 2 (lower triangle), padding lanes at x = 0.
+  Real x2[W], fin[W];
+  for (int k = 0; k < d; ++k)
+    for (int q = 0; q < W; ++q) xk[k * W + q] = q < lanes ? Real(x(t0 + q, k)) : Real(0);
+  QGML_LANES(q, W) {
+    x2[q] = Real(0);
+    fin[q] = Real(0);
+  }
+  for (int k = 0; k < d; ++k) {
+    const Real* xq = xk + k * W;
+    QGML_LANES(q, W) x2[q] += xq[q] * xq[q];
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j <= i; ++j) {
+      Real* hr = p.at(p.ar, i, j);
+      Real* hi = p.at(p.ai, i, j);
+      const Real s_r = sq(i, j).real(), s_i = sq(i, j).imag();
+      QGML_LANES(q, W) {
+        hr[q] = s_r;
+        hi[q] = s_i;
+      }
+      for (int k = 0; k < d; ++k) {
+        const Real a_r = a(k, i, j).real(), a_i = a(k, i, j).imag();
+        const Real* xq = xk + k * W;
+        QGML_LANES(q, W) {
+          hr[q] -= xq[q] * a_r;
+          hi[q] -= xq[q] * a_i;
+        }
+      }
+      if (i == j) QGML_LANES(q, W) hr[q] += Real(0.5) * x2[q];
+      QGML_LANES(q, W) fin[q] += (hr[q] - hr[q]) + (hi[q] - hi[q]);  // NaN once any entry is not finite
+    }
+  int failed[W];
+  for (int q = 0; q < W; ++q) {
+    code[q] = (q < lanes && fin[q] == Real(0)) ? linalg::eigh_success : linalg::eigh_non_finite_input;
+    if (code[q] != linalg::eigh_success)  // solved as a zero matrix: no sweeps, no contamination
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j <= i; ++j) p.at(p.ar, i, j)[q] = p.at(p.ai, i, j)[q] = Real(0);
+  }
+  if (ground_state) {
+    linalg::packed_tridiagonalize<W>(p);
+    for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
+        td[i * W + q] = p.d[i * W + q];
+        te[i * W + q] = p.e[i * W + q];
+      }
+    linalg::packed_ql<W>(p, failed, false);
+  } else {
+    linalg::packed_eigh_solve<W>(p, failed);
+  }
+
+  // --- Ground state of every lane: index, E_0, E_1, E_max; failed lanes get NaN (as the sorted path).
+  const Real nan = math::sqrt(Real(-1));
+  int n0[W];
+  for (int q = 0; q < W; ++q) {
+    if (q < lanes && code[q] == linalg::eigh_success && failed[q]) code[q] = linalg::eigh_not_converged;
+    if (q < lanes && code[q] != linalg::eigh_success) {
+      for (int i = 0; i < n; ++i) p.d[i * W + q] = nan;
+      if (code[q] == linalg::eigh_non_finite_input && !ground_state)
+        for (int ij = 0; ij < n * n; ++ij) p.zr[ij * W + q] = p.zi[ij * W + q] = nan;
+    }
+    int m = 0;
+    for (int i = 1; i < n; ++i)
+      if (p.d[i * W + q] < p.d[m * W + q]) m = i;
+    n0[q] = m;
+  }
+  QGML_LANES(q, W) {
+    e0[q] = p.d[n0[q] * W + q];
+    emax[q] = e0[q];
+    e1[q] = e0[q];
+  }
+  if (n > 1)
+    for (int q = 0; q < W; ++q) {
+      Real second = p.d[(n0[q] == 0 ? 1 : 0) * W + q], top = e0[q];
+      for (int i = 0; i < n; ++i) {
+        const Real v = p.d[i * W + q];
+        if (i != n0[q] && v < second) second = v;
+        top = v > top ? v : top;
+      }
+      e1[q] = second;
+      emax[q] = top;
+    }
+  for (int q = 0; q < W; ++q)
+    if (q < lanes && code[q] != linalg::eigh_success) e0[q] = nan;
+  if (ground_state) {
+    linalg::packed_ground_vector<W>(n, td, te, e0, emax, fdr, flr, z0);
+    for (int j = 0; j < n; ++j) QGML_LANES(q, W) {
+        psr[j * W + q] = z0[j * W + q];
+        psi[j * W + q] = Real(0);
+      }
+    packed_apply_q<W>(p, psr, psi, false);
+  } else {
+    for (int q = 0; q < W; ++q)
+      for (int j = 0; j < n; ++j) {
+        psr[j * W + q] = p.at(p.zr, n0[q], j)[q];
+        psi[j * W + q] = p.at(p.zi, n0[q], j)[q];
+      }
+  }
+}
+
+}  // namespace qgml::detail

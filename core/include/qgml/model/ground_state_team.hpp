@@ -1,0 +1,87 @@
+// The ground state of one point by one team (the GPU-shaped per-point kernels: the team loss-gradient,
+// the ground-state geometry and the samplers' energy), written against the Loops interface of
+// linalg/loops.hpp so that it runs with teams of any size on every backend:
+//   H(x) = S - sum_k x_k A_k + |x|^2 / 2 in team scratch (S = 1/2 sum_k A_k^2, spec 1.1),
+//   H = Q T Q^H by the team Householder reduction (linalg/householder_tridiagonal.hpp),
+//   E_0, E_1, E_max of T (linalg/tridiagonal_ground_state.hpp: bisection, one eigenvalue per thread,
+//   or QL on one thread for teams of one),
+//   psi_0 = Q z_0 with z_0 from inverse iteration on T.
+// A point with a non-finite entry of H is solved as the zero matrix and flagged (code 1), as the fused
+// path does; a failed eigenvalue iteration gives code 2 (linalg::EighInfo). E_0, E_1, E_max are NaN
+// where code != 0.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/types.hpp"
+#include "qgml/linalg/householder_tridiagonal.hpp"
+#include "qgml/linalg/loops.hpp"
+#include "qgml/linalg/tridiagonal_ground_state.hpp"
+
+namespace qgml::detail {
+
+template <class Real>
+struct TeamGroundState {
+  int code = 0;
+  Real e0 = 0, e1 = 0, emax = 0;
+};
+
+// Scratch, all of the team: h (N x N complex view), tau and p (N complex), td and te (T), z0, work0 and
+// work1 (N each, the eigenvalue stage), vec_d and vec_l (N each, inverse iteration's factors, kept for
+// later resolvent solves), xs (D: x), shared (4 scalars). psi_0 is written to (psr, psi). Ends with a
+// barrier.
+template <class Real, class Loops, class AView, class SView, class XView, class HView>
+KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loops, const int team_size, const AView& a,
+                                                               const SView& sq, const XView& x, const int t,
+                                                               const HView& h, complex_t<Real>* tau, complex_t<Real>* p,
+                                                               Real* td, Real* te, Real* z0, Real* work0, Real* work1,
+                                                               Real* vec_d, Real* vec_l, Real* xs, Real* shared,
+                                                               Real* psr, Real* psi) {
+  using complex_type = complex_t<Real>;
+  const int d = static_cast<int>(a.extent(0));
+  const int n = static_cast<int>(a.extent(1));
+  loops.for_each(0, d, [&](const int k) { xs[k] = Real(x(t, k)); });
+  loops.barrier();
+  Real x2 = 0;
+  for (int k = 0; k < d; ++k) x2 += xs[k] * xs[k];
+  const Real fin = loops.template sum<Real>(0, n * n, [&](const int ij) {
+    const int i = ij / n, j = ij % n;
+    Real hr = sq(i, j).real(), hi = sq(i, j).imag();
+    for (int k = 0; k < d; ++k) {
+      hr -= xs[k] * a(k, i, j).real();
+      hi -= xs[k] * a(k, i, j).imag();
+    }
+    if (i == j) hr += Real(0.5) * x2;
+    h(i, j) = complex_type(hr, hi);
+    return (hr - hr) + (hi - hi);
+  });
+  const bool finite = fin == Real(0);
+  if (!finite) {
+    loops.barrier();
+    loops.for_each(0, n * n, [&](const int ij) { h(ij / n, ij % n) = complex_type(0); });
+  }
+  loops.barrier();
+
+  linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
+  linalg::ground_state_eigenvalues(loops, team_size, n, td, te, work0, work1, shared);
+  TeamGroundState<Real> out;
+  const Real nan = math::sqrt(Real(-1));
+  out.code = !finite ? 1 : (shared[3] != Real(0) ? 2 : 0);
+  out.e0 = out.code ? nan : shared[0];
+  out.e1 = out.code ? nan : shared[1];
+  out.emax = out.code ? nan : shared[2];
+  loops.barrier();  // every thread has read the shared scalars
+  const Real e0 = out.e0, emax = out.emax;
+  loops.single([&]() { linalg::packed_ground_vector<1>(n, td, te, &e0, &emax, vec_d, vec_l, z0); });
+  loops.barrier();
+  loops.for_each(0, n, [&](const int i) {
+    psr[i] = z0[i];
+    psi[i] = Real(0);
+  });
+  loops.barrier();
+  linalg::apply_householder_q(loops, h, tau, psr, psi, false);
+  return out;
+}
+
+}  // namespace qgml::detail

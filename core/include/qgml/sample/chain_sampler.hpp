@@ -1,0 +1,386 @@
+// Samplers of p(x) ~ exp(-U(x)), U = beta E_0(x), for a trained configuration (E_0: the ground-state
+// energy of H(x), model/ground_state_energy.hpp; grad U = beta (x - xbar(x)), Hellmann-Feynman). All
+// chains advance together: every kernel runs over the chains as the batch, on the given execution-space
+// instance, with no host synchronisation per step and no allocation after construction. Per iteration,
+// with eps the (shared) step size and xi, p ~ N(0, I):
+//  - ULA:  y = x - eps grad U(x) + sqrt(2 eps) xi, always taken (unless E_0(y) is not finite);
+//  - MALA: the same proposal, accepted with probability min(1, exp(U(x) - U(y) + log q(x|y) - log q(y|x))),
+//          log q(b|a) = -|b - a + eps grad U(a)|^2 / (4 eps);
+//  - HMC:  p ~ N(0, I), L leapfrog steps of size eps for K(p) = |p|^2 / 2, accepted with probability
+//          min(1, exp(H_0 - H_L)), H = U + K.
+// During warm-up the step size adapts (sample/step_size_adaptation.hpp) on the mean acceptance
+// probability of all chains, summed in a fixed order; for ULA on the probability MALA would have.
+// Random numbers are counter-based (common/random.hpp): chain c draws its normals from stream 2c at
+// counters iteration * D + k and its uniform from stream 2c + 1 at counter iteration, so the chains are
+// the same on every backend and thread count, and a restored state continues exactly.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "qgml/common/error.hpp"
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/random.hpp"
+#include "qgml/common/types.hpp"
+#include "qgml/model/ground_state_energy.hpp"
+#include "qgml/model/matrix_configuration.hpp"
+#include "qgml/sample/sampler_settings.hpp"
+#include "qgml/sample/step_size_adaptation.hpp"
+
+namespace qgml {
+
+// A sampler's state on the host: what continues a run exactly (sample directories store it).
+struct ChainSamplerState {
+  long iteration = 0;
+  int chains = 0, d = 0;
+  std::vector<double> positions;       // chains x D
+  std::vector<double> step;            // StepSizeSlot values
+  std::vector<double> acceptance_sum;  // per chain: sum of Metropolis probabilities after warm-up
+  std::vector<double> accepted;        // per chain: accepted proposals after warm-up
+};
+
+// Chains per partial sum of the acceptance reduction: fixed, so that the order of the sum depends only
+// on the number of chains.
+inline constexpr int acceptance_chunk = 512;
+
+template <class Real, class ExecSpace>
+class ChainSampler {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+  using state_view = Kokkos::View<double*, memory_space>;
+
+  ChainSampler(int d, int n, int chains, const SamplerSettings& settings, EnergyKernel kernel = EnergyKernel::automatic,
+               int team_size = 0)
+      : settings_(settings), d_(d), chains_(chains), energy_(d, n, kernel, team_size) {
+    validate(settings);
+    QGML_REQUIRE(chains >= 1, "qgml::ChainSampler: need at least one chain");
+    const auto alloc = [&](const char* label) { return RealMatrix<Real, memory_space>(std::string(label), chains, d); };
+    x_ = alloc("qgml::ChainSampler::x");
+    xbar_ = alloc("qgml::ChainSampler::xbar");
+    y_ = alloc("qgml::ChainSampler::y");
+    ybar_ = alloc("qgml::ChainSampler::ybar");
+    ex_ = RealVector<Real, memory_space>("qgml::ChainSampler::energy", chains);
+    ey_ = RealVector<Real, memory_space>("qgml::ChainSampler::proposal_energy", chains);
+    if (settings.kind == SamplerKind::hmc) {
+      p_ = alloc("qgml::ChainSampler::momentum");
+      h0_ = state_view("qgml::ChainSampler::hamiltonian", chains);
+    }
+    dh_ = state_view("qgml::ChainSampler::energy_error", chains);
+    alpha_ = state_view("qgml::ChainSampler::alpha", chains);
+    acceptance_sum_ = state_view("qgml::ChainSampler::acceptance_sum", chains);
+    accepted_ = state_view("qgml::ChainSampler::accepted", chains);
+    partials_ =
+        state_view("qgml::ChainSampler::acceptance_partials", (chains + acceptance_chunk - 1) / acceptance_chunk);
+    step_ = state_view("qgml::ChainSampler::step_size", int(step_slots));
+  }
+
+  const SamplerSettings& settings() const { return settings_; }
+  EnergyKernel kernel() const { return energy_.kernel(); }
+  int chains() const { return chains_; }
+  long iteration() const { return iteration_; }
+
+  // Chains at x0 (chains x D, in memory_space); iteration 0, step size resolved_step_size, statistics 0.
+  template <class StartView>
+  void start(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const StartView& x0) {
+    QGML_REQUIRE(int(x0.extent(0)) == chains_ && int(x0.extent(1)) == d_,
+                 "qgml::ChainSampler::start: the start points must be chains x D");
+    Kokkos::deep_copy(exec, x_, x0);
+    Kokkos::deep_copy(exec, acceptance_sum_, 0.0);
+    Kokkos::deep_copy(exec, accepted_, 0.0);
+    Kokkos::deep_copy(exec, dh_, 0.0);
+    const auto step = step_;
+    const double eps0 = resolved_step_size(settings_);
+    Kokkos::parallel_for(
+        "qgml::ChainSampler::start_step_size", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+        KOKKOS_LAMBDA(const int) { DualAveraging::start(step, eps0); });
+    iteration_ = 0;
+    energy_.compute(exec, config, x_, ex_, xbar_);
+  }
+
+  // Continues from a state written by state() for the same chains, D and settings.
+  void restore(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const ChainSamplerState& s) {
+    QGML_REQUIRE(s.chains == chains_ && s.d == d_ && s.positions.size() == std::size_t(chains_) * d_ &&
+                     s.step.size() == std::size_t(step_slots) && s.acceptance_sum.size() == std::size_t(chains_) &&
+                     s.accepted.size() == std::size_t(chains_) && s.iteration >= 0,
+                 "qgml::ChainSampler::restore: the state does not match " + std::to_string(chains_) +
+                     " chains in D = " + std::to_string(d_));
+    auto xh = Kokkos::create_mirror_view(x_);
+    for (int c = 0; c < chains_; ++c)
+      for (int k = 0; k < d_; ++k) xh(c, k) = Real(s.positions[std::size_t(c) * d_ + k]);
+    Kokkos::deep_copy(exec, x_, xh);
+    copy_in(exec, step_, s.step);
+    copy_in(exec, acceptance_sum_, s.acceptance_sum);
+    copy_in(exec, accepted_, s.accepted);
+    Kokkos::deep_copy(exec, dh_, 0.0);
+    iteration_ = s.iteration;
+    energy_.compute(exec, config, x_, ex_, xbar_);
+    fence(exec, "qgml::ChainSampler::restore");
+  }
+
+  // The state on the host (fences exec).
+  ChainSamplerState state(const ExecSpace& exec) const {
+    ChainSamplerState s;
+    s.iteration = iteration_;
+    s.chains = chains_;
+    s.d = d_;
+    auto xh = Kokkos::create_mirror_view(x_);
+    Kokkos::deep_copy(exec, xh, x_);
+    s.step = copy_out(exec, step_);
+    s.acceptance_sum = copy_out(exec, acceptance_sum_);
+    s.accepted = copy_out(exec, accepted_);
+    fence(exec, "qgml::ChainSampler::state");
+    s.positions.resize(std::size_t(chains_) * d_);
+    for (int c = 0; c < chains_; ++c)
+      for (int k = 0; k < d_; ++k) s.positions[std::size_t(c) * d_ + k] = double(xh(c, k));
+    return s;
+  }
+
+  // One iteration of every chain.
+  void step(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config) {
+    const long it = iteration_;
+    const bool warm = it < settings_.warmup;
+    if (settings_.kind == SamplerKind::hmc) {
+      hmc_start(exec, it);
+      for (int l = 1; l < settings_.leapfrog_steps; ++l) {
+        energy_.compute(exec, config, y_, ey_, ybar_);
+        hmc_move(exec);
+      }
+      energy_.compute(exec, config, y_, ey_, ybar_);
+      hmc_finish(exec, it, warm);
+    } else {
+      langevin_propose(exec, it);
+      energy_.compute(exec, config, y_, ey_, ybar_);
+      langevin_accept(exec, it, warm);
+    }
+    if (warm && settings_.adapt) adapt(exec, it + 1, it + 1 == settings_.warmup);
+    ++iteration_;
+  }
+
+  // draws(slot, c, k) = x_c,k: the chains' current positions as draw `slot`. Asynchronous on exec.
+  template <class DrawsView>
+  void record(const ExecSpace& exec, const DrawsView& draws, int slot) const {
+    const auto x = x_;
+    const int d = d_;
+    Kokkos::parallel_for(
+        "qgml::ChainSampler::record", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_), KOKKOS_LAMBDA(const int c) {
+          for (int k = 0; k < d; ++k) draws(slot, c, k) = x(c, k);
+        });
+  }
+
+  const RealMatrix<Real, memory_space>& positions() const { return x_; }
+  const RealMatrix<Real, memory_space>& xbar() const { return xbar_; }
+  const RealVector<Real, memory_space>& energy() const { return ex_; }
+  // StepSizeSlot values; step_size()(step_eps) is the step size in use.
+  const state_view& step_size() const { return step_; }
+  // Per chain, after warm-up: the sum of the Metropolis probabilities and the accepted proposals.
+  const state_view& acceptance_sum() const { return acceptance_sum_; }
+  const state_view& accepted() const { return accepted_; }
+  // HMC: H_L - H_0 of each chain's last trajectory (0 for ULA and MALA).
+  const state_view& energy_error() const { return dh_; }
+
+  // The kernels of step(); public for nvcc (device lambdas).
+  void langevin_propose(const ExecSpace& exec, long it) {
+    const auto x = x_, xbar = xbar_, y = y_;
+    const auto step = step_;
+    const int d = d_;
+    const Real beta = Real(settings_.beta);
+    const std::uint64_t seed = settings_.seed;
+    Kokkos::parallel_for(
+        "qgml::ChainSampler::langevin_propose", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_),
+        KOKKOS_LAMBDA(const int c) {
+          const Real eps = Real(step(step_eps));
+          const Real noise = math::sqrt(2 * eps);
+          const CounterRng rng(seed, 2 * std::uint64_t(c));
+          for (int k = 0; k < d; ++k)
+            y(c, k) =
+                x(c, k) - eps * beta * (x(c, k) - xbar(c, k)) + noise * Real(rng.normal(std::uint64_t(it) * d + k));
+        });
+  }
+
+  void langevin_accept(const ExecSpace& exec, long it, bool warm) {
+    const auto x = x_, xbar = xbar_, y = y_, ybar = ybar_;
+    const auto ex = ex_, ey = ey_;
+    const auto step = step_, alpha = alpha_, sum = acceptance_sum_, accepted = accepted_;
+    const int d = d_;
+    const Real beta = Real(settings_.beta);
+    const bool metropolis = settings_.kind == SamplerKind::mala;
+    const std::uint64_t seed = settings_.seed;
+    Kokkos::parallel_for(
+        "qgml::ChainSampler::langevin_accept", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_),
+        KOKKOS_LAMBDA(const int c) {
+          const Real eps = Real(step(step_eps));
+          // log q(x|y) - log q(y|x), q(b|a) the Langevin proposal density from a.
+          Real forward = 0, backward = 0;
+          for (int k = 0; k < d; ++k) {
+            const Real gx = beta * (x(c, k) - xbar(c, k)), gy = beta * (y(c, k) - ybar(c, k));
+            const Real f = y(c, k) - x(c, k) + eps * gx, b = x(c, k) - y(c, k) + eps * gy;
+            forward += f * f;
+            backward += b * b;
+          }
+          const double log_ratio =
+              double(beta) * (double(ex(c)) - double(ey(c))) + double(forward - backward) / (4 * double(eps));
+          const bool finite = math::isfinite(ey(c)) && math::isfinite(log_ratio);
+          const double a = !finite ? 0.0 : (log_ratio >= 0 ? 1.0 : math::exp(log_ratio));
+          const bool take =
+              metropolis ? CounterRng(seed, 2 * std::uint64_t(c) + 1).uniform(std::uint64_t(it)) < a : finite;
+          alpha(c) = a;
+          if (take) {
+            for (int k = 0; k < d; ++k) {
+              x(c, k) = y(c, k);
+              xbar(c, k) = ybar(c, k);
+            }
+            ex(c) = ey(c);
+          }
+          if (!warm) {
+            sum(c) += a;
+            accepted(c) += take ? 1.0 : 0.0;
+          }
+        });
+  }
+
+  void hmc_start(const ExecSpace& exec, long it) {
+    const auto x = x_, xbar = xbar_, y = y_, p = p_;
+    const auto ex = ex_;
+    const auto step = step_, h0 = h0_;
+    const int d = d_;
+    const Real beta = Real(settings_.beta);
+    const std::uint64_t seed = settings_.seed;
+    Kokkos::parallel_for(
+        "qgml::ChainSampler::hmc_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_), KOKKOS_LAMBDA(const int c) {
+          const Real eps = Real(step(step_eps));
+          const CounterRng rng(seed, 2 * std::uint64_t(c));
+          double kinetic = 0;
+          for (int k = 0; k < d; ++k) {
+            const Real pk = Real(rng.normal(std::uint64_t(it) * d + k));
+            kinetic += double(pk) * double(pk);
+            const Real half = pk - Real(0.5) * eps * beta * (x(c, k) - xbar(c, k));
+            p(c, k) = half;
+            y(c, k) = x(c, k) + eps * half;
+          }
+          h0(c) = double(beta) * double(ex(c)) + 0.5 * kinetic;
+        });
+  }
+
+  void hmc_move(const ExecSpace& exec) {
+    const auto y = y_, ybar = ybar_, p = p_;
+    const auto step = step_;
+    const int d = d_;
+    const Real beta = Real(settings_.beta);
+    Kokkos::parallel_for(
+        "qgml::ChainSampler::hmc_move", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_), KOKKOS_LAMBDA(const int c) {
+          const Real eps = Real(step(step_eps));
+          for (int k = 0; k < d; ++k) {
+            p(c, k) -= eps * beta * (y(c, k) - ybar(c, k));
+            y(c, k) += eps * p(c, k);
+          }
+        });
+  }
+
+  void hmc_finish(const ExecSpace& exec, long it, bool warm) {
+    const auto x = x_, xbar = xbar_, y = y_, ybar = ybar_, p = p_;
+    const auto ex = ex_, ey = ey_;
+    const auto step = step_, h0 = h0_, dh = dh_, alpha = alpha_, sum = acceptance_sum_, accepted = accepted_;
+    const int d = d_;
+    const Real beta = Real(settings_.beta);
+    const std::uint64_t seed = settings_.seed;
+    Kokkos::parallel_for(
+        "qgml::ChainSampler::hmc_finish", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_), KOKKOS_LAMBDA(const int c) {
+          const Real eps = Real(step(step_eps));
+          double kinetic = 0;
+          for (int k = 0; k < d; ++k) {
+            const Real pk = p(c, k) - Real(0.5) * eps * beta * (y(c, k) - ybar(c, k));
+            kinetic += double(pk) * double(pk);
+          }
+          const double error = double(beta) * double(ey(c)) + 0.5 * kinetic - h0(c);  // H_L - H_0
+          const bool finite = math::isfinite(error);
+          const double a = !finite ? 0.0 : (error <= 0 ? 1.0 : math::exp(-error));
+          const bool take = CounterRng(seed, 2 * std::uint64_t(c) + 1).uniform(std::uint64_t(it)) < a;
+          dh(c) = error;
+          alpha(c) = a;
+          if (take) {
+            for (int k = 0; k < d; ++k) {
+              x(c, k) = y(c, k);
+              xbar(c, k) = ybar(c, k);
+            }
+            ex(c) = ey(c);
+          }
+          if (!warm) {
+            sum(c) += a;
+            accepted(c) += take ? 1.0 : 0.0;
+          }
+        });
+  }
+
+  // Warm-up iteration m: the mean acceptance probability (chunks of acceptance_chunk chains summed in
+  // order) drives the dual averaging.
+  void adapt(const ExecSpace& exec, long m, bool last) {
+    const auto alpha = alpha_, partials = partials_, step = step_;
+    const int chains = chains_;
+    const int chunks = int(partials_.extent(0));
+    Kokkos::parallel_for(
+        "qgml::ChainSampler::acceptance_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, chunks),
+        KOKKOS_LAMBDA(const int q) {
+          const int end = (q + 1) * acceptance_chunk < chains ? (q + 1) * acceptance_chunk : chains;
+          double s = 0;
+          for (int c = q * acceptance_chunk; c < end; ++c) s += alpha(c);
+          partials(q) = s;
+        });
+    DualAveraging da;
+    da.delta = resolved_target_acceptance(settings_);
+    Kokkos::parallel_for(
+        "qgml::ChainSampler::adapt_step_size", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int) {
+          double s = 0;
+          for (int q = 0; q < chunks; ++q) s += partials(q);
+          da.update(step, m, s / chains, last);
+        });
+  }
+
+ private:
+  static void copy_in(const ExecSpace& exec, const state_view& v, const std::vector<double>& values) {
+    auto h = Kokkos::create_mirror_view(v);
+    for (std::size_t i = 0; i < values.size(); ++i) h(i) = values[i];
+    Kokkos::deep_copy(exec, v, h);
+    fence(exec, "qgml::ChainSampler::copy_in");  // h is a temporary
+  }
+  static std::vector<double> copy_out(const ExecSpace& exec, const state_view& v) {
+    auto h = Kokkos::create_mirror_view(v);
+    Kokkos::deep_copy(exec, h, v);
+    fence(exec, "qgml::ChainSampler::copy_out");
+    return std::vector<double>(h.data(), h.data() + h.extent(0));
+  }
+
+  SamplerSettings settings_;
+  int d_ = 0, chains_ = 0;
+  long iteration_ = 0;
+  GroundStateEnergy<Real, ExecSpace> energy_;
+  RealMatrix<Real, memory_space> x_, xbar_, y_, ybar_, p_;
+  RealVector<Real, memory_space> ex_, ey_;
+  state_view h0_, dh_, alpha_, acceptance_sum_, accepted_, partials_, step_;
+};
+
+// Start points drawn from N(center, scale^2 I) (center: D values on the host), from the counter-based
+// stream `seed` (chain c: stream c, counters k): the same on every backend.
+template <class Real, class ExecSpace>
+RealMatrix<Real, typename ExecSpace::memory_space> gaussian_chain_start(const ExecSpace& exec, int chains,
+                                                                        const std::vector<double>& center, double scale,
+                                                                        std::uint64_t seed) {
+  const int d = int(center.size());
+  RealMatrix<Real, typename ExecSpace::memory_space> x("qgml::gaussian_chain_start", chains, d);
+  Kokkos::View<double*, typename ExecSpace::memory_space> mu("qgml::gaussian_chain_start::center", d);
+  auto mh = Kokkos::create_mirror_view(mu);
+  for (int k = 0; k < d; ++k) mh(k) = center[std::size_t(k)];
+  Kokkos::deep_copy(exec, mu, mh);
+  const std::uint64_t key = mix64(seed ^ 0x5eed5eed5eed5eedULL);
+  Kokkos::parallel_for(
+      "qgml::gaussian_chain_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains), KOKKOS_LAMBDA(const int c) {
+        const CounterRng rng(key, std::uint64_t(c));
+        for (int k = 0; k < d; ++k) x(c, k) = Real(mu(k) + scale * rng.normal(std::uint64_t(k)));
+      });
+  fence(exec, "qgml::gaussian_chain_start");
+  return x;
+}
+
+}  // namespace qgml
