@@ -13,5 +13,6 @@ int eval_command(const std::vector<std::string>& args);
 int info_command();
 int generate_command(const std::vector<std::string>& args);
 int fuzzy_sphere_command(const std::vector<std::string>& args);
+int sample_command(const std::vector<std::string>& args);
 
 }  // namespace qgml::app

@@ -1,4 +1,4 @@
-// The qgml program: train matrix configurations, estimate intrinsic dimensions, evaluate losses.
+// The qgml program: train matrix configurations, estimate intrinsic dimensions, evaluate losses, sample.
 #include <Kokkos_Core.hpp>
 
 #include <cstdio>
@@ -26,6 +26,10 @@ void usage(std::FILE* out) {
       "                [--precision double|float]\n"
       "  qgml eval --matrices M.npy --data X.csv|X.npy [--w 0.25] [--penalty none|frobenius|frobenius_squared]\n"
       "            [--penalty-weight 0] [--out DIR] [--precision double|float]\n"
+      "  qgml sample RUN_DIR [--sampler ula|mala|hmc] [--chains 1000] [--steps 1000] [--warmup 500]\n"
+      "              [--beta 1] [--init data|gaussian] [--thin auto] [--step-size auto] [--leapfrog 10]\n"
+      "              [--target-acceptance auto] [--seed 1] [--out DIR] [--quiet]\n"
+      "  qgml sample --resume SAMPLE_DIR [--steps S]\n"
       "  qgml generate --data.generator NAME [--data.key value ...] --out X.csv|X.npy\n"
       "  qgml info\n"
       "  qgml fuzzy-sphere [--N 3] [--T 2500]\n"
@@ -79,6 +83,8 @@ int main(int argc, char* argv[]) {
         code = qgml::app::generate_command(args);
       else if (command == "info")
         code = qgml::app::info_command();
+      else if (command == "sample")
+        code = qgml::app::sample_command(args);
       else if (command == "fuzzy-sphere")
         code = qgml::app::fuzzy_sphere_command(args);
       else {

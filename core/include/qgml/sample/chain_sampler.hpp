@@ -383,4 +383,24 @@ RealMatrix<Real, typename ExecSpace::memory_space> gaussian_chain_start(const Ex
   return x;
 }
 
+// Start points on the data: chain c starts at point floor(u_c T) of the T points, u_c uniform from the
+// counter-based stream of `seed` (the same on every backend).
+template <class Real, class ExecSpace, class PointsView>
+RealMatrix<Real, typename ExecSpace::memory_space> data_chain_start(const ExecSpace& exec, int chains,
+                                                                    const PointsView& points, std::uint64_t seed) {
+  const int count = static_cast<int>(points.extent(0));
+  const int d = static_cast<int>(points.extent(1));
+  QGML_REQUIRE(count >= 1, "qgml::data_chain_start: no points");
+  RealMatrix<Real, typename ExecSpace::memory_space> x("qgml::data_chain_start", chains, d);
+  const CounterRng rng(seed, 0x5a3f1eULL);
+  Kokkos::parallel_for(
+      "qgml::data_chain_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains), KOKKOS_LAMBDA(const int c) {
+        int t = int(rng.uniform(std::uint64_t(c)) * count);
+        t = t < count ? t : count - 1;
+        for (int k = 0; k < d; ++k) x(c, k) = Real(points(t, k));
+      });
+  fence(exec, "qgml::data_chain_start");
+  return x;
+}
+
 }  // namespace qgml

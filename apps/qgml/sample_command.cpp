@@ -1,0 +1,491 @@
+// qgml sample RUN_DIR: draws from p(x) ~ exp(-beta E_0(x)) of a trained run (sample/chain_sampler.hpp)
+// into a sample directory:
+//   sample.json     the settings, every automatic choice, and the results (step size, acceptance,
+//                   split R-hat and ESS per coordinate, time);
+//   samples.npy     (draws, chains, D) float64, every thin-th state after warm-up, in the data's
+//                   coordinates (the run's standardisation undone);
+//   acceptance.npy  (chains) float64: each chain's mean Metropolis probability after warm-up (for ULA
+//                   the probability MALA would have had);
+//   state.npy       the sampler's state (model coordinates), written atomically after samples.npy: the
+//                   commit point of a checkpoint, from which --resume continues exactly.
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "qgml/common/error.hpp"
+#include "qgml/common/random.hpp"
+#include "qgml/io/configuration_io.hpp"
+#include "qgml/io/npy.hpp"
+#include "qgml/sample/chain_diagnostics.hpp"
+#include "qgml/sample/chain_sampler.hpp"
+#include "qgml/version.hpp"
+
+#include "commands.hpp"
+#include "config.hpp"
+#include "data_source.hpp"
+#include "format.hpp"
+#include "json_file.hpp"
+#include "run_directory.hpp"
+
+namespace qgml::app {
+
+namespace fs = std::filesystem;
+using Exec = Kokkos::DefaultExecutionSpace;
+using Mem = Exec::memory_space;
+
+namespace {
+
+// The options and their defaults ("auto": chosen and printed).
+const std::map<std::string, std::string>& sample_defaults() {
+  static const std::map<std::string, std::string> d{
+      {"chains", "1000"}, {"steps", "1000"}, {"warmup", "500"},     {"thin", "auto"},   {"sampler", "mala"},
+      {"beta", "1"},      {"init", "auto"},  {"step-size", "auto"}, {"leapfrog", "10"}, {"target-acceptance", "auto"},
+      {"seed", "1"},      {"out", ""}};
+  return d;
+}
+
+long strict_integer(const std::string& key, const std::string& text, long lo, long hi) {
+  bool ok = !text.empty() && text.size() <= 18;
+  for (char ch : text) ok = ok && ch >= '0' && ch <= '9';
+  const long v = ok ? std::stol(text) : 0;
+  if (!ok || v < lo || v > hi)
+    throw Error("--" + key + " = '" + text + "': expected an integer in [" + std::to_string(lo) + ", " +
+                std::to_string(hi) + "]");
+  return v;
+}
+
+double strict_real(const std::string& key, const std::string& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(v))
+    throw Error("--" + key + " = '" + text + "': expected a number");
+  return v;
+}
+
+struct SampleSetup {
+  std::string run_dir, out;
+  SamplerSettings sampler;
+  int chains = 0;
+  long steps = 0;
+  int thin = 1;
+  std::string init;  // data | gaussian
+  std::string thin_origin, init_origin, step_origin, target_origin;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("'" + path + "': cannot open");
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The run's standardisation (x_data = mean + scale x_model), identity when the run has none.
+struct Affine {
+  std::vector<double> mean;
+  double scale = 1;
+};
+
+Affine run_standardization(const std::string& run_dir, int d) {
+  Affine a;
+  a.mean.assign(std::size_t(d), 0.0);
+  const fs::path p = fs::path(run_dir) / "standardization.json";
+  if (!fs::exists(p)) return a;
+  Json j;
+  try {
+    j = Json::parse(read_text(p.string()));
+    a.mean = j.at("mean").get<std::vector<double>>();
+    a.scale = j.at("scale").get<double>();
+  } catch (const Json::exception& e) {
+    throw Error("'" + p.string() + "': expected {\"mean\": [D numbers], \"scale\": number} (" + e.what() + ")");
+  }
+  if (int(a.mean.size()) != d || !(a.scale > 0))
+    throw Error("'" + p.string() + "': mean has " + std::to_string(a.mean.size()) +
+                " values for D = " + std::to_string(d) + " and scale must be > 0");
+  return a;
+}
+
+Json settings_json(const SampleSetup& s) {
+  return Json{{"format", "qgml-sample"},
+              {"version", 1},
+              {"run", fs::absolute(s.run_dir).string()},
+              {"sampler", to_string(s.sampler.kind)},
+              {"chains", s.chains},
+              {"steps", s.steps},
+              {"warmup", s.sampler.warmup},
+              {"thin", s.thin},
+              {"beta", s.sampler.beta},
+              {"init", s.init},
+              {"step_size", s.sampler.step_size},
+              {"adapt", s.sampler.adapt},
+              {"target_acceptance", resolved_target_acceptance(s.sampler)},
+              {"leapfrog", s.sampler.leapfrog_steps},
+              {"seed", s.sampler.seed},
+              {"automatic",
+               {{"thin", s.thin_origin},
+                {"init", s.init_origin},
+                {"step_size", s.step_origin},
+                {"target_acceptance", s.target_origin}}}};
+}
+
+// The state as one float64 array: iteration, the step-size slots, then per chain its D coordinates,
+// its acceptance sum and its accepted count.
+std::vector<double> pack_state(const ChainSamplerState& st) {
+  std::vector<double> v;
+  v.push_back(double(st.iteration));
+  v.insert(v.end(), st.step.begin(), st.step.end());
+  v.insert(v.end(), st.positions.begin(), st.positions.end());
+  v.insert(v.end(), st.acceptance_sum.begin(), st.acceptance_sum.end());
+  v.insert(v.end(), st.accepted.begin(), st.accepted.end());
+  return v;
+}
+
+ChainSamplerState unpack_state(const std::string& path, int chains, int d) {
+  const NpyArray a = read_npy(path);
+  const std::size_t expected = 1 + std::size_t(step_slots) + std::size_t(chains) * (d + 2);
+  if (a.type != NpyType::float64 || a.shape.size() != 1 || a.shape[0] != expected)
+    throw Error("'" + path + "': expected a float64 vector of " + std::to_string(expected) + " values for " +
+                std::to_string(chains) + " chains in D = " + std::to_string(d));
+  std::vector<double> v(expected);
+  std::memcpy(v.data(), a.bytes.data(), expected * sizeof(double));
+  ChainSamplerState st;
+  st.chains = chains;
+  st.d = d;
+  st.iteration = long(v[0]);
+  if (!(v[0] >= 0) || double(st.iteration) != v[0]) throw Error("'" + path + "': the iteration is not valid");
+  auto it = v.begin() + 1;
+  st.step.assign(it, it + step_slots);
+  it += step_slots;
+  st.positions.assign(it, it + std::size_t(chains) * d);
+  it += std::size_t(chains) * d;
+  st.acceptance_sum.assign(it, it + chains);
+  it += chains;
+  st.accepted.assign(it, it + chains);
+  return st;
+}
+
+// Draws stored after `iteration` iterations.
+long draws_after(long iteration, const SampleSetup& s) {
+  const long sampled = iteration - s.sampler.warmup;
+  return sampled > 0 ? sampled / s.thin : 0;
+}
+
+template <class Real>
+int sample(SampleSetup s, bool resume, bool quiet) {
+  const Exec exec;
+  Precision precision = Precision::double_precision;
+  const std::string matrices = (fs::path(s.run_dir) / "final_matrices.npy").string();
+  if (!fs::exists(matrices))
+    throw Error("'" + s.run_dir + "' has no final_matrices.npy: not a finished qgml run directory");
+  const HostMatrices m = load_matrices(matrices, &precision);
+  const auto config = to_configuration<Real>(m, exec);
+  const int d = m.D, n = m.N;
+  const Affine affine = run_standardization(s.run_dir, d);
+
+  ChainSampler<Real, Exec> sampler(d, n, s.chains, s.sampler);
+  const std::string state_path = (fs::path(s.out) / "state.npy").string();
+  const std::string samples_path = (fs::path(s.out) / "samples.npy").string();
+  std::vector<double> samples;  // (draws, chains, D), data coordinates
+  if (resume) {
+    sampler.restore(exec, config, unpack_state(state_path, s.chains, d));
+    const long keep = draws_after(sampler.iteration(), s);
+    if (keep > 0) {
+      const NpyArray a = read_npy(samples_path);
+      if (a.type != NpyType::float64 || a.shape.size() != 3 || a.shape[1] != std::size_t(s.chains) ||
+          a.shape[2] != std::size_t(d) || a.shape[0] < std::size_t(keep))
+        throw Error("'" + samples_path + "': expected float64 (>= " + std::to_string(keep) + ", " +
+                    std::to_string(s.chains) + ", " + std::to_string(d) + ") draws for the state in " + state_path);
+      samples.resize(std::size_t(keep) * s.chains * d);
+      std::memcpy(samples.data(), a.bytes.data(), samples.size() * sizeof(double));
+    }
+  } else {
+    RealMatrix<Real, Mem> x0;
+    if (s.init == "data") {
+      const Config c = load_config((fs::path(s.run_dir) / "config.yaml").string(), {});
+      const auto points = load_data<Real>(exec, c);
+      if (int(points.extent(1)) != d)
+        throw Error("the run's data have D = " + std::to_string(points.extent(1)) +
+                    " but its matrices D = " + std::to_string(d));
+      x0 = data_chain_start<Real>(exec, s.chains, points, s.sampler.seed);
+    } else {
+      x0 = gaussian_chain_start<Real>(exec, s.chains, std::vector<double>(std::size_t(d), 0.0), 1.0, s.sampler.seed);
+    }
+    sampler.start(exec, config, x0);
+  }
+  write_json_file((fs::path(s.out) / "sample.json").string(), settings_json(s));
+
+  const long total = long(s.sampler.warmup) + s.steps;
+  const std::size_t per_draw = std::size_t(s.chains) * d;
+  // Draw slots per block: at most 200 iterations and 64 MiB of device buffer per block.
+  const long slots =
+      std::max(1L, std::min<long>(std::max(1, 200 / s.thin), long((64u << 20) / (per_draw * sizeof(Real)))));
+  Kokkos::View<Real***, Kokkos::LayoutRight, Mem> draws("qgml::sample::draws", slots, s.chains, d);
+  auto draws_host = Kokkos::create_mirror_view(draws);
+  auto acceptance_host = Kokkos::create_mirror_view(sampler.acceptance_sum());
+  auto step_host = Kokkos::create_mirror_view(sampler.step_size());
+
+  const auto write_checkpoint = [&]() {
+    write_npy(samples_path, NpyType::float64, {samples.size() / per_draw, std::size_t(s.chains), std::size_t(d)},
+              samples.data());
+    const std::vector<double> packed = pack_state(sampler.state(exec));
+    write_npy(state_path, NpyType::float64, {packed.size()}, packed.data());
+  };
+
+  std::printf(
+      "sampling %s: %d chains, %ld iterations (%d warm-up, %ld sampling, thin %d), beta %g, N = %d, D = %d, "
+      "%s kernel on %s\n",
+      to_string(s.sampler.kind).c_str(), s.chains, total, s.sampler.warmup, s.steps, s.thin, s.sampler.beta, n, d,
+      to_string(sampler.kernel()), Exec::name());
+  Kokkos::Timer timer, since_checkpoint, since_print;
+  const long first = sampler.iteration();
+  while (sampler.iteration() < total) {
+    int used = 0;
+    while (sampler.iteration() < total && used < slots) {
+      sampler.step(exec, config);
+      const long it = sampler.iteration();
+      if (it > s.sampler.warmup && (it - s.sampler.warmup) % s.thin == 0) sampler.record(exec, draws, used++);
+    }
+    // Block boundary: the recorded draws and the statistics for the progress line come to the host.
+    Kokkos::deep_copy(exec, draws_host, draws);
+    Kokkos::deep_copy(exec, acceptance_host, sampler.acceptance_sum());
+    Kokkos::deep_copy(exec, step_host, sampler.step_size());
+    fence(exec, "qgml::sample::block");
+    for (int u = 0; u < used; ++u)
+      for (int c = 0; c < s.chains; ++c)
+        for (int k = 0; k < d; ++k)
+          samples.push_back(affine.mean[std::size_t(k)] + affine.scale * double(draws_host(u, c, k)));
+    const long it = sampler.iteration();
+    const bool done = it >= total;
+    if (!quiet && (done || since_print.seconds() >= 2)) {
+      const long sampled = std::max(0L, it - s.sampler.warmup);
+      double acc = 0;
+      for (int c = 0; c < s.chains; ++c) acc += acceptance_host(c);
+      const double rate = double(it - first) * s.chains / std::max(timer.seconds(), 1e-9);
+      if (sampled > 0)
+        std::printf("  iteration %ld/%ld  step %.4g  acceptance %.3f  %.3g chain-steps/s\n", it, total,
+                    step_host(step_eps), acc / (double(s.chains) * sampled), rate);
+      else
+        std::printf("  iteration %ld/%ld (warm-up)  step %.4g  %.3g chain-steps/s\n", it, total, step_host(step_eps),
+                    rate);
+      std::fflush(stdout);
+      since_print.reset();
+    }
+    if (done || since_checkpoint.seconds() >= 30) {
+      write_checkpoint();
+      since_checkpoint.reset();
+    }
+  }
+  const double seconds = timer.seconds();
+
+  // Acceptance per chain and the diagnostics of all draws.
+  const long sampled = std::max(0L, total - s.sampler.warmup);
+  std::vector<double> acceptance(std::size_t(s.chains));
+  double mean_acceptance = 0;
+  for (int c = 0; c < s.chains; ++c) {
+    acceptance[std::size_t(c)] = sampled > 0 ? acceptance_host(c) / double(sampled) : 0.0;
+    mean_acceptance += acceptance[std::size_t(c)] / s.chains;
+  }
+  write_npy((fs::path(s.out) / "acceptance.npy").string(), NpyType::float64, {std::size_t(s.chains)},
+            acceptance.data());
+  const std::size_t stored = samples.size() / per_draw;
+  Kokkos::View<const double***, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> all(
+      samples.data(), stored, std::size_t(s.chains), std::size_t(d));
+  const ChainDiagnostics diag = chain_diagnostics(Kokkos::DefaultHostExecutionSpace(), all);
+  double max_r_hat = 0, min_ess = 0;
+  for (int k = 0; k < d; ++k) {
+    max_r_hat = k == 0 ? diag.r_hat[0] : std::max(max_r_hat, diag.r_hat[std::size_t(k)]);
+    min_ess = k == 0 ? diag.ess[0] : std::min(min_ess, diag.ess[std::size_t(k)]);
+  }
+  Json out = settings_json(s);
+  out["results"] = {{"draws", stored},
+                    {"iterations", total},
+                    {"step_size", step_host(step_eps)},
+                    {"mean_acceptance", mean_acceptance},
+                    {"r_hat", diag.r_hat},
+                    {"ess", diag.ess},
+                    {"mean", diag.mean},
+                    {"sd", diag.sd},
+                    {"max_r_hat", max_r_hat},
+                    {"min_ess", min_ess},
+                    {"seconds_this_invocation", seconds},
+                    {"chain_steps_per_second", double(total - first) * s.chains / std::max(seconds, 1e-9)},
+                    {"kernel", to_string(sampler.kernel())},
+                    {"execution_space", Exec::name()},
+                    {"qgml_version", QGML_VERSION_STRING},
+                    {"coordinates", affine.scale != 1 || std::any_of(affine.mean.begin(), affine.mean.end(),
+                                                                     [](double v) { return v != 0; })
+                                        ? "data (the run's standardisation undone)"
+                                        : "data"}};
+  write_json_file((fs::path(s.out) / "sample.json").string(), out);
+  std::printf("step size %.4g, mean acceptance %.3f; %zu draws x %d chains\n", step_host(step_eps), mean_acceptance,
+              stored, s.chains);
+  for (int k = 0; k < d; ++k)
+    std::printf("  x%d: mean %.4g  sd %.4g  split R-hat %.4f  ESS %.0f\n", k, diag.mean[std::size_t(k)],
+                diag.sd[std::size_t(k)], diag.r_hat[std::size_t(k)], diag.ess[std::size_t(k)]);
+  if (!(max_r_hat < 1.01))
+    std::printf("warning: split R-hat %.3f >= 1.01: the chains have not mixed; sample longer (--steps, --warmup)\n",
+                max_r_hat);
+  std::printf("outputs: %s/{samples.npy, acceptance.npy, sample.json, state.npy}\n", s.out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int sample_command(const std::vector<std::string>& args) {
+  std::map<std::string, std::string> o = sample_defaults();
+  std::map<std::string, bool> given;
+  std::string run_dir, resume;
+  bool quiet = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--quiet" || a == "-q") {
+      quiet = true;
+      continue;
+    }
+    if (a.rfind("--", 0) != 0) {
+      if (!run_dir.empty()) throw Error("qgml sample: unexpected argument '" + a + "' (one run directory)");
+      run_dir = a;
+      continue;
+    }
+    std::string key = a.substr(2), value;
+    const std::size_t eq = key.find('=');
+    const bool inline_value = eq != std::string::npos;
+    if (inline_value) {
+      value = key.substr(eq + 1);
+      key = key.substr(0, eq);
+    }
+    if (key != "resume" && !o.count(key)) {
+      std::string known;
+      for (const auto& [k, v] : sample_defaults()) known += " --" + k;
+      throw Error("qgml sample: unknown option --" + key + " (options: --resume" + known + ")");
+    }
+    if (!inline_value) {
+      if (i + 1 >= args.size()) throw Error("qgml sample: option --" + key + " needs a value");
+      value = args[++i];
+    }
+    if (key == "resume")
+      resume = value;
+    else {
+      o[key] = value;
+      given[key] = true;
+    }
+  }
+
+  SampleSetup s;
+  if (!resume.empty()) {
+    if (!run_dir.empty()) throw Error("qgml sample --resume takes the sample directory's own run; give no RUN_DIR");
+    for (const auto& [k, v] : given)
+      if (k != "steps")
+        throw Error("qgml sample --resume: --" + k + " cannot change on resume (only --steps, to sample longer)");
+    const std::string path = (fs::path(resume) / "sample.json").string();
+    if (!fs::exists(path) || !fs::exists(fs::path(resume) / "state.npy"))
+      throw Error("--resume " + resume + ": no sample.json and state.npy there (not a qgml sample directory)");
+    Json j;
+    try {
+      j = Json::parse(read_text(path));
+      s.run_dir = j.at("run").get<std::string>();
+      s.sampler.kind = parse_sampler_kind(j.at("sampler").get<std::string>());
+      s.chains = j.at("chains").get<int>();
+      s.steps =
+          given.count("steps") ? strict_integer("steps", o.at("steps"), 0, 1000000000L) : j.at("steps").get<long>();
+      s.sampler.warmup = j.at("warmup").get<int>();
+      s.thin = j.at("thin").get<int>();
+      s.sampler.beta = j.at("beta").get<double>();
+      s.init = j.at("init").get<std::string>();
+      s.sampler.step_size = j.at("step_size").get<double>();
+      s.sampler.adapt = j.at("adapt").get<bool>();
+      s.sampler.target_acceptance = j.at("target_acceptance").get<double>();
+      s.sampler.leapfrog_steps = j.at("leapfrog").get<int>();
+      s.sampler.seed = j.at("seed").get<std::uint64_t>();
+      const Json& a = j.at("automatic");
+      s.thin_origin = a.at("thin").get<std::string>();
+      s.init_origin = a.at("init").get<std::string>();
+      s.step_origin = a.at("step_size").get<std::string>();
+      s.target_origin = a.at("target_acceptance").get<std::string>();
+    } catch (const Json::exception& e) {
+      throw Error("'" + path + "': not a qgml sample.json (" + e.what() + ")");
+    }
+    if (s.chains < 1 || s.thin < 1 || s.sampler.warmup < 0)
+      throw Error("'" + path + "': invalid chains, thin or warmup");
+    validate(s.sampler);
+    s.out = resume;
+  } else {
+    if (run_dir.empty()) throw Error("qgml sample: give a run directory (qgml sample RUN_DIR [options])");
+    if (!fs::is_directory(run_dir)) throw Error("qgml sample: '" + run_dir + "' is not a directory");
+    s.run_dir = run_dir;
+    s.chains = int(strict_integer("chains", o.at("chains"), 1, 100000000L));
+    s.steps = strict_integer("steps", o.at("steps"), 0, 1000000000L);
+    s.sampler.kind = parse_sampler_kind(o.at("sampler"));
+    s.sampler.warmup = int(strict_integer("warmup", o.at("warmup"), 0, 1000000000L));
+    s.sampler.beta = strict_real("beta", o.at("beta"));
+    s.sampler.leapfrog_steps = int(strict_integer("leapfrog", o.at("leapfrog"), 1, 100000));
+    s.sampler.seed = std::uint64_t(strict_integer("seed", o.at("seed"), 0, 999999999999999999L));
+    if (o.at("step-size") == "auto") {
+      s.sampler.step_size = 0;
+      s.step_origin = s.sampler.warmup > 0
+                          ? format("auto: start at %.4g, dual averaging over the %d warm-up iterations",
+                                   initial_step_size(s.sampler), s.sampler.warmup)
+                          : format("auto: %.4g (no warm-up, not adapted)", initial_step_size(s.sampler));
+    } else {
+      s.sampler.step_size = strict_real("step-size", o.at("step-size"));
+      s.sampler.adapt = false;
+      s.step_origin = "given (not adapted)";
+    }
+    if (o.at("target-acceptance") == "auto") {
+      s.target_origin =
+          format("auto: %.3f for %s", default_target_acceptance(s.sampler.kind), to_string(s.sampler.kind).c_str());
+    } else {
+      s.sampler.target_acceptance = strict_real("target-acceptance", o.at("target-acceptance"));
+      s.target_origin = "given";
+    }
+    validate(s.sampler);
+    if (o.at("thin") == "auto") {
+      // About 1000 stored draws per chain at most: enough for the diagnostics, small on disk.
+      s.thin = int(std::max(1L, (s.steps + 999) / 1000));
+      s.thin_origin = format("auto: %d (at most ~1000 draws per chain)", s.thin);
+    } else {
+      s.thin = int(strict_integer("thin", o.at("thin"), 1, 1000000000L));
+      s.thin_origin = "given";
+    }
+    const bool has_config = fs::exists(fs::path(run_dir) / "config.yaml");
+    if (o.at("init") == "auto") {
+      s.init = has_config ? "data" : "gaussian";
+      s.init_origin = has_config ? "auto: data (chains start on the run's training points)"
+                                 : "auto: gaussian (the run has no config.yaml to read its data from)";
+    } else {
+      s.init = o.at("init");
+      if (s.init != "data" && s.init != "gaussian") throw Error("--init = '" + s.init + "': expected data or gaussian");
+      if (s.init == "data" && !has_config)
+        throw Error("--init data: '" + run_dir + "' has no config.yaml to read the training data from");
+      s.init_origin = "given";
+    }
+    s.out = o.at("out").empty() ? (fs::path(run_dir) / ("samples-" + to_string(s.sampler.kind))).string() : o.at("out");
+    if (fs::exists(fs::path(s.out) / "state.npy"))
+      throw Error("'" + s.out + "' already holds a sampling run: continue it with qgml sample --resume " + s.out +
+                  ", or choose another --out");
+    std::error_code ec;
+    fs::create_directories(s.out, ec);
+    if (ec) throw Error("output directory '" + s.out + "': cannot create: " + ec.message());
+    check_writable_directory(s.out);
+  }
+  std::printf("automatic: thin %s\n", s.thin_origin.c_str());
+  std::printf("automatic: init %s\n", s.init_origin.c_str());
+  std::printf("automatic: step size %s\n", s.step_origin.c_str());
+  std::printf("automatic: target acceptance %s\n", s.target_origin.c_str());
+  Precision precision = Precision::double_precision;
+  const std::string matrices = (fs::path(s.run_dir) / "final_matrices.npy").string();
+  if (fs::exists(matrices)) load_matrices(matrices, &precision);
+  return precision == Precision::single_precision ? sample<float>(s, !resume.empty(), quiet)
+                                                  : sample<double>(s, !resume.empty(), quiet);
+}
+
+}  // namespace qgml::app
