@@ -67,8 +67,9 @@ namespace detail::chain_diagnostics {
 
 // Chains summed sequentially by one thread; a fixed number, so the summation order is fixed.
 inline constexpr int chains_per_chunk = 32;
-// Largest lag block.
+// Largest lag block, and the most partial sums (chunks x lags x coordinates) one block may hold.
 inline constexpr int max_lag_block = 1024;
+inline constexpr std::int64_t max_lag_partials = std::int64_t(1) << 22;
 
 // Per-chain statistics, chain_stats(c, k, q).
 enum ChainStat : int {
@@ -395,9 +396,10 @@ ChainDiagnostics chain_diagnostics(const ExecSpace& exec, const DrawsView& draws
   }
   if (active_count == 0) return result;
 
-  // Autocovariances in lag blocks of 32, 64, ... lags (at most max_lag_block, at most up to lag n - 1)
-  // until every coordinate's Geyer sequence has stopped.
-  const int block_capacity = std::min(cd::max_lag_block, n - 1);
+  // Autocovariances in lag blocks of 32, 64, ... lags (at most max_lag_block and max_lag_partials
+  // partial sums, at most up to lag n - 1) until every coordinate's Geyer sequence has stopped.
+  const int block_capacity = int(std::max<std::int64_t>(
+      1, std::min<std::int64_t>({cd::max_lag_block, n - 1, cd::max_lag_partials / (std::int64_t(chunks) * D)})));
   Stats lag_partial(Kokkos::view_alloc(exec, std::string("qgml::chain_diagnostics::lag_partial")), chunks,
                     std::int64_t(block_capacity) * D, 1);
   Totals lag_totals(Kokkos::view_alloc(exec, std::string("qgml::chain_diagnostics::lag_totals")),
