@@ -19,6 +19,7 @@
 #include "qgml/model/initializers.hpp"
 #include "qgml/sample/chain_sampler.hpp"
 
+#include "kokkos_tools_recorder.hpp"
 #include "test_support.hpp"
 
 using namespace qgml;
@@ -136,35 +137,42 @@ TEMPLATE_TEST_CASE("samplers: three wells in one dimension, mass per well and mo
   const std::vector<double> a{-2.0, 0.5, 3.0};
   const auto config = wells_configuration<Real>(a, 1, exec);
   const int chains = 4000;
-  for (const SamplerKind kind : {SamplerKind::mala, SamplerKind::hmc})
-    for (const double beta : {1.0, 2.0})
-      for (const std::uint64_t seed : {3ULL, 4ULL}) {
-        CAPTURE(to_string(kind), beta, seed);
-        SamplerSettings s;
-        s.kind = kind;
-        s.beta = beta;
-        s.seed = seed;
-        s.warmup = 200;
-        s.leapfrog_steps = 5;
-        const Run r = run_chains(config, s, chains, kind == SamplerKind::hmc ? 150 : 400, {0.5}, 2.0);
-        const Quadrature q = three_well_quadrature(a, beta);
-        for (std::size_t i = 0; i < a.size(); ++i) {
-          double share = 0;
-          for (double x : r.x) {
-            int best = 0;
-            for (std::size_t j = 1; j < a.size(); ++j)
-              if (std::abs(x - a[j]) < std::abs(x - a[best])) best = int(j);
-            share += best == int(i) ? 1.0 : 0.0;
-          }
-          share /= chains;
-          CAPTURE(i, share, q.mass[i]);
-          REQUIRE(std::abs(share - q.mass[i]) <= 4.5 * std::sqrt(q.mass[i] * (1 - q.mass[i]) / chains));
-        }
-        require_moments(r.x, q.mean, q.var, q.m4, 4.5);
-        // The adapted step size reaches the target acceptance (dual averaging, warm-up of 200).
-        CAPTURE(r.acceptance, r.step);
-        REQUIRE(std::abs(r.acceptance - resolved_target_acceptance(s)) < 0.1);
+  struct Case {
+    SamplerKind kind;
+    double beta;
+    std::uint64_t seed;
+  };
+  for (const Case c : {Case{SamplerKind::mala, 1.0, 3}, Case{SamplerKind::mala, 2.0, 4}, Case{SamplerKind::hmc, 1.0, 5},
+                       Case{SamplerKind::hmc, 2.0, 6}}) {
+    const SamplerKind kind = c.kind;
+    const double beta = c.beta;
+    const std::uint64_t seed = c.seed;
+    CAPTURE(to_string(kind), beta, seed);
+    SamplerSettings s;
+    s.kind = kind;
+    s.beta = beta;
+    s.seed = seed;
+    s.warmup = 200;
+    s.leapfrog_steps = 5;
+    const Run r = run_chains(config, s, chains, kind == SamplerKind::hmc ? 150 : 400, {0.5}, 2.0);
+    const Quadrature q = three_well_quadrature(a, beta);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      double share = 0;
+      for (double x : r.x) {
+        int best = 0;
+        for (std::size_t j = 1; j < a.size(); ++j)
+          if (std::abs(x - a[j]) < std::abs(x - a[best])) best = int(j);
+        share += best == int(i) ? 1.0 : 0.0;
       }
+      share /= chains;
+      CAPTURE(i, share, q.mass[i]);
+      REQUIRE(std::abs(share - q.mass[i]) <= 4.5 * std::sqrt(q.mass[i] * (1 - q.mass[i]) / chains));
+    }
+    require_moments(r.x, q.mean, q.var, q.m4, 4.5);
+    // The adapted step size reaches the target acceptance (dual averaging, warm-up of 200).
+    CAPTURE(r.acceptance, r.step);
+    REQUIRE(std::abs(r.acceptance - resolved_target_acceptance(s)) < 0.1);
+  }
 }
 
 TEMPLATE_TEST_CASE("samplers: ULA's stationary variance 2 / (beta (2 - eps beta)) in one well, MALA's 1 / beta",
@@ -302,6 +310,52 @@ TEMPLATE_TEST_CASE("samplers: a restored state continues exactly, through the en
     auto start = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x0);
     REQUIRE(a.positions[0] != double(start(0, 0)));
   }
+}
+
+TEMPLATE_TEST_CASE("samplers: steady-state steps allocate nothing and copy nothing to the host", "[sample][residency]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  const auto config = gaussian_hermitian_configuration<Real>(3, 8, 1.0, 4, exec);
+  for (const SamplerKind kind : {SamplerKind::ula, SamplerKind::mala, SamplerKind::hmc})
+    for (const EnergyKernel kernel : {EnergyKernel::automatic, EnergyKernel::team}) {
+      CAPTURE(to_string(kind), to_string(kernel));
+      SamplerSettings s;
+      s.kind = kind;
+      s.warmup = 3;
+      s.leapfrog_steps = 3;
+      ScopedCallbacks callbacks;
+      recorder.reset();
+      ChainSampler<Real, Space> sampler(3, 8, 100, s, kernel);
+      Kokkos::View<Real***, Kokkos::LayoutRight, typename Space::memory_space> draws("qgml::test::draws", 4, 100, 3);
+      for (const auto& label : recorder.allocation_labels) {
+        INFO("allocation label " << label);
+        CHECK(has_prefix(label));
+      }
+      // Kernels with scratch make the execution space allocate its scratch lazily, on first use.
+      sampler.start(exec, config, gaussian_chain_start<Real>(exec, 100, {0.0, 0.0, 0.0}, 1.0, 2));
+      sampler.step(exec, config);
+      recorder.reset();
+      for (int i = 0; i < 6; ++i) {  // through the end of warm-up and beyond
+        sampler.step(exec, config);
+        if (i >= 2) sampler.record(exec, draws, i - 2);
+      }
+      fence(exec, "qgml::test::residency");
+      CHECK(recorder.allocations == 0);
+      CHECK(recorder.deep_copies == 0);
+      CHECK(!recorder.kernel_labels.empty());
+      for (const auto& label : recorder.kernel_labels) {
+        INFO("kernel label " << label);
+        CHECK(has_prefix(label));
+      }
+      CHECK(recorder.kernel_labels.count(kind == SamplerKind::hmc ? "qgml::ChainSampler::hmc_move"
+                                                                  : "qgml::ChainSampler::langevin_accept") == 1);
+      CHECK(recorder.kernel_labels.count("qgml::ChainSampler::adapt_step_size") == 1);
+      CHECK(recorder.kernel_labels.count(sampler.kernel() == EnergyKernel::packed
+                                             ? "qgml::GroundStateEnergy::packed"
+                                             : "qgml::GroundStateEnergy::team") == 1);
+    }
 }
 
 #if defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP)

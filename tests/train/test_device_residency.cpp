@@ -11,63 +11,13 @@
 #include "qgml/model/initializers.hpp"
 #include "qgml/train/trainer.hpp"
 
+#include "kokkos_tools_recorder.hpp"
 #include "test_support.hpp"
 
 using namespace qgml;
 using namespace qgml::test;
 
 namespace {
-
-struct Recorder {
-  int allocations = 0;
-  std::uint64_t allocated_bytes = 0;
-  int deep_copies = 0;
-  std::set<std::string> allocation_labels, kernel_labels, region_labels;
-  void reset() { *this = Recorder{}; }
-};
-Recorder recorder;
-
-void on_allocate(Kokkos::Profiling::SpaceHandle, const char* label, const void*, std::uint64_t size) {
-  ++recorder.allocations;
-  recorder.allocated_bytes += size;
-  recorder.allocation_labels.insert(label);
-}
-void on_deep_copy(Kokkos::Profiling::SpaceHandle, const char*, const void*, Kokkos::Profiling::SpaceHandle, const char*,
-                  const void*, std::uint64_t) {
-  ++recorder.deep_copies;
-}
-void on_kernel(const char* name, std::uint32_t, std::uint64_t* id) {
-  recorder.kernel_labels.insert(name);
-  *id = 0;
-}
-void on_region(const char* name) { recorder.region_labels.insert(name); }
-
-// Installs the callbacks for the lifetime of the object.
-struct ScopedCallbacks {
-  ScopedCallbacks() {
-    namespace T = Kokkos::Tools::Experimental;
-    T::set_allocate_data_callback(on_allocate);
-    T::set_begin_deep_copy_callback(on_deep_copy);
-    T::set_begin_parallel_for_callback(on_kernel);
-    T::set_begin_parallel_reduce_callback(on_kernel);
-    T::set_begin_parallel_scan_callback(on_kernel);
-    T::set_push_region_callback(on_region);
-  }
-  ~ScopedCallbacks() {
-    namespace T = Kokkos::Tools::Experimental;
-    T::set_allocate_data_callback(nullptr);
-    T::set_begin_deep_copy_callback(nullptr);
-    T::set_begin_parallel_for_callback(nullptr);
-    T::set_begin_parallel_reduce_callback(nullptr);
-    T::set_begin_parallel_scan_callback(nullptr);
-    T::set_push_region_callback(nullptr);
-  }
-};
-
-bool has_prefix(const std::string& s) { return s.rfind("qgml::", 0) == 0; }
-// Ours, or KokkosKernels' own label of the GEMM we call inside the qgml::reduction region
-// (KokkosBlas::gemm names its profiling region and, without a BLAS TPL, its kernels).
-bool ours_or_gemm(const std::string& s) { return has_prefix(s) || s.rfind("KokkosBlas::gemm", 0) == 0; }
 
 // A communicator of `ranks` processes whose collectives are never called (a Trainer's constructor
 // calls none): lets one process construct the trainer of rank `rank` of a data-parallel run.
