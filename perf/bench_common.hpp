@@ -52,6 +52,10 @@ class Args {
     return r;
   }
   int integer(const std::string& k, int dflt) const { return ints(k, {dflt})[0]; }
+  double real(const std::string& k, double dflt) const {
+    const auto v = strings(k, {});
+    return v.empty() ? dflt : std::stod(v[0]);
+  }
   std::string string(const std::string& k, const std::string& dflt) const { return strings(k, {dflt})[0]; }
 
  private:

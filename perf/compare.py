@@ -9,11 +9,13 @@ Suites:
   eigh    qgml_bench_eigh (impl qgml and lapacke) vs perf/baselines/torch_eigh.py
   train   qgml_bench_train                        vs perf/baselines/torch_train_epoch.py
   metric  qgml_bench_metric                       vs perf/baselines/torch_metric.py
+  sample  qgml_bench_sample                       vs perf/baselines/torch_sample.py
 
 Examples (after `cmake --workflow --preset openmp`):
   perf/compare.py eigh  --N 3 4 8 16 32 64 --T 2500 --precision double float
   perf/compare.py train --N 3 4 8 16 32 64 --batch 256 2500 --w 0 0.25 --precision double float
   perf/compare.py metric --N 3 8 16 32 64 --T 2500 100000
+  perf/compare.py sample --N 8 32 --chains 10000 --sampler ula mala hmc --precision double float
 Torch is looked for in /usr/bin/python3 (Debian's python3-torch) unless --python is given; without
 it the qgml side still runs and the table says so.
 """
@@ -32,7 +34,7 @@ ROOT = os.path.dirname(HERE)
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    p.add_argument("suite", choices=["eigh", "train", "metric"])
+    p.add_argument("suite", choices=["eigh", "train", "metric", "sample"])
     p.add_argument("--build", default=os.path.join(ROOT, "build", "openmp"), help="qgml build tree")
     p.add_argument("--python", default="/usr/bin/python3", help="interpreter with torch")
     p.add_argument("--N", type=int, nargs="+", default=[3, 4, 8, 16, 32, 64])
@@ -40,6 +42,9 @@ def parse_args():
     p.add_argument("--batch", type=int, nargs="+", default=[256, 2500])
     p.add_argument("--w", type=float, nargs="+", default=[0.0, 0.25])
     p.add_argument("--precision", nargs="+", default=["double"], choices=["double", "float"])
+    p.add_argument("--chains", type=int, nargs="+", default=[10000], help="sample: chains")
+    p.add_argument("--sampler", nargs="+", default=["ula", "mala", "hmc"], help="sample: samplers")
+    p.add_argument("--steps", type=int, default=20, help="sample: iterations per timed run")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--no-torch", action="store_true", help="qgml only")
@@ -54,6 +59,7 @@ SUITES = {
     "eigh": ("eigh", "qgml_bench_eigh", "torch_eigh.py"),
     "train": ("train_epoch", "qgml_bench_train", "torch_train_epoch.py"),
     "metric": ("metric", "qgml_bench_metric", "torch_metric.py"),
+    "sample": ("sample", "qgml_bench_sample", "torch_sample.py"),
 }
 
 
@@ -238,6 +244,18 @@ def main():
                     if have_torch:
                         lines += run_lines([a.python, baseline_script("metric"),
                                             "--threads", str(a.threads)] + args, env)
+    elif a.suite == "sample":
+        binary = bench_binary(a.build, "sample")
+        for prec in a.precision:
+            for C in a.chains:
+                for N in a.N:
+                    for sampler in a.sampler:
+                        args = ["--N", str(N), "--chains", str(C), "--steps", str(a.steps), "--sampler", sampler,
+                                "--precision", prec] + common
+                        lines += run_lines([binary, "--kokkos-disable-warnings"] + args, env)
+                        if have_torch:
+                            lines += run_lines([a.python, baseline_script("sample"),
+                                                "--threads", str(a.threads)] + args, env)
     else:
         binary = bench_binary(a.build, "train")
         for prec in a.precision:
@@ -267,10 +285,11 @@ def main():
 def summarize(suite, lines, have_torch, qgml_impls=("qgml",)):
     peak = next((l["gflops"] for l in lines if l.get("suite") == "gemm_peak"), None)
     key = (lambda l: (l["precision"], l["T"], l["N"])) if suite in ("eigh", "metric") else \
+        (lambda l: (l["precision"], l["chains"], l["N"], l["sampler"])) if suite == "sample" else \
         (lambda l: (l["precision"], l["N"], l["batch"], float(l["w"])))
     rows = {}
     for l in lines:
-        if l.get("suite") not in ("eigh", "train_epoch", "metric"):
+        if l.get("suite") not in ("eigh", "train_epoch", "metric", "sample"):
             continue
         rows.setdefault(key(l), {})[l["impl"]] = l
     out = []
@@ -295,6 +314,20 @@ def summarize(suite, lines, have_torch, qgml_impls=("qgml",)):
             out.append(f"| {k[0]} | {k[1]} | {k[2]} | {1e3 * q['median_s']:.3f} | "
                        f"{(1e3 * t['median_s']) if t else float('nan'):.3f} | "
                        f"{(t['median_s'] / q['median_s']) if t else float('nan'):.2f} | {q['points_per_s']:.0f} |")
+    elif suite == "sample":
+        out.append("| precision | chains | N | sampler | qgml s | torch s | torch / qgml | qgml chain-steps/s |"
+                   " torch chain-steps/s | qgml GFLOP/s | qgml acceptance | torch acceptance |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for k in sorted(rows):
+            q, t = rows[k].get("qgml"), rows[k].get("torch")
+            if not q:
+                continue
+            acc = lambda x: f"{x['acceptance']:.3f}" if x and x.get("acceptance") is not None else "-"
+            out.append(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {q['median_s']:.4f} | "
+                       f"{t['median_s'] if t else float('nan'):.4f} | "
+                       f"{(t['median_s'] / q['median_s']) if t else float('nan'):.1f} | "
+                       f"{q['chain_steps_per_s']:.3g} | {t['chain_steps_per_s'] if t else float('nan'):.3g} | "
+                       f"{q['gflops']:.2f} | {acc(q)} | {acc(t)} |")
     else:
         others = [i for i in qgml_impls if i != "qgml"]
         out.append("| precision | N | batch | w | qgml ms/epoch | torch ms/epoch | torch / qgml | qgml points/s |"
