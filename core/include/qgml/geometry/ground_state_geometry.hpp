@@ -41,8 +41,6 @@ struct GroundStateGeometry {
   using memory_space = typename ExecSpace::memory_space;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using scratch_matrix = Kokkos::View<complex_type**, Kokkos::LayoutRight, typename ExecSpace::scratch_memory_space,
-                                      Kokkos::MemoryUnmanaged>;
   using tensor_type = Kokkos::View<Real***, Kokkos::LayoutRight, memory_space>;
 
   MatrixStack<Real, memory_space> a;
@@ -60,10 +58,7 @@ struct GroundStateGeometry {
   // Teams of one thread (host spaces) run the plain loops of SerialLoops: the same arithmetic in the
   // same order, without the team-loop machinery.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    if (member.team_size() == 1)
-      solve(linalg::SerialLoops{}, member);
-    else
-      solve(linalg::TeamLoops<member_type>{member}, member);
+    run_with_loops(member, [&](const auto& loops) { solve(loops, member); });
   }
 
   template <class Loops>
@@ -72,14 +67,13 @@ struct GroundStateGeometry {
     const int d = static_cast<int>(a.extent(0));
     const int n = static_cast<int>(a.extent(1));
     scratch_view scratch(member.team_scratch(level), reals);
-    Real* const base = scratch.data();
-    const scratch_matrix h(reinterpret_cast<complex_type*>(base), n, n);
-    complex_type* const tau = reinterpret_cast<complex_type*>(base + 2 * n * n);
-    complex_type* const p = tau + n;
-    Real* const td = base + 2 * n * n + 4 * n;
-    Real* const te = td + n;
-    Real* const z0 = te + n;
-    Real* const dd = z0 + n;
+    const TeamGroundStateScratch<Real, typename ExecSpace::scratch_memory_space> g(scratch.data(), n);
+    const auto& h = g.h;
+    complex_type* const tau = g.tau;
+    Real* const td = g.td;
+    Real* const te = g.te;
+    Real* const z0 = g.z0;
+    Real* const dd = g.rest;
     Real* const ll = dd + n;
     Real* const xs = ll + n;
     Real* const yr = xs + d;  // y'_mu(i) at mu * n + i
@@ -92,8 +86,8 @@ struct GroundStateGeometry {
 
     // --- H(x), T, E_0, E_max, z_0, psi = Q z_0 into fr / fi (free until the solves); then y_mu = A_mu psi
     // and y'_mu = Q^H y_mu.
-    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, p, td, te,
-                                                             z0, yr, yi, dd, ll, xs, shared, fr, fi);
+    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, g.p, td,
+                                                             te, z0, yr, yi, dd, ll, xs, shared, fr, fi);
     const int code = gs.code;
     const Real e0 = gs.e0, emax = gs.emax;
     loops.for_each(0, d * n, [&](const int ki) {

@@ -68,8 +68,6 @@ struct TeamGroundStateEnergy {
   using complex_type = complex_t<Real>;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using scratch_matrix = Kokkos::View<complex_type**, Kokkos::LayoutRight, typename ExecSpace::scratch_memory_space,
-                                      Kokkos::MemoryUnmanaged>;
 
   MatrixStack<Real, typename ExecSpace::memory_space> a;
   Matrix<Real, typename ExecSpace::memory_space> sq;
@@ -80,10 +78,7 @@ struct TeamGroundStateEnergy {
   std::size_t reals = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    if (member.team_size() == 1)
-      solve(linalg::SerialLoops{}, member);
-    else
-      solve(linalg::TeamLoops<member_type>{member}, member);
+    run_with_loops(member, [&](const auto& loops) { solve(loops, member); });
   }
 
   template <class Loops>
@@ -92,22 +87,16 @@ struct TeamGroundStateEnergy {
     const int d = static_cast<int>(a.extent(0));
     const int n = static_cast<int>(a.extent(1));
     scratch_view scratch(member.team_scratch(level), reals);
-    Real* const base = scratch.data();
-    const scratch_matrix h(reinterpret_cast<complex_type*>(base), n, n);
-    complex_type* const tau = reinterpret_cast<complex_type*>(base + 2 * n * n);
-    complex_type* const p = tau + n;
-    Real* const td = base + 2 * n * n + 4 * n;
-    Real* const te = td + n;
-    Real* const z0 = te + n;
-    Real* const w0 = z0 + n;
+    const TeamGroundStateScratch<Real, typename ExecSpace::scratch_memory_space> g(scratch.data(), n);
+    Real* const w0 = g.rest;
     Real* const w1 = w0 + n;
     Real* const psr = w1 + n;
     Real* const psi = psr + n;
     Real* const xs = psi + n;
     Real* const shared = xs + d;
     // The inverse iteration's factors reuse the eigenvalue stage's workspace (no resolvent solve follows).
-    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, p, td, te,
-                                                             z0, w0, w1, w0, w1, xs, shared, psr, psi);
+    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, g.h, g.tau, g.p,
+                                                             g.td, g.te, g.z0, w0, w1, w0, w1, xs, shared, psr, psi);
     const Real nan = math::sqrt(Real(-1));
     // xbar_k = Re <psi|A_k psi>, one coordinate per thread.
     loops.for_each(0, d, [&](const int k) {

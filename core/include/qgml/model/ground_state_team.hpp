@@ -13,6 +13,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
+
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/householder_tridiagonal.hpp"
@@ -20,6 +22,42 @@
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
 
 namespace qgml::detail {
+
+// Runs body(loops) with linalg::SerialLoops for teams of one thread (host spaces: the same arithmetic in
+// the same order, without the team-loop machinery), else with linalg::TeamLoops.
+template <class Member, class Body>
+KOKKOS_INLINE_FUNCTION void run_with_loops(const Member& member, const Body& body) {
+  if (member.team_size() == 1)
+    body(linalg::SerialLoops{});
+  else
+    body(linalg::TeamLoops<Member>{member});
+}
+
+// The head of a team's scratch that team_ground_state uses: H (complex N x N), tau and p (complex N), T
+// (td, te) and z_0, at the start of `base`; `rest` is the first Real after them.
+template <class Real, class ScratchSpace>
+struct TeamGroundStateScratch {
+  using complex_type = complex_t<Real>;
+  Kokkos::View<complex_type**, Kokkos::LayoutRight, ScratchSpace, Kokkos::MemoryUnmanaged> h;
+  complex_type* tau;
+  complex_type* p;
+  Real* td;
+  Real* te;
+  Real* z0;
+  Real* rest;
+
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t reals(int n) {
+    return 2 * std::size_t(n) * n + 4 * std::size_t(n) + 3 * std::size_t(n);
+  }
+  KOKKOS_INLINE_FUNCTION TeamGroundStateScratch(Real* base, int n)
+      : h(reinterpret_cast<complex_type*>(base), n, n),
+        tau(reinterpret_cast<complex_type*>(base + 2 * n * n)),
+        p(tau + n),
+        td(base + 2 * n * n + 4 * n),
+        te(td + n),
+        z0(te + n),
+        rest(z0 + n) {}
+};
 
 template <class Real>
 struct TeamGroundState {

@@ -1,5 +1,5 @@
-// Samplers of p(x) ~ exp(-U(x)), U = beta E_0(x), for a trained configuration (E_0: the ground-state
-// energy of H(x), model/ground_state_energy.hpp; grad U = beta (x - xbar(x)), Hellmann-Feynman). All
+// Samplers of p(x) ~ exp(-U(x)), U = beta E_0(x), for a trained configuration (docs/math.md section 10) (E_0: the
+// ground-state energy of H(x), model/ground_state_energy.hpp; grad U = beta (x - xbar(x)), Hellmann-Feynman). All
 // chains advance together: every kernel runs over the chains as the batch, on the given execution-space
 // instance, with no host synchronisation per step and no allocation after construction. Per iteration,
 // with eps the (shared) step size and xi, p ~ N(0, I):
@@ -31,6 +31,31 @@
 #include "qgml/sample/step_size_adaptation.hpp"
 
 namespace qgml {
+
+namespace detail {
+
+// Chain c moves to its proposal (y, ybar, ey) when `take`; alpha(c) = a, the Metropolis probability;
+// after warm-up, sum and accepted count it.
+template <class PointsView, class EnergyView, class StatsView>
+KOKKOS_INLINE_FUNCTION void settle_proposal(const int c, const int d, const bool take, const double a, const bool warm,
+                                            const PointsView& x, const PointsView& xbar, const EnergyView& ex,
+                                            const PointsView& y, const PointsView& ybar, const EnergyView& ey,
+                                            const StatsView& alpha, const StatsView& sum, const StatsView& accepted) {
+  alpha(c) = a;
+  if (take) {
+    for (int k = 0; k < d; ++k) {
+      x(c, k) = y(c, k);
+      xbar(c, k) = ybar(c, k);
+    }
+    ex(c) = ey(c);
+  }
+  if (!warm) {
+    sum(c) += a;
+    accepted(c) += take ? 1.0 : 0.0;
+  }
+}
+
+}  // namespace detail
 
 // A sampler's state on the host: what continues a run exactly (sample directories store it).
 struct ChainSamplerState {
@@ -226,18 +251,7 @@ class ChainSampler {
           const double a = !finite ? 0.0 : (log_ratio >= 0 ? 1.0 : math::exp(log_ratio));
           const bool take =
               metropolis ? CounterRng(seed, 2 * std::uint64_t(c) + 1).uniform(std::uint64_t(it)) < a : finite;
-          alpha(c) = a;
-          if (take) {
-            for (int k = 0; k < d; ++k) {
-              x(c, k) = y(c, k);
-              xbar(c, k) = ybar(c, k);
-            }
-            ex(c) = ey(c);
-          }
-          if (!warm) {
-            sum(c) += a;
-            accepted(c) += take ? 1.0 : 0.0;
-          }
+          detail::settle_proposal(c, d, take, a, warm, x, xbar, ex, y, ybar, ey, alpha, sum, accepted);
         });
   }
 
@@ -299,18 +313,7 @@ class ChainSampler {
           const double a = !finite ? 0.0 : (error <= 0 ? 1.0 : math::exp(-error));
           const bool take = CounterRng(seed, 2 * std::uint64_t(c) + 1).uniform(std::uint64_t(it)) < a;
           dh(c) = error;
-          alpha(c) = a;
-          if (take) {
-            for (int k = 0; k < d; ++k) {
-              x(c, k) = y(c, k);
-              xbar(c, k) = ybar(c, k);
-            }
-            ex(c) = ey(c);
-          }
-          if (!warm) {
-            sum(c) += a;
-            accepted(c) += take ? 1.0 : 0.0;
-          }
+          detail::settle_proposal(c, d, take, a, warm, x, xbar, ex, y, ybar, ey, alpha, sum, accepted);
         });
   }
 

@@ -54,8 +54,6 @@ struct TeamLossGradient {
   using memory_space = typename ExecSpace::memory_space;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using scratch_matrix = Kokkos::View<complex_type**, Kokkos::LayoutRight, typename ExecSpace::scratch_memory_space,
-                                      Kokkos::MemoryUnmanaged>;
 
   MatrixStack<Real, memory_space> a;
   Matrix<Real, memory_space> sq;
@@ -71,10 +69,7 @@ struct TeamLossGradient {
   // Teams of one thread (host spaces) run the plain loops of SerialLoops: the same arithmetic in the
   // same order, without the team-loop machinery.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    if (member.team_size() == 1)
-      solve(linalg::SerialLoops{}, member);
-    else
-      solve(linalg::TeamLoops<member_type>{member}, member);
+    run_with_loops(member, [&](const auto& loops) { solve(loops, member); });
   }
 
   template <class Loops>
@@ -83,14 +78,13 @@ struct TeamLossGradient {
     const int d = static_cast<int>(a.extent(0));
     const int n = static_cast<int>(a.extent(1));
     scratch_view scratch(member.team_scratch(level), reals);
-    Real* const base = scratch.data();
-    const scratch_matrix h(reinterpret_cast<complex_type*>(base), n, n);
-    complex_type* const tau = reinterpret_cast<complex_type*>(base + 2 * n * n);
-    complex_type* const p = tau + n;
-    Real* const td = base + 2 * n * n + 4 * n;
-    Real* const te = td + n;
-    Real* const z0 = te + n;
-    Real* const fdr = z0 + n;  // 1 / D_i of the factorisations (complex for the resolvent)
+    const TeamGroundStateScratch<Real, typename ExecSpace::scratch_memory_space> g(scratch.data(), n);
+    const auto& h = g.h;
+    complex_type* const tau = g.tau;
+    Real* const td = g.td;
+    Real* const te = g.te;
+    Real* const z0 = g.z0;
+    Real* const fdr = g.rest;  // 1 / D_i of the factorisations (complex for the resolvent)
     Real* const fdi = fdr + n;
     Real* const flr = fdi + n;  // L_i
     Real* const fli = flr + n;
@@ -103,8 +97,8 @@ struct TeamLossGradient {
     Real* const shared = rs + d;
 
     // --- H(x), T, E_0, E_1, E_max, z_0, psi = Q z_0.
-    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, p, td, te,
-                                                             z0, fdr, fdi, fdr, flr, xs, shared, psr, psi);
+    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, g.p, td,
+                                                             te, z0, fdr, fdi, fdr, flr, xs, shared, psr, psi);
     const int code = gs.code;
     const Real e0 = gs.e0, e1 = gs.e1, emax = gs.emax;
 
