@@ -331,7 +331,9 @@ int sample(SampleSetup s, bool resume, bool quiet) {
   for (int k = 0; k < d; ++k)
     std::printf("  x%d: mean %.4g  sd %.4g  split R-hat %.4f  ESS %.0f\n", k, diag.mean[std::size_t(k)],
                 diag.sd[std::size_t(k)], diag.r_hat[std::size_t(k)], diag.ess[std::size_t(k)]);
-  if (!(max_r_hat < 1.01))
+  if (stored < 4)
+    std::printf("the diagnostics need at least 4 draws per chain (%zu stored): sample longer or thin less\n", stored);
+  else if (!(max_r_hat < 1.01))
     std::printf("warning: split R-hat %.3f >= 1.01: the chains have not mixed; sample longer (--steps, --warmup)\n",
                 max_r_hat);
   std::printf("outputs: %s/{samples.npy, acceptance.npy, sample.json, state.npy}\n", s.out.c_str());
@@ -448,10 +450,16 @@ int sample_command(const std::vector<std::string>& args) {
       s.target_origin = "given";
     }
     validate(s.sampler);
+    const fs::path matrices = fs::path(run_dir) / "final_matrices.npy";
+    if (!fs::exists(matrices))
+      throw Error("'" + run_dir + "' has no final_matrices.npy: not a finished qgml run directory");
+    const long d_model = load_matrices(matrices.string()).D;
     if (o.at("thin") == "auto") {
-      // About 1000 stored draws per chain at most: enough for the diagnostics, small on disk.
-      s.thin = int(std::max(1L, (s.steps + 999) / 1000));
-      s.thin_origin = format("auto: %d (at most ~1000 draws per chain)", s.thin);
+      // At most ~1000 stored draws per chain (enough for the diagnostics) and ~2^25 stored numbers
+      // (256 MiB in memory and on disk), at least 10 draws per chain.
+      const long budget = std::max(10L, std::min(1000L, (1L << 25) / (long(s.chains) * d_model)));
+      s.thin = int(std::max(1L, (s.steps + budget - 1) / budget));
+      s.thin_origin = format("auto: %d (at most %ld draws per chain)", s.thin, budget);
     } else {
       s.thin = int(strict_integer("thin", o.at("thin"), 1, 1000000000L));
       s.thin_origin = "given";

@@ -386,8 +386,8 @@ RealMatrix<Real, typename ExecSpace::memory_space> gaussian_chain_start(const Ex
   return x;
 }
 
-// Start points on the data: chain c starts at point floor(u_c T) of the T points, u_c uniform from the
-// counter-based stream of `seed` (the same on every backend).
+// Start points on the data: chain c starts at point floor(u_c T) of the T points, u_c uniform from a
+// counter-based stream keyed by `seed` (the same on every backend).
 template <class Real, class ExecSpace, class PointsView>
 RealMatrix<Real, typename ExecSpace::memory_space> data_chain_start(const ExecSpace& exec, int chains,
                                                                     const PointsView& points, std::uint64_t seed) {
@@ -395,7 +395,7 @@ RealMatrix<Real, typename ExecSpace::memory_space> data_chain_start(const ExecSp
   const int d = static_cast<int>(points.extent(1));
   QGML_REQUIRE(count >= 1, "qgml::data_chain_start: no points");
   RealMatrix<Real, typename ExecSpace::memory_space> x("qgml::data_chain_start", chains, d);
-  const CounterRng rng(seed, 0x5a3f1eULL);
+  const CounterRng rng(mix64(seed ^ 0xda7a57a27ULL), 0);
   Kokkos::parallel_for(
       "qgml::data_chain_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains), KOKKOS_LAMBDA(const int c) {
         int t = int(rng.uniform(std::uint64_t(c)) * count);
