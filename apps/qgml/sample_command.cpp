@@ -455,9 +455,9 @@ int sample_command(const std::vector<std::string>& args) {
       throw Error("'" + run_dir + "' has no final_matrices.npy: not a finished qgml run directory");
     const long d_model = load_matrices(matrices.string()).D;
     if (o.at("thin") == "auto") {
-      // At most ~1000 stored draws per chain (enough for the diagnostics) and ~2^25 stored numbers
-      // (256 MiB in memory and on disk), at least 10 draws per chain.
-      const long budget = std::max(10L, std::min(1000L, (1L << 25) / (long(s.chains) * d_model)));
+      // At most ~1000 stored draws per chain (enough for the diagnostics) and ~2^24 stored numbers
+      // (128 MiB in memory and on disk), at least 10 draws per chain.
+      const long budget = std::max(10L, std::min(1000L, (1L << 24) / (long(s.chains) * d_model)));
       s.thin = int(std::max(1L, (s.steps + budget - 1) / budget));
       s.thin_origin = format("auto: %d (at most %ld draws per chain)", s.thin, budget);
     } else {
