@@ -25,6 +25,19 @@ struct HostEnergy {
   std::vector<double> energy, xbar;
 };
 
+// E_0 (count) and xbar (count x D, at least `count` rows) as host doubles.
+template <class Real, class EnergyView, class XbarView>
+HostEnergy<Real> to_host_energy(const EnergyView& e, const XbarView& xb) {
+  auto eh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e);
+  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xb);
+  HostEnergy<Real> r;
+  for (std::size_t t = 0; t < eh.extent(0); ++t) {
+    r.energy.push_back(double(eh(t)));
+    for (std::size_t k = 0; k < xh.extent(1); ++k) r.xbar.push_back(double(xh(t, k)));
+  }
+  return r;
+}
+
 template <class Real, class Space, class PointsView>
 HostEnergy<Real> run_energy(const MatrixConfiguration<Real, Space>& config, const PointsView& points,
                             EnergyKernel kernel, int team_size = 0) {
@@ -35,14 +48,7 @@ HostEnergy<Real> run_energy(const MatrixConfiguration<Real, Space>& config, cons
   RealVector<Real, Mem> e("qgml::test::energy", count);
   RealMatrix<Real, Mem> xb("qgml::test::xbar", count, d);
   engine.compute(exec, config, points, e, xb);
-  auto eh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e);
-  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xb);
-  HostEnergy<Real> r;
-  for (int t = 0; t < count; ++t) {
-    r.energy.push_back(double(eh(t)));
-    for (int k = 0; k < d; ++k) r.xbar.push_back(double(xh(t, k)));
-  }
-  return r;
+  return to_host_energy<Real>(e, xb);
 }
 
 template <class Real, class Space, class PointsView>
@@ -57,14 +63,7 @@ HostEnergy<Real> reference_energy(const MatrixConfiguration<Real, Space>& config
   batched_eigh(exec, h, w, v, info);
   GroundStateObservables<Real, Mem> obs(count, d);
   compute_ground_state_observables(exec, config, points, w, v, obs);
-  auto eh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), obs.energy);
-  auto xh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), obs.xbar);
-  HostEnergy<Real> r;
-  for (int t = 0; t < count; ++t) {
-    r.energy.push_back(double(eh(t)));
-    for (int k = 0; k < d; ++k) r.xbar.push_back(double(xh(t, k)));
-  }
-  return r;
+  return to_host_energy<Real>(obs.energy, obs.xbar);
 }
 
 }  // namespace
