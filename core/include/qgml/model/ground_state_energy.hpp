@@ -4,9 +4,12 @@
 // so one ground state per point gives both; 2 E_0 = |x - xbar|^2 + sigma^2 (spec 1.2).
 // Two kernels with the same formulas:
 //  - packed (host spaces, 2 <= N <= 64): one thread per pack of W points, lanes innermost, the ground
-//    state of model/ground_state_packed.hpp (the whole spectrum below N = 5, the ground-state path from
-//    N = 5, as the fused loss-gradient kernel);
-//  - team (every backend; the GPU kernel): one team per point, model/ground_state_team.hpp.
+//    state of model/ground_state_packed.hpp (the whole spectrum below N = 5; from N = 5 the ground-state
+//    path with E_0 alone, by Laguerre's iteration on T, linalg/tridiagonal_lowest_eigenvalue.hpp);
+//  - team (every backend; the GPU kernel): one team per point, model/ground_state_team.hpp, E_0 alone as
+//    well.
+// The samplers need neither E_1 nor the exact E_max (a bound serves as the spectral scale of the inverse
+// iteration), and xbar is formed from the Hermitian half of A_k (packed_expectations).
 // A point whose eigensolve fails (non-finite H, no convergence) gets E_0 = NaN and xbar = NaN.
 #pragma once
 
@@ -23,7 +26,6 @@
 #include "qgml/linalg/loops.hpp"
 #include "qgml/model/ground_state_packed.hpp"
 #include "qgml/model/ground_state_team.hpp"
-#include "qgml/model/ground_state_terms.hpp"
 #include "qgml/model/matrix_configuration.hpp"
 
 namespace qgml {
@@ -51,16 +53,52 @@ EnergyKernel resolve_energy_kernel(EnergyKernel requested, int n) {
 namespace detail {
 
 // Reals of one pack's scratch: the eigensolver's arrays, psi (2 N), T, z_0 and the inverse iteration's
-// factors (5 N), y_k (2 D N), x_k and r_k (2 D), all per lane.
+// factors (5 N), x_k (D), all per lane.
 KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_energy_scratch_reals(int n, int d, int width) {
-  return std::size_t(width) *
-         (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 7 * std::size_t(n) + 2 * std::size_t(d) * n + 2 * d);
+  return std::size_t(width) * (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 7 * std::size_t(n) + d);
 }
 
 // Reals of one team's scratch: H (2 N^2), tau and p (4 N), T (2 N), z_0, workspace and factors (5 N),
 // psi (2 N), x (D), 4 shared scalars.
 KOKKOS_INLINE_FUNCTION constexpr std::size_t team_energy_scratch_reals(int n, int d) {
   return 2 * std::size_t(n) * n + 13 * std::size_t(n) + std::size_t(d) + 4;
+}
+
+// xbar_k = <psi|A_k|psi> for the W lanes (psi at j * W + q), from the lower triangle of the Hermitian A_k:
+//   xbar_k = sum_i A_k(i, i) |psi_i|^2 + 2 Re sum_i conj(psi_i) sum_{j < i} A_k(i, j) psi_j,
+// half the multiply-adds of y_k = A_k psi (the training kernels need y_k; the energy does not).
+// sink(k, xb) receives the W values xbar_k of the lanes.
+template <int W, class Real, class AView, class Sink>
+KOKKOS_INLINE_FUNCTION void packed_expectations(const AView& a, const Real* psr, const Real* psi, const Sink& sink) {
+  const int d = static_cast<int>(a.extent(0));
+  const int n = static_cast<int>(a.extent(1));
+  for (int k = 0; k < d; ++k) {
+    Real diag[W], off[W];
+    QGML_LANES(q, W) diag[q] = off[q] = Real(0);
+    for (int i = 0; i < n; ++i) {
+      Real tr[W], ti[W];  // sum_{j < i} A_k(i, j) psi_j
+      QGML_LANES(q, W) tr[q] = ti[q] = Real(0);
+      for (int j = 0; j < i; ++j) {
+        const Real a_r = a(k, i, j).real(), a_i = a(k, i, j).imag();
+        const Real* pr = psr + j * W;
+        const Real* pi = psi + j * W;
+        QGML_LANES(q, W) {
+          tr[q] += a_r * pr[q] - a_i * pi[q];
+          ti[q] += a_r * pi[q] + a_i * pr[q];
+        }
+      }
+      const Real a_ii = a(k, i, i).real();
+      const Real* pr = psr + i * W;
+      const Real* pi = psi + i * W;
+      QGML_LANES(q, W) {
+        diag[q] += a_ii * (pr[q] * pr[q] + pi[q] * pi[q]);
+        off[q] += pr[q] * tr[q] + pi[q] * ti[q];
+      }
+    }
+    Real xb[W];
+    QGML_LANES(q, W) xb[q] = diag[q] + Real(2) * off[q];
+    sink(k, static_cast<const Real*>(xb));
+  }
 }
 
 template <class Real, class ExecSpace, class PointsView, class EnergyView, class XbarView>
@@ -95,8 +133,9 @@ struct TeamGroundStateEnergy {
     Real* const xs = psi + n;
     Real* const shared = xs + d;
     // The inverse iteration's factors reuse the eigenvalue stage's workspace (no resolvent solve follows).
-    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, g.h, g.tau, g.p,
-                                                             g.td, g.te, g.z0, w0, w1, w0, w1, xs, shared, psr, psi);
+    const TeamGroundState<Real> gs =
+        team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, g.h, g.tau, g.p, g.td, g.te, g.z0, w0, w1, w0,
+                                w1, xs, shared, psr, psi, true);
     const Real nan = math::sqrt(Real(-1));
     // xbar_k = Re <psi|A_k psi>, one coordinate per thread.
     loops.for_each(0, d, [&](const int k) {
@@ -182,7 +221,9 @@ class GroundStateEnergy {
     const std::size_t reals = detail::packed_energy_scratch_reals(n, d, width);
     const std::size_t bytes = scratch_view::shmem_size(reals);
     const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed energy");
-    const bool ground_state = n >= energy_ground_state_min_n;
+    const detail::PackedGroundStateMethod method = n >= energy_ground_state_min_n
+                                                       ? detail::PackedGroundStateMethod::tridiagonal_lowest
+                                                       : detail::PackedGroundStateMethod::eigendecomposition;
     const auto a = config.matrices();
     const auto sq = config.square_sum();
     const auto x = points;
@@ -201,18 +242,15 @@ class GroundStateEnergy {
           Real* const z0 = te + n * width;
           Real* const fd = z0 + n * width;
           Real* const fl = fd + n * width;
-          Real* const yr = fl + n * width;
-          Real* const yi = yr + d * n * width;
-          Real* const xk = yi + d * n * width;
-          Real* const rk = xk + d * width;
+          Real* const xk = fl + n * width;
           const int t0 = member.league_rank() * width;
           const int lanes = count - t0 < width ? count - t0 : width;
           int code[width];
-          Real e0[width], e1[width], emax[width], sigma2[width], dist2[width];
-          detail::packed_ground_state<width>(a, sq, x, t0, lanes, ground_state, p, xk, td, te, z0, fd, fl, psr, psi,
-                                             code, e0, e1, emax);
+          Real e0[width], e1[width], emax[width];
+          detail::packed_ground_state<width>(a, sq, x, t0, lanes, method, p, xk, td, te, z0, fd, fl, psr, psi, code, e0,
+                                             e1, emax);
           const Real nan = math::sqrt(Real(-1));
-          ground_state_terms_lanes<width>(a, psr, psi, xk, yr, yi, rk, sigma2, dist2, [&](const int k, const Real* v) {
+          detail::packed_expectations<width>(a, psr, psi, [&](const int k, const Real* v) {
             for (int q = 0; q < lanes; ++q) xb(t0 + q, k) = code[q] ? nan : v[q];
           });
           for (int q = 0; q < lanes; ++q) e(t0 + q) = e0[q];

@@ -17,8 +17,11 @@
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
 #include "qgml/linalg/lanes.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
+#include "qgml/linalg/tridiagonal_lowest_eigenvalue.hpp"
 
 namespace qgml::detail {
+
+enum class PackedGroundStateMethod { eigendecomposition, tridiagonal, tridiagonal_lowest };
 
 // x <- Q x (adjoint: x <- Q^H x) for the Q = H_0 ... H_{n-2} of linalg::packed_tridiagonalize, x complex
 // (xr, xi, lane innermost): O(n^2) per lane.
@@ -62,14 +65,29 @@ KOKKOS_INLINE_FUNCTION void packed_apply_q(const linalg::PackedEighArrays<W, Rea
   }
 }
 
+// z_0 of T by inverse iteration (linalg::packed_ground_vector) and psi_0 = Q z_0 into (psr, psi).
+template <int W, class Real>
+KOKKOS_INLINE_FUNCTION void packed_ground_vector_and_state(const linalg::PackedEighArrays<W, Real>& p, const int n,
+                                                           const Real* td, const Real* te, const Real* e0,
+                                                           const Real* emax, Real* fdr, Real* flr, Real* z0, Real* psr,
+                                                           Real* psi) {
+  linalg::packed_ground_vector<W>(n, td, te, e0, emax, fdr, flr, z0);
+  for (int j = 0; j < n; ++j) QGML_LANES(q, W) {
+      psr[j * W + q] = z0[j * W + q];
+      psi[j * W + q] = Real(0);
+    }
+  packed_apply_q<W>(p, psr, psi, false);
+}
+
 // The ground state of points t0 .. t0 + lanes - 1 (lanes <= W; padding lanes at x = 0). Out, per lane q:
 // xk[k * W + q] = x_k, psi_0 in (psr, psi) at j * W + q, code[q] (linalg::EighInfo: non-finite H or no
-// convergence), e0, e1 (second smallest), emax (NaN where code != 0). The ground-state path also leaves
-// T in (td, te), z_0 and the inverse iteration's factors (fdr, flr), and the Householder vectors in p,
-// for the reduced-resolvent solve of the gradient.
+// convergence), e0, e1 (second smallest; NaN for tridiagonal_lowest), emax (the Gershgorin bound for
+// tridiagonal_lowest) (NaN where code != 0). The tridiagonal methods also leave T in (td, te), z_0 and
+// the inverse iteration's factors (fdr, flr), and the Householder vectors in p, for the reduced-resolvent
+// solve of the gradient.
 template <int W, class Real, class AView, class SView, class XView>
 KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq, const XView& x, const int t0,
-                                                const int lanes, const bool ground_state,
+                                                const int lanes, const PackedGroundStateMethod method,
                                                 const linalg::PackedEighArrays<W, Real>& p, Real* xk, Real* td,
                                                 Real* te, Real* z0, Real* fdr, Real* flr, Real* psr, Real* psi,
                                                 int* code, Real* e0, Real* e1, Real* emax) {
@@ -89,26 +107,36 @@ KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq,
   }
   for (int i = 0; i < n; ++i)
     for (int j = 0; j <= i; ++j) {
-      Real* hr = p.at(p.ar, i, j);
-      Real* hi = p.at(p.ai, i, j);
+      // Accumulated in locals (registers), stored once: through hr, hi the compiler must assume they may
+      // alias xk and keeps a store-to-load chain per k (measured ~18 % of a sampler iteration at N = 8).
+      Real accr[W], acci[W];
       const Real s_r = sq(i, j).real(), s_i = sq(i, j).imag();
       QGML_LANES(q, W) {
-        hr[q] = s_r;
-        hi[q] = s_i;
+        accr[q] = s_r;
+        acci[q] = s_i;
       }
       for (int k = 0; k < d; ++k) {
         const Real a_r = a(k, i, j).real(), a_i = a(k, i, j).imag();
         const Real* xq = xk + k * W;
         QGML_LANES(q, W) {
-          hr[q] -= xq[q] * a_r;
-          hi[q] -= xq[q] * a_i;
+          accr[q] -= xq[q] * a_r;
+          acci[q] -= xq[q] * a_i;
         }
       }
-      if (i == j) QGML_LANES(q, W) hr[q] += Real(0.5) * x2[q];
-      QGML_LANES(q, W) fin[q] += (hr[q] - hr[q]) + (hi[q] - hi[q]);  // NaN once any entry is not finite
+      if (i == j) QGML_LANES(q, W) accr[q] += Real(0.5) * x2[q];
+      Real* hr = p.at(p.ar, i, j);
+      Real* hi = p.at(p.ai, i, j);
+      QGML_LANES(q, W) {
+        hr[q] = accr[q];
+        hi[q] = acci[q];
+        fin[q] += (accr[q] - accr[q]) + (acci[q] - acci[q]);  // NaN once any entry is not finite
+      }
     }
+  const bool ground_state = method != PackedGroundStateMethod::eigendecomposition;
+  const bool lowest_only = method == PackedGroundStateMethod::tridiagonal_lowest;
   int failed[W];
   for (int q = 0; q < W; ++q) {
+    failed[q] = 0;
     code[q] = (q < lanes && fin[q] == Real(0)) ? linalg::eigh_success : linalg::eigh_non_finite_input;
     if (code[q] != linalg::eigh_success)  // solved as a zero matrix: no sweeps, no contamination
       for (int i = 0; i < n; ++i)
@@ -120,13 +148,21 @@ KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq,
         td[i * W + q] = p.d[i * W + q];
         te[i * W + q] = p.e[i * W + q];
       }
-    linalg::packed_ql<W>(p, failed, false);
+    if (!lowest_only) linalg::packed_ql<W>(p, failed, false);
   } else {
     linalg::packed_eigh_solve<W>(p, failed);
   }
 
   // --- Ground state of every lane: index, E_0, E_1, E_max; failed lanes get NaN (as the sorted path).
   const Real nan = math::sqrt(Real(-1));
+  if (lowest_only) {
+    linalg::packed_lowest_eigenvalue<W>(n, td, te, e0, emax);
+    QGML_LANES(q, W) e1[q] = nan;
+    for (int q = 0; q < W; ++q)
+      if (q < lanes && code[q] != linalg::eigh_success) e0[q] = emax[q] = nan;
+    packed_ground_vector_and_state<W>(p, n, td, te, e0, emax, fdr, flr, z0, psr, psi);
+    return;
+  }
   int n0[W];
   for (int q = 0; q < W; ++q) {
     if (q < lanes && code[q] == linalg::eigh_success && failed[q]) code[q] = linalg::eigh_not_converged;
@@ -159,12 +195,7 @@ KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq,
   for (int q = 0; q < W; ++q)
     if (q < lanes && code[q] != linalg::eigh_success) e0[q] = nan;
   if (ground_state) {
-    linalg::packed_ground_vector<W>(n, td, te, e0, emax, fdr, flr, z0);
-    for (int j = 0; j < n; ++j) QGML_LANES(q, W) {
-        psr[j * W + q] = z0[j * W + q];
-        psi[j * W + q] = Real(0);
-      }
-    packed_apply_q<W>(p, psr, psi, false);
+    packed_ground_vector_and_state<W>(p, n, td, te, e0, emax, fdr, flr, z0, psr, psi);
   } else {
     for (int q = 0; q < W; ++q)
       for (int j = 0; j < n; ++j) {

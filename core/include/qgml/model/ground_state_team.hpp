@@ -20,6 +20,7 @@
 #include "qgml/linalg/householder_tridiagonal.hpp"
 #include "qgml/linalg/loops.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
+#include "qgml/linalg/tridiagonal_lowest_eigenvalue.hpp"
 
 namespace qgml::detail {
 
@@ -68,14 +69,16 @@ struct TeamGroundState {
 // Scratch, all of the team: h (N x N complex view), tau and p (N complex), td and te (T), z0, work0 and
 // work1 (N each, the eigenvalue stage), vec_d and vec_l (N each, inverse iteration's factors, kept for
 // later resolvent solves), xs (D: x), shared (4 scalars). psi_0 is written to (psr, psi). Ends with a
-// barrier.
+// barrier. lowest_only: E_0 alone by Laguerre's iteration (linalg/tridiagonal_lowest_eigenvalue.hpp), E_max
+// its Gershgorin bound, E_1 NaN (the energy of the samplers); otherwise E_0, E_1, E_max as
+// linalg::ground_state_eigenvalues.
 template <class Real, class Loops, class AView, class SView, class XView, class HView>
 KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loops, const int team_size, const AView& a,
                                                                const SView& sq, const XView& x, const int t,
                                                                const HView& h, complex_t<Real>* tau, complex_t<Real>* p,
                                                                Real* td, Real* te, Real* z0, Real* work0, Real* work1,
                                                                Real* vec_d, Real* vec_l, Real* xs, Real* shared,
-                                                               Real* psr, Real* psi) {
+                                                               Real* psr, Real* psi, const bool lowest_only = false) {
   using complex_type = complex_t<Real>;
   const int d = static_cast<int>(a.extent(0));
   const int n = static_cast<int>(a.extent(1));
@@ -102,7 +105,16 @@ KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loop
   loops.barrier();
 
   linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
-  linalg::ground_state_eigenvalues(loops, team_size, n, td, te, work0, work1, shared);
+  if (lowest_only) {
+    loops.single([&]() {
+      linalg::packed_lowest_eigenvalue<1>(n, td, te, shared, shared + 2);
+      shared[1] = math::sqrt(Real(-1));
+      shared[3] = Real(0);
+    });
+    loops.barrier();
+  } else {
+    linalg::ground_state_eigenvalues(loops, team_size, n, td, te, work0, work1, shared);
+  }
   TeamGroundState<Real> out;
   const Real nan = math::sqrt(Real(-1));
   out.code = !finite ? 1 : (shared[3] != Real(0) ? 2 : 0);

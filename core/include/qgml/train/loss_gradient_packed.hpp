@@ -119,8 +119,10 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     const int lanes = count - t0 < W ? count - t0 : W;
     int code[W];
     Real e0[W], e1[W], emax[W], pw[W];
-    packed_ground_state<W>(a, sq, x, t0, lanes, ground_state, p, xk, td, te, z0, fdr, flr, psr, psi, code, e0, e1,
-                           emax);
+    packed_ground_state<W>(
+        a, sq, x, t0, lanes,
+        ground_state ? PackedGroundStateMethod::tridiagonal : PackedGroundStateMethod::eigendecomposition, p, xk, td,
+        te, z0, fdr, flr, psr, psi, code, e0, e1, emax);
 
     // --- y_k = A_k psi, xbar_k, sigma^2, d^2 (model/ground_state_terms.hpp).
     Real sigma2[W], dist2[W];

@@ -1,0 +1,182 @@
+// E_0 of a symmetric tridiagonal alone (linalg/tridiagonal_lowest_eigenvalue.hpp): against closed forms
+// and against bisection on Sturm counts, lane by lane in packs where every lane holds another matrix.
+#include <catch2/catch_template_test_macros.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "qgml/linalg/tridiagonal_ground_state.hpp"
+#include "qgml/linalg/tridiagonal_lowest_eigenvalue.hpp"
+
+using namespace qgml;
+
+namespace {
+
+struct Tridiagonal {
+  std::vector<double> d, e;  // e.size() == d.size() - 1 (n = 1: empty)
+};
+
+Tridiagonal random_tridiagonal(int n, unsigned seed, double scale = 1) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal;
+  Tridiagonal t;
+  for (int i = 0; i < n; ++i) t.d.push_back(scale * normal(rng));
+  for (int i = 0; i + 1 < n; ++i) t.e.push_back(scale * normal(rng));
+  return t;
+}
+
+// -1 on the off-diagonal, 2 on the diagonal: eigenvalues 2 - 2 cos(pi k / (n + 1)), k = 1 .. n.
+Tridiagonal laplacian(int n) {
+  Tridiagonal t;
+  t.d.assign(n, 2.0);
+  t.e.assign(n > 0 ? n - 1 : 0, -1.0);
+  return t;
+}
+
+template <class Real>
+Real spectral_norm_bound(const Tridiagonal& t) {
+  double m = 0;
+  for (std::size_t i = 0; i < t.d.size(); ++i) {
+    const double row =
+        std::fabs(t.d[i]) + (i > 0 ? std::fabs(t.e[i - 1]) : 0.0) + (i + 1 < t.d.size() ? std::fabs(t.e[i]) : 0.0);
+    m = row > m ? row : m;
+  }
+  return Real(m);
+}
+
+struct PackResult {
+  std::vector<double> e0, emax_bound;
+  int iterations = 0;
+};
+
+// Lane q of a pack of W holds matrices[q % size] rounded to Real.
+template <int W, class Real>
+PackResult run_pack(const std::vector<Tridiagonal>& matrices) {
+  const int n = static_cast<int>(matrices.front().d.size());
+  std::vector<Real> td(n * W), te(n * W, Real(0));
+  for (int q = 0; q < W; ++q) {
+    const Tridiagonal& t = matrices[q % matrices.size()];
+    for (int i = 0; i < n; ++i) td[i * W + q] = Real(t.d[i]);
+    for (int i = 0; i + 1 < n; ++i) te[i * W + q] = Real(t.e[i]);
+  }
+  Real e0[W], emax[W];
+  PackResult r;
+  r.iterations = linalg::packed_lowest_eigenvalue<W, Real>(n, td.data(), te.data(), e0, emax);
+  for (int q = 0; q < W; ++q) {
+    r.e0.push_back(double(e0[q]));
+    r.emax_bound.push_back(double(emax[q]));
+  }
+  return r;
+}
+
+// E_0 of t rounded to Real by bisection on Sturm counts (tridiagonal_ground_state.hpp), in double.
+template <class Real>
+double bisection_e0(const Tridiagonal& t) {
+  const int n = static_cast<int>(t.d.size());
+  std::vector<double> d(n), e(n, 0.0);
+  for (int i = 0; i < n; ++i) d[i] = double(Real(t.d[i]));
+  for (int i = 0; i + 1 < n; ++i) e[i] = double(Real(t.e[i]));
+  return linalg::tridiagonal_eigenvalue(n, d.data(), e.data(), 0);
+}
+
+template <class Real>
+double bisection_emax(const Tridiagonal& t) {
+  const int n = static_cast<int>(t.d.size());
+  std::vector<double> d(n), e(n, 0.0);
+  for (int i = 0; i < n; ++i) d[i] = double(Real(t.d[i]));
+  for (int i = 0; i + 1 < n; ++i) e[i] = double(Real(t.e[i]));
+  return linalg::tridiagonal_eigenvalue(n, d.data(), e.data(), n - 1);
+}
+
+template <class Real>
+constexpr int pack_width() {
+  return sizeof(Real) == sizeof(double) ? 8 : 16;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("lowest eigenvalue of a tridiagonal: closed form of the 1D Laplacian", "[linalg][lowest]", double,
+                   float) {
+  using Real = TestType;
+  constexpr int W = pack_width<Real>();
+  const double eps = double(std::numeric_limits<Real>::epsilon());
+  for (int n : {1, 2, 3, 5, 8, 16, 33, 64}) {
+    const PackResult r = run_pack<W, Real>({laplacian(n)});
+    const double exact = 2.0 - 2.0 * std::cos(M_PI / (n + 1));
+    for (int q = 0; q < W; ++q) {
+      INFO("n = " << n << ", lane " << q << ": " << r.e0[q] << " against " << exact);
+      CHECK(std::fabs(r.e0[q] - exact) <= 16 * eps * 4.0);
+      CHECK(r.emax_bound[q] >= 2.0 + 2.0 * std::cos(M_PI / (n + 1)) - 4 * eps);
+    }
+    // Cubic convergence from the Gershgorin bound: a handful of steps, not a bisection.
+    CHECK(r.iterations <= 8);
+  }
+}
+
+TEMPLATE_TEST_CASE("lowest eigenvalue of a tridiagonal: random matrices against bisection, lanes independent",
+                   "[linalg][lowest]", double, float) {
+  using Real = TestType;
+  constexpr int W = pack_width<Real>();
+  const double eps = double(std::numeric_limits<Real>::epsilon());
+  int most = 0;
+  for (int n : {2, 3, 4, 7, 8, 16, 31, 64}) {
+    const double far = sizeof(Real) == sizeof(double) ? 1e100 : 1e12;  // e^2 stays finite
+    for (double scale : {1.0, 1 / far, far}) {
+      std::vector<Tridiagonal> ms;
+      for (int q = 0; q < W; ++q) ms.push_back(random_tridiagonal(n, 7919u * n + q, scale * (1 + q)));
+      const PackResult r = run_pack<W, Real>(ms);
+      most = r.iterations > most ? r.iterations : most;
+      for (int q = 0; q < W; ++q) {
+        const double ref = bisection_e0<Real>(ms[q]);
+        const double norm = double(spectral_norm_bound<Real>(ms[q]));
+        INFO("n = " << n << ", scale " << scale << ", lane " << q << ": " << r.e0[q] << " against " << ref);
+        CHECK(std::fabs(r.e0[q] - ref) <= 8 * eps * norm);
+        CHECK(r.emax_bound[q] >= bisection_emax<Real>(ms[q]) - 4 * eps * norm);
+      }
+    }
+  }
+  CHECK(most <= 12);
+}
+
+TEMPLATE_TEST_CASE("lowest eigenvalue of a tridiagonal: degenerate and decoupled spectra", "[linalg][lowest]", double,
+                   float) {
+  using Real = TestType;
+  constexpr int W = pack_width<Real>();
+  const double eps = double(std::numeric_limits<Real>::epsilon());
+  const int n = 8;
+  std::vector<Tridiagonal> ms;
+  // Diagonal (Gershgorin bound = E_0 exactly), eight-fold degenerate.
+  ms.push_back({std::vector<double>(n, 1.5), std::vector<double>(n - 1, 0.0)});
+  // Two decoupled copies of a 4 x 4 Laplacian: a double E_0 (Laguerre's linear case).
+  Tridiagonal twice = laplacian(n);
+  twice.e[3] = 0.0;
+  ms.push_back(twice);
+  // The zero matrix (the padding lanes of a batch).
+  ms.push_back({std::vector<double>(n, 0.0), std::vector<double>(n - 1, 0.0)});
+  // A nearly double E_0: the coupling of the two copies at 1e-9.
+  Tridiagonal nearly = twice;
+  nearly.e[3] = 1e-9;
+  ms.push_back(nearly);
+  // Graded diagonal over 12 orders with small couplings.
+  Tridiagonal graded;
+  for (int i = 0; i < n; ++i) graded.d.push_back(std::pow(10.0, -1.5 * i));
+  for (int i = 0; i + 1 < n; ++i) graded.e.push_back(1e-3 * std::pow(10.0, -1.5 * i));
+  ms.push_back(graded);
+  // A 1 x 1 block split off at the top, the smallest eigenvalue inside the lower block.
+  Tridiagonal split = random_tridiagonal(n, 11);
+  split.e[0] = 0.0;
+  ms.push_back(split);
+  const PackResult r = run_pack<W, Real>(ms);
+  for (int q = 0; q < W; ++q) {
+    const Tridiagonal& t = ms[q % ms.size()];
+    const double ref = bisection_e0<Real>(t);
+    const double norm = double(spectral_norm_bound<Real>(t));
+    INFO("matrix " << q % ms.size() << ": " << r.e0[q] << " against " << ref);
+    CHECK(std::fabs(r.e0[q] - ref) <= 8 * eps * norm + 16 * double(min_normal<Real>()));
+  }
+  CHECK(r.e0[0] == Real(1.5));
+  CHECK(std::fabs(r.e0[2]) <= 16 * double(min_normal<Real>()));
+  CHECK(r.iterations < linalg::lowest_eigenvalue_max_iterations<Real>);
+}
