@@ -4,8 +4,9 @@
 // so one ground state per point gives both; 2 E_0 = |x - xbar|^2 + sigma^2 (spec 1.2).
 // Two kernels with the same formulas:
 //  - packed (host spaces, 2 <= N <= 64): one thread per pack of W points, lanes innermost, the ground
-//    state of model/ground_state_packed.hpp (the whole spectrum below N = 5; from N = 5 the ground-state
-//    path with E_0 alone, by Laguerre's iteration on T, linalg/tridiagonal_lowest_eigenvalue.hpp);
+//    state of model/ground_state_packed.hpp (the whole spectrum at N = 2; from N = 3 the ground-state
+//    path with E_0 alone, by Laguerre's iteration on T, linalg/tridiagonal_lowest_eigenvalue.hpp: 1.25x
+//    the whole spectrum at N = 4, equal at N = 2, perf/NOTES.md "Sampling");
 //  - team (every backend; the GPU kernel): one team per point, model/ground_state_team.hpp, E_0 alone as
 //    well.
 // The samplers need neither E_1 nor the exact E_max (a bound serves as the spectral scale of the inverse
@@ -38,7 +39,7 @@ inline const char* to_string(EnergyKernel k) {
 
 // The kernel `automatic` resolves to, and the range the packed kernel supports.
 inline constexpr int energy_packed_max_n = 64;
-inline constexpr int energy_ground_state_min_n = 5;
+inline constexpr int energy_ground_state_min_n = 3;
 
 template <class ExecSpace>
 EnergyKernel resolve_energy_kernel(EnergyKernel requested, int n) {
