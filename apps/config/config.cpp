@@ -1,11 +1,15 @@
 #include "config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
 #include "qgml/common/error.hpp"
+#include "qgml/io/parse_number.hpp"
 
 namespace qgml::app {
 
@@ -191,60 +195,41 @@ const Setting* find_setting(const std::string& key) {
   return nullptr;
 }
 
-// The known setting a mistyped key most likely meant: a common alias, else the closest name within
-// the same section, else the closest key overall (edit distance).
-std::string closest_key(const std::string& key) {
-  static const std::map<std::string, std::string> aliases{{"learning_rate", "lr"},
-                                                          {"batch", "batch_size"},
-                                                          {"num_epochs", "epochs"},
-                                                          {"n_epochs", "epochs"},
-                                                          {"n", "N"},
-                                                          {"hilbert_dim", "N"},
-                                                          {"weight", "w"},
-                                                          {"quantum_weight", "w"},
-                                                          {"dir", "directory"},
-                                                          {"path", "file"},
-                                                          {"seed_data", "seed"},
-                                                          {"precision_mode", "precision"}};
-  const auto dot = key.find('.');
-  const std::string section = dot == std::string::npos ? "" : key.substr(0, dot);
-  const std::string name = dot == std::string::npos ? key : key.substr(dot + 1);
-  auto it = aliases.find(name);
-  if (it != aliases.end() && find_setting(section + "." + it->second)) return section + "." + it->second;
-  std::string best;
-  std::size_t best_d = ~std::size_t(0);
-  for (const auto& s : schema()) {
-    if (s.key.compare(0, section.size() + 1, section + ".") != 0) continue;
-    const std::size_t d = edit_distance(name, s.key.substr(section.size() + 1));
-    if (d < best_d) {
-      best_d = d;
-      best = s.key;
-    }
-  }
-  if (!best.empty() && best_d <= std::max<std::size_t>(2, name.size() / 3)) return best;
-  best_d = ~std::size_t(0);
-  for (const auto& s : schema()) {
-    const std::size_t d = edit_distance(key, s.key);
-    if (d < best_d) {
-      best_d = d;
-      best = s.key;
-    }
-  }
-  return best;
+std::string lower(std::string s) {
+  for (char& ch : s) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
 }
 
-const char* type_name(SettingType t) {
-  switch (t) {
-    case T::integer:
-      return "an integer";
-    case T::real:
-      return "a number";
-    case T::text:
-      return "a string";
-    case T::boolean:
-      return "true or false";
-  }
-  return "?";
+// The known setting a mistyped key most likely meant, or "" when none is close. A key is compared
+// with every setting both whole ("training.learnin_rate" with "training.lr") and by its last component
+// ("learnin_rate" with "lr", one more edit when the sections differ), and with common aliases
+// ("learning_rate" for lr); case is ignored. Close: at most max(1, length / 3) edits of the component.
+std::string closest_key(const std::string& key) {
+  static const std::vector<std::pair<std::string, std::string>> aliases{
+      {"learning_rate", "training.lr"}, {"batch", "training.batch_size"},     {"num_epochs", "training.epochs"},
+      {"n_epochs", "training.epochs"},  {"hilbert_dim", "model.N"},           {"weight", "training.w"},
+      {"quantum_weight", "training.w"}, {"dir", "output.directory"},          {"path", "data.file"},
+      {"seed_data", "data.seed"},       {"precision_mode", "model.precision"}};
+  const std::string k = lower(key);
+  const auto dot = k.rfind('.');
+  const std::string section = dot == std::string::npos ? "" : k.substr(0, dot);
+  const std::string name = dot == std::string::npos ? k : k.substr(dot + 1);
+  std::string best;
+  std::size_t best_d = ~std::size_t(0);
+  const auto consider = [&](const std::string& alias_name, const std::string& target) {
+    const std::string t = lower(target);
+    const auto t_dot = t.find('.');
+    const std::string t_section = t.substr(0, t_dot);
+    const std::size_t by_name = edit_distance(name, alias_name) + (section.empty() || section == t_section ? 0 : 1);
+    const std::size_t d = std::min(edit_distance(k, t), by_name);
+    if (d < best_d) {
+      best_d = d;
+      best = target;
+    }
+  };
+  for (const auto& s : schema()) consider(lower(s.key.substr(s.key.find('.') + 1)), s.key);
+  for (const auto& [alias, target] : aliases) consider(alias, target);
+  return best_d <= std::max<std::size_t>(1, name.size() / 3) ? best : "";
 }
 
 bool parse_bool(const std::string& v, bool& out) {
@@ -253,30 +238,34 @@ bool parse_bool(const std::string& v, bool& out) {
   return false;
 }
 
-// Checks value against the setting; returns an empty string or what is wrong.
+std::string range_problem(const Setting& s, double v) {
+  if (v >= s.min && v <= s.max) return "";
+  std::ostringstream r;
+  r << "out of range: must be in [" << s.min << ", " << s.max << "]";
+  return r.str();
+}
+
+// Checks value against the setting with the parser that reads it; returns an empty string or what is
+// wrong. Integers: an optional sign and decimal digits only ("2e2", "0x3", "1.5" and "3 " are not
+// integers). Reals: decimal numbers; inf and nan are accepted by no setting.
 std::string check(const Setting& s, const std::string& value) {
   if (s.allows_auto && value == "auto") return "";
-  if (s.type == T::integer || s.type == T::real) {
-    std::size_t used = 0;
+  if (s.type == T::integer) {
+    long long v = 0;
+    if (!parse_integer(value, v))
+      return "expected an integer (an optional sign and decimal digits, nothing else)" +
+             std::string(s.allows_auto ? " or auto" : "");
+    return range_problem(s, double(v));
+  }
+  if (s.type == T::real) {
     double v = 0;
-    try {
-      v = std::stod(value, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    // Decimal only: std::stod also reads hexadecimal ("0x3"), which no setting means.
-    const bool hexadecimal = value.find_first_of("xXpP") != std::string::npos;
-    if (used == 0 || used != value.size() || hexadecimal || !std::isfinite(v))
-      return "expected " + std::string(type_name(s.type));
-    if (s.type == T::integer && (v != std::floor(v) || std::abs(v) > 9.2e18)) return "expected an integer";
-    if (v < s.min || v > s.max) {
-      std::ostringstream r;
-      r << "out of range: must be in [" << s.min << ", " << s.max << "]";
-      return r.str();
-    }
-  } else if (s.type == T::boolean) {
+    if (!parse_real(value, v))
+      return "expected a number (decimal, finite, e.g. 0.5 or 1e-3)" + std::string(s.allows_auto ? " or auto" : "");
+    return range_problem(s, v);
+  }
+  if (s.type == T::boolean) {
     bool b;
-    if (!parse_bool(value, b)) return "expected true or false";
+    if (!parse_bool(value, b)) return std::string("expected true or false") + (s.allows_auto ? " or auto" : "");
   } else if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), value) == s.choices.end()) {
     std::string all;
     for (const auto& c : s.choices) all += (all.empty() ? "" : ", ") + c;
@@ -285,9 +274,15 @@ std::string check(const Setting& s, const std::string& value) {
   return "";
 }
 
+std::string unknown_setting(const std::string& key) {
+  const std::string guess = closest_key(key);
+  return "unknown setting '" + key + "' (" +
+         (guess.empty() ? std::string("qgml --help lists the settings") : "did you mean '" + guess + "'?") + ")";
+}
+
 void apply(Config& c, const std::string& key, const std::string& value, const std::string& where) {
   const Setting* s = find_setting(key);
-  if (!s) throw Error(where + ": unknown setting '" + key + "' (did you mean '" + closest_key(key) + "'?)");
+  if (!s) throw Error(where + ": " + unknown_setting(key));
   const std::string problem = check(*s, value);
   if (!problem.empty()) throw Error(where + ": " + key + " = '" + value + "': " + problem);
   c.set(key, value, where);
@@ -312,6 +307,12 @@ std::pair<std::string, std::string> take_option(const std::vector<std::string>& 
     value = args[++i];
   }
   return {key, value};
+}
+
+std::string setting_problem(const std::string& key, const std::string& value) {
+  const Setting* s = find_setting(key);
+  if (!s) throw Error("internal: setting '" + key + "' is not in the schema");
+  return check(*s, value);
 }
 
 const std::string& schema_default(const std::string& key) {
@@ -351,19 +352,20 @@ const std::string& concrete(const Config& c, const std::string& key) {
 }
 }  // namespace
 
-// Integers are validated as numbers with an integral value (check()), so "2e2" is 200: read as an
-// integer when the text is one (exact for seeds beyond 2^53), else through the same double.
+// Read with the parsers that validated them (check()); a value the program set itself is read the
+// same way.
 long Config::integer(const std::string& key) const {
   const std::string& v = concrete(*this, key);
-  std::size_t used = 0;
-  try {
-    const long n = std::stol(v, &used);
-    if (used == v.size()) return n;
-  } catch (const std::exception&) {
-  }
-  return long(std::stod(v));
+  long long n = 0;
+  if (!parse_integer(v, n)) throw Error("internal: setting " + key + " = '" + v + "' is not an integer");
+  return long(n);
 }
-double Config::real(const std::string& key) const { return std::stod(concrete(*this, key)); }
+double Config::real(const std::string& key) const {
+  const std::string& v = concrete(*this, key);
+  double x = 0;
+  if (!parse_real(v, x)) throw Error("internal: setting " + key + " = '" + v + "' is not a number");
+  return x;
+}
 bool Config::is_auto(const std::string& key) const {
   const Setting* s = find_setting(key);
   return s && s->allows_auto && text(key) == "auto";
@@ -401,17 +403,32 @@ std::string Config::to_yaml() const {
   return out.str();
 }
 
-static void read_sections(Config& c, const YAML::Node& root, const std::string& path) {
+namespace {
+
+// Each section and each setting once: a key given twice in one file is an error naming both lines
+// (YAML leaves duplicate keys to the application; a silent "last one wins" hides typos).
+void read_sections(Config& c, const YAML::Node& root, const std::string& path) {
+  std::map<std::string, int> seen;  // section or setting -> line
+  const auto once = [&](const std::string& key, int line, const char* what) {
+    const auto [it, inserted] = seen.emplace(key, line);
+    if (!inserted)
+      throw Error(path + ":" + std::to_string(line) + ": duplicate " + what + " '" + key + "' (first on line " +
+                  std::to_string(it->second) + ")");
+  };
   for (const auto& section : root) {
     const std::string name = section.first.as<std::string>();
-    const std::string where = path + ":" + std::to_string(section.first.Mark().line + 1);
+    const int line = section.first.Mark().line + 1;
+    const std::string where = path + ":" + std::to_string(line);
+    once(name, line, "section");
     if (!section.second.IsMap()) {
       if (section.second.IsNull()) continue;
       throw Error(where + ": section '" + name + "' must be a mapping of settings");
     }
     for (const auto& item : section.second) {
       const std::string key = name + "." + item.first.as<std::string>();
-      const std::string at = path + ":" + std::to_string(item.first.Mark().line + 1);
+      const int item_line = item.first.Mark().line + 1;
+      const std::string at = path + ":" + std::to_string(item_line);
+      once(key, item_line, "setting");
       if (!item.second.IsScalar() && !item.second.IsNull())
         throw Error(at + ": " + key + ": expected a single value, got a " +
                     (item.second.IsSequence() ? "list" : "mapping"));
@@ -420,19 +437,48 @@ static void read_sections(Config& c, const YAML::Node& root, const std::string& 
   }
 }
 
+// The line (1-based) of the second "---" document marker that follows content, or 0.
+int second_document_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  int number = 0, markers = 0;
+  bool content = false;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.rfind("---", 0) == 0 && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r')) {
+      if (content || ++markers > 1) return number;
+      continue;
+    }
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first != std::string::npos && line[first] != '#' && line.rfind("%", 0) != 0) content = true;
+  }
+  return 0;
+}
+
+}  // namespace
+
 Config load_config(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides) {
   Config c;
   for (const auto& s : schema()) c.set(s.key, s.default_value, "default");
   if (!path.empty()) {
-    YAML::Node root;
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw Error("config '" + path + "': is a directory, expected a file");
+    std::vector<YAML::Node> documents;
     try {
-      root = YAML::LoadFile(path);
+      documents = YAML::LoadAllFromFile(path);
     } catch (const YAML::BadFile&) {
       throw Error("config '" + path + "': cannot open");
     } catch (const YAML::Exception& e) {
       throw Error("config '" + path + "': line " + std::to_string(e.mark.line + 1) + ", column " +
                   std::to_string(e.mark.column + 1) + ": not valid YAML (" + e.msg + ")");
     }
+    if (documents.size() > 1) {
+      int line = second_document_line(path);
+      if (line == 0) line = documents[1].Mark().line + 1;
+      throw Error(path + ":" + std::to_string(line > 0 ? line : 1) +
+                  ": a second YAML document; a config file holds one (remove the '---' and what follows, or merge it)");
+    }
+    const YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
     if (!root.IsNull() && !root.IsMap())
       throw Error("config '" + path + "': expected sections (data, model, training, mpi, analysis, output, profiling)");
     try {

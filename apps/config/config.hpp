@@ -30,6 +30,12 @@ const std::vector<Setting>& schema();
 std::pair<std::string, std::string> take_option(const std::vector<std::string>& args, std::size_t& i,
                                                 const std::string& context = "");
 
+// What is wrong with value for the setting key (type, range, choices), or "" when it is valid. Values
+// are parsed strictly, by the same parsers that read them (qgml/io/parse_number.hpp): an integer
+// setting takes an optional sign and decimal digits only ("2e2", "0x3", "1.5" and "3 " are refused), a
+// real setting a finite decimal number (inf and nan are accepted by no setting).
+std::string setting_problem(const std::string& key, const std::string& value);
+
 // The default value of a setting (as written in the schema); throws for an unknown key.
 const std::string& schema_default(const std::string& key);
 // The --help text listing every setting.
@@ -55,8 +61,9 @@ class Config {
 };
 
 // Defaults, then the YAML file (if path is not empty), then the overrides. Throws qgml::Error naming
-// the file and line or the option, and what was expected: unknown keys (with the closest known key),
-// values of the wrong type, out of range or not among the choices.
+// the file and line or the option, and what was expected: unknown keys (with the closest known key
+// when one is close), values of the wrong type, out of range or not among the choices, a key given
+// twice in the file, a second YAML document.
 Config load_config(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides);
 
 }  // namespace qgml::app

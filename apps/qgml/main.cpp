@@ -1,10 +1,16 @@
 // The qgml program: train matrix configurations, estimate intrinsic dimensions, evaluate losses, sample.
 #include <Kokkos_Core.hpp>
 
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <new>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "qgml/io/parse_number.hpp"
 
 #include "commands.hpp"
 #include "config.hpp"
@@ -40,12 +46,89 @@ void usage(std::FILE* out) {
       qgml::app::settings_help().c_str());
 }
 
+// The Kokkos options that take a number, with the smallest value that means something: a thread or
+// NUMA count below 1 makes Kokkos abort (SIGABRT), so they are checked here, before Kokkos (and MPI)
+// start and before any command creates files. Kokkos 3.x and 4.x names.
+struct KokkosNumberOption {
+  const char* name;
+  long long min;
+  const char* what;
+};
+constexpr KokkosNumberOption kokkos_number_options[] = {
+    {"--kokkos-threads", 1, "a number of threads"},
+    {"--kokkos-num-threads", 1, "a number of threads"},
+    {"--threads", 1, "a number of threads"},
+    {"--kokkos-numa", 1, "a number of NUMA regions"},
+    {"--numa", 1, "a number of NUMA regions"},
+    {"--kokkos-device-id", 0, "a device id"},
+    {"--kokkos-device", 0, "a device id"},
+    {"--device-id", 0, "a device id"},
+    {"--device", 0, "a device id"},
+};
+
+// The first problem with the Kokkos options in argv, or "".
+std::string kokkos_option_problem(int argc, char* argv[]) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    for (const auto& o : kokkos_number_options) {
+      const std::string name = o.name;
+      if (a.compare(0, name.size(), name) != 0) continue;
+      if (a.size() > name.size() &&
+          (std::isalnum(static_cast<unsigned char>(a[name.size()])) || a[name.size()] == '-' || a[name.size()] == '_'))
+        continue;  // a longer name, e.g. --kokkos-threads-for-x
+      long long v = 0;
+      const bool has_value = a.size() > name.size() && a[name.size()] == '=';
+      const std::string text = has_value ? a.substr(name.size() + 1) : "";
+      if (!has_value || !qgml::parse_integer(text, v) || v < o.min || v > 1000000)
+        return name + (has_value ? " = '" + text + "'" : std::string(" without a value")) + ": expected " + o.what +
+               ", an integer >= " + std::to_string(o.min) + ", written " + name + "=N";
+    }
+  }
+  for (const char* variable : {"KOKKOS_NUM_THREADS", "KOKKOS_NUMA"}) {
+    const char* value = std::getenv(variable);
+    long long v = 0;
+    if (value && (!qgml::parse_integer(value, v) || v < 1 || v > 1000000))
+      return std::string("environment variable ") + variable + " = '" + value + "': expected an integer >= 1";
+  }
+  return "";
+}
+
+// For an allocation that failed: the size options given on the command line, which are what to reduce.
+std::string size_options(int argc, char* argv[]) {
+  static const char* const sizes[] = {"--model.N",
+                                      "--data.points",
+                                      "--data.dimension",
+                                      "--training.batch_size",
+                                      "--analysis.chunk",
+                                      "--profiling.max_events",
+                                      "--N",
+                                      "--T",
+                                      "--chains",
+                                      "--steps"};
+  std::string given;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    for (const char* s : sizes) {
+      const std::string name = s;
+      if (a == name && i + 1 < argc)
+        given += (given.empty() ? "" : ", ") + name + " " + argv[i + 1];
+      else if (a.rfind(name + "=", 0) == 0)
+        given += (given.empty() ? "" : ", ") + a;
+    }
+  }
+  return given;
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
   if (argc < 2 || std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  if (const std::string problem = kokkos_option_problem(argc, argv); !problem.empty()) {
+    std::fprintf(stderr, "qgml: error: %s\n", problem.c_str());
+    return 2;
   }
   int code = 0;
   // With MPI every rank runs this; errors raised collectively (qgml::CollectiveError) reach every rank
@@ -63,7 +146,13 @@ int main(int argc, char* argv[]) {
   argc = int(arguments.size()) - 1;
   argv = arguments.data();
   {
-    Kokkos::ScopeGuard guard(argc, argv);  // removes the --kokkos-* arguments
+    std::optional<Kokkos::ScopeGuard> guard;
+    try {
+      guard.emplace(argc, argv);  // removes the --kokkos-* arguments
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "qgml: error: Kokkos could not start: %s\n", e.what());
+      return 2;
+    }
     const std::string command = argv[1];
     const std::vector<std::string> args(argv + 2, argv + argc);
     try {
@@ -96,7 +185,16 @@ int main(int argc, char* argv[]) {
       std::fprintf(stderr, "qgml: error: %s\n", e.what());
       code = 1;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "qgml: error: %s\n", e.what());
+      // An allocation that failed (std::bad_alloc, e.g. --N 100000) is named as such, with the sizes given.
+      if (dynamic_cast<const std::bad_alloc*>(&e)) {
+        const std::string sizes = size_options(argc, argv);
+        std::fprintf(stderr, "qgml: error: out of memory: an allocation failed (%s) in qgml %s; %s\n", e.what(),
+                     argv[1],
+                     sizes.empty() ? "the data or the settings need more memory than this machine can allocate"
+                                   : ("reduce the sizes given (" + sizes + ")").c_str());
+      } else {
+        std::fprintf(stderr, "qgml: error: %s\n", e.what());
+      }
       code = 1;
       auto& comm = qgml::app::communicator();
       if (comm.size() > 1) {

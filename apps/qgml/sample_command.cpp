@@ -22,6 +22,7 @@
 #include "qgml/common/random.hpp"
 #include "qgml/io/configuration_io.hpp"
 #include "qgml/io/npy.hpp"
+#include "qgml/io/parse_number.hpp"
 #include "qgml/sample/chain_diagnostics.hpp"
 #include "qgml/sample/chain_sampler.hpp"
 #include "qgml/version.hpp"
@@ -51,25 +52,16 @@ const std::map<std::string, std::string>& sample_defaults() {
 }
 
 long strict_integer(const std::string& key, const std::string& text, long lo, long hi) {
-  bool ok = !text.empty() && text.size() <= 18;
-  for (char ch : text) ok = ok && ch >= '0' && ch <= '9';
-  const long v = ok ? std::stol(text) : 0;
-  if (!ok || v < lo || v > hi)
+  long long v = 0;
+  if (!parse_integer(text, v) || v < lo || v > hi)
     throw Error("--" + key + " = '" + text + "': expected an integer in [" + std::to_string(lo) + ", " +
                 std::to_string(hi) + "]");
-  return v;
+  return long(v);
 }
 
 double strict_real(const std::string& key, const std::string& text) {
-  std::size_t used = 0;
   double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(v))
-    throw Error("--" + key + " = '" + text + "': expected a number");
+  if (!parse_real(text, v)) throw Error("--" + key + " = '" + text + "': expected a number");
   return v;
 }
 

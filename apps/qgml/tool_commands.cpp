@@ -13,6 +13,7 @@
 #include "qgml/io/configuration_io.hpp"
 #include "qgml/io/data_io.hpp"
 #include "qgml/io/npy.hpp"
+#include "qgml/io/parse_number.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/model/hamiltonian.hpp"
 #include "qgml/model/observables.hpp"
@@ -34,38 +35,45 @@ using Mem = Exec::memory_space;
 
 namespace {
 
-// --name value options; every option must be known.
+// --name value or --name=value options; every option must be known.
 std::map<std::string, std::string> options(const std::vector<std::string>& args,
                                            const std::map<std::string, std::string>& defaults, const char* command) {
   std::map<std::string, std::string> o = defaults;
+  const std::string context = std::string("qgml ") + command + ": ";
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a.rfind("--", 0) != 0) throw Error(std::string("qgml ") + command + ": unexpected argument '" + a + "'");
-    const std::string key = a.substr(2);
+    if (a.rfind("--", 0) != 0) throw Error(context + "unexpected argument '" + a + "'");
+    const auto [key, value] = take_option(args, i, context);
     if (!o.count(key)) {
       std::string known;
       for (const auto& [k, v] : defaults) known += " --" + k;
-      throw Error(std::string("qgml ") + command + ": unknown option --" + key + " (options:" + known + ")");
+      throw Error(context + "unknown option --" + key + " (options:" + known + ")");
     }
-    if (i + 1 >= args.size()) throw Error(std::string("qgml ") + command + ": option --" + key + " needs a value");
-    o[key] = args[++i];
+    o[key] = value;
   }
   for (const auto& [k, v] : o)
-    if (v.empty() && (k == "matrices" || k == "data"))
-      throw Error(std::string("qgml ") + command + ": --" + k + " is required");
+    if (v.empty() && (k == "matrices" || k == "data")) throw Error(context + "--" + k + " is required");
   return o;
 }
 
-double number(const std::map<std::string, std::string>& o, const std::string& key) {
-  std::size_t used = 0;
+// The option --key read as the setting `setting` (same parser, range and message as in a config file).
+double number(const std::map<std::string, std::string>& o, const std::string& key, const std::string& setting) {
+  const std::string& text = o.at(key);
+  const std::string problem = setting_problem(setting, text);
+  if (!problem.empty()) throw Error("--" + key + " = '" + text + "': " + problem);
   double v = 0;
-  try {
-    v = std::stod(o.at(key), &used);
-  } catch (const std::exception&) {
-  }
-  if (used == 0 || used != o.at(key).size() || !std::isfinite(v))
-    throw Error("--" + key + " = '" + o.at(key) + "': expected a number");
+  parse_real(text, v);
   return v;
+}
+
+// The option --key as an integer in [lo, hi].
+long integer(const std::map<std::string, std::string>& o, const std::string& key, long lo, long hi) {
+  const std::string& text = o.at(key);
+  long long v = 0;
+  if (!parse_integer(text, v) || v < lo || v > hi)
+    throw Error("--" + key + " = '" + text + "': expected an integer in [" + std::to_string(lo) + ", " +
+                std::to_string(hi) + "]");
+  return long(v);
 }
 
 template <class Real>
@@ -99,6 +107,9 @@ int estimate(const std::map<std::string, std::string>& o) {
   Loaded<Real> in;
   GeometrySettings s;
   run_collectively(comm, [&] {
+    s = geometry_settings(o.at("metric"), number(o, "min-gap-ratio", "analysis.min_gap_ratio"),
+                          number(o, "noise-floor", "analysis.noise_floor"),
+                          number(o, "first-gap-exponent", "analysis.first_gap_exponent"));
     const HostMatrices m = load_matrices(o.at("matrices"));
     const HostShard shard = read_points_shard(o.at("data"), comm.rank(), comm.size());
     if (shard.data.cols != m.D)
@@ -109,8 +120,6 @@ int estimate(const std::map<std::string, std::string>& o) {
       throw Error("the data '" + o.at("data") + "' have " + std::to_string(shard.total) + " points, too few for " +
                   std::to_string(comm.size()) + " ranks");
     in = {to_configuration<Real>(m, exec), to_device_points<Real>(exec, shard.data)};
-    s = geometry_settings(o.at("metric"), number(o, "min-gap-ratio"), number(o, "noise-floor"),
-                          number(o, "first-gap-exponent"));
     if (comm.rank() == 0) prepare_output(o.at("out"));
   });
   const DimensionAnalysis analysis = analyze_dimension(exec, in.config, in.data, s, 25000, comm);
@@ -132,12 +141,12 @@ int estimate(const std::map<std::string, std::string>& o) {
 template <class Real>
 int eval(const std::map<std::string, std::string>& o) {
   const Exec exec;
+  LossSettings s;  // the options first: a bad one is reported before any file is read
+  s.w = number(o, "w", "training.w");
+  s.penalty = parse_penalty_kind(o.at("penalty"));
+  s.penalty_weight = number(o, "penalty-weight", "training.penalty_weight");
   auto in = load_inputs<Real>(exec, o.at("matrices"), o.at("data"));
   prepare_output(o.at("out"));
-  LossSettings s;
-  s.w = number(o, "w");
-  s.penalty = parse_penalty_kind(o.at("penalty"));
-  s.penalty_weight = number(o, "penalty-weight");
   const auto e = evaluate(exec, in.config, in.data, s);
   const int t = int(in.data.extent(0)), d = in.config.dimension(), n = in.config.matrix_size();
   auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.gradient);
@@ -238,8 +247,7 @@ int info_command() {
 // observables with their closed forms.
 int fuzzy_sphere_command(const std::vector<std::string>& args) {
   const auto o = options(args, {{"N", "3"}, {"T", "2500"}}, "fuzzy-sphere");
-  const int n = int(number(o, "N")), count = int(number(o, "T"));
-  if (n < 2 || count < 1) throw Error("qgml fuzzy-sphere: need --N >= 2 and --T >= 1");
+  const int n = int(integer(o, "N", 2, 4096)), count = int(integer(o, "T", 1, 1000000000));
   const Exec exec;
   const double j = 0.5 * (n - 1), c = 1.0 / j;
   auto config = fuzzy_sphere_configuration<double>(n, c, exec);

@@ -447,9 +447,9 @@ int train_command(const std::vector<std::string>& args) {
     const std::string& a = args[i];
     if (a == "--quiet" || a == "-q") {
       quiet = true;
-    } else if (a == "--resume") {
-      if (i + 1 >= args.size()) throw Error("--resume needs a run directory");
-      resume = args[++i];
+    } else if (a == "--resume" || a.rfind("--resume=", 0) == 0) {
+      if (a == "--resume" && i + 1 >= args.size()) throw Error("--resume needs a run directory");
+      resume = a == "--resume" ? args[++i] : a.substr(9);
     } else if (a.rfind("--", 0) == 0) {
       overrides.push_back(take_option(args, i));
     } else if (config_path.empty() && data_path.empty()) {

@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -25,6 +26,7 @@
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/memory_budget.hpp"
 #include "qgml/io/atomic_file.hpp"
+#include "qgml/io/parse_number.hpp"
 #include "qgml/train/trainer.hpp"
 
 #include "commands.hpp"
@@ -91,9 +93,9 @@ std::vector<long> parse_batches(const std::string& v) {
     if (item.empty()) throw Error(what + ": empty entry" + expected);
     if (item.find_first_not_of("0123456789") != std::string::npos)
       throw Error(what + ": '" + item + "' is not a positive integer" + expected);
-    if (item.size() > 10 || std::stoll(item) > 1000000000LL)
+    long long b = 0;
+    if (!parse_integer(item, b) || b > 1000000000LL)
       throw Error(what + ": " + item + " is too large (at most 1000000000)");
-    const long b = std::stol(item);
     if (b < 1) throw Error(what + ": " + item + " is not a positive integer" + expected);
     out.insert(b);
     if (comma == std::string::npos) break;
@@ -103,8 +105,8 @@ std::vector<long> parse_batches(const std::string& v) {
 }
 
 int parse_epochs(const std::string& v) {
-  const bool digits = !v.empty() && v.size() <= 7 && v.find_first_not_of("0123456789") == std::string::npos;
-  const long e = digits ? std::stol(v) : 0;
+  long long e = 0;
+  if (!parse_integer(v, e)) e = 0;
   if (e < 1 || e > 1000000) throw Error("--epochs-per-trial '" + v + "': expected an integer from 1 to 1000000");
   return int(e);
 }
@@ -114,13 +116,13 @@ double parse_budget(const std::string& v) {
   if (v == "auto") return -1;
   const std::string expected =
       "--memory-budget '" + v + "': expected a number of bytes (e.g. 8000000, 512MiB, 2GB) or auto";
+  // The number, then an optional unit (which starts with a letter other than e or E).
   std::size_t used = 0;
+  while (used < v.size() && (std::isdigit(static_cast<unsigned char>(v[used])) || v[used] == '.' || v[used] == '+' ||
+                             v[used] == '-' || v[used] == 'e' || v[used] == 'E'))
+    ++used;
   double x = 0;
-  try {
-    x = std::stod(v, &used);
-  } catch (const std::exception&) {
-    throw Error(expected);
-  }
+  if (!parse_real(v.substr(0, used), x)) throw Error(expected);
   std::string unit = v.substr(used);
   unit.erase(0, unit.find_first_not_of(' '));
   static const std::vector<std::pair<std::string, double>> units{{"", 1},
@@ -135,7 +137,7 @@ double parse_budget(const std::string& v) {
                                                                  {"GiB", 1073741824.0},
                                                                  {"TiB", 1099511627776.0}};
   const auto u = std::find_if(units.begin(), units.end(), [&](const auto& p) { return p.first == unit; });
-  if (used == 0 || u == units.end() || !std::isfinite(x)) throw Error(expected);
+  if (u == units.end()) throw Error(expected);
   if (x <= 0) throw Error("--memory-budget '" + v + "': must be positive");
   return x * u->second;
 }

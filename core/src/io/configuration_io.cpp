@@ -1,5 +1,6 @@
 #include "qgml/io/configuration_io.hpp"
 
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -55,6 +56,10 @@ HostMatrices load_matrices(const std::string& path, Precision* precision) {
     for (std::size_t i = 0; i < a.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(a.shape[i]);
     throw Error("matrix configuration '" + path + "': expected shape (D, N, N) with D, N >= 1, got " + s + ")");
   }
+  if (a.shape[0] > std::size_t(INT_MAX) || a.shape[1] > std::size_t(INT_MAX))
+    throw Error("matrix configuration '" + path + "': shape (" + std::to_string(a.shape[0]) + ", " +
+                std::to_string(a.shape[1]) + ", " + std::to_string(a.shape[2]) +
+                ") is too large (D, N <= " + std::to_string(INT_MAX) + ")");
   HostMatrices m{int(a.shape[0]), int(a.shape[1]), {}};
   m.values.resize(a.count());
   if (a.type == NpyType::complex128) {

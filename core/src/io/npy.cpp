@@ -1,12 +1,18 @@
 #include "qgml/io/npy.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
+#include <system_error>
 
 #include "qgml/common/error.hpp"
 #include "qgml/io/atomic_file.hpp"
+#include "qgml/io/parse_number.hpp"
 
 namespace qgml {
 
@@ -40,7 +46,7 @@ const char* npy_descr(NpyType t) {
 
 std::size_t NpyArray::count() const {
   std::size_t n = 1;
-  for (auto s : shape) n *= s;
+  for (auto s : shape) n *= s;  // read_npy checked that the product fits
   return n;
 }
 
@@ -80,10 +86,16 @@ std::string header_value(const std::string& header, const std::string& key, cons
 NpyArray read_npy(const std::string& path) { return read_npy_rows(path, {}); }
 
 NpyArray read_npy_rows(const std::string& path, const NpyRowSelector& select) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) fail(path, "is a directory, expected an npy file");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  if (!std::filesystem::is_regular_file(status)) fail(path, "is not a regular file");
   in.seekg(0, std::ios::end);
-  const auto file_size = static_cast<std::size_t>(in.tellg());
+  const std::streamoff end_offset = in.tellg();
+  if (end_offset < 0) fail(path, "cannot determine the file size");
+  const auto file_size = static_cast<std::size_t>(end_offset);
   in.seekg(0);
   unsigned char magic[8];
   if (file_size < 10 || !in.read(reinterpret_cast<char*>(magic), 8))
@@ -105,9 +117,12 @@ NpyArray read_npy_rows(const std::string& path, const NpyRowSelector& select) {
   } else {
     fail(path, "unsupported npy format version " + std::to_string(major));
   }
-  if (prefix + header_len > file_size) fail(path, "truncated header");
+  if (header_len > file_size - prefix)
+    fail(path, "truncated header: its length field says " + std::to_string(header_len) + " bytes but only " +
+                   std::to_string(file_size - prefix) + " follow (file of " + std::to_string(file_size) + " bytes)");
   std::string header(header_len, '\0');
   in.read(header.data(), static_cast<std::streamsize>(header_len));
+  if (!in) fail(path, "read error in the header");
 
   NpyArray a;
   const std::string descr = header_value(header, "descr", path);
@@ -125,24 +140,33 @@ NpyArray read_npy_rows(const std::string& path, const NpyRowSelector& select) {
     fail(path, "Fortran-ordered arrays are not supported (save with C order)");
   const std::string shape = header_value(header, "shape", path);
   if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') fail(path, "malformed shape '" + shape + "'");
+  // Every dimension a non-negative decimal integer; the element count and the byte count are
+  // multiplied with overflow checks, so that no shape can announce less data than it describes.
   std::stringstream ss(shape.substr(1, shape.size() - 2));
   std::string item;
   while (std::getline(ss, item, ',')) {
     const auto first = item.find_first_not_of(' ');
     if (first == std::string::npos) continue;
-    std::size_t used = 0;
-    unsigned long long v = 0;
-    try {
-      v = std::stoull(item.substr(first), &used);
-    } catch (const std::exception&) {
-      fail(path, "malformed shape " + shape);
-    }
+    const std::string dim = item.substr(first, item.find_last_not_of(' ') - first + 1);
+    long long v = 0;
+    if (!parse_integer(dim, v)) fail(path, "malformed shape " + shape + ": '" + dim + "' is not an integer below 2^63");
+    if (v < 0) fail(path, "shape " + shape + " has a negative dimension " + dim);
     a.shape.push_back(static_cast<std::size_t>(v));
-    if (v > file_size)
-      fail(path,
-           "truncated: shape " + shape + " needs more data than the file's " + std::to_string(file_size) + " bytes");
   }
-  const std::size_t expected = a.count() * npy_item_size(a.type);
+  const std::size_t item_size = npy_item_size(a.type);
+  const std::size_t max_size = std::numeric_limits<std::size_t>::max();
+  std::size_t count = 1;
+  if (std::find(a.shape.begin(), a.shape.end(), std::size_t(0)) != a.shape.end()) {
+    count = 0;
+  } else {
+    for (std::size_t n : a.shape) {
+      if (count > max_size / n / item_size)
+        fail(path, "shape " + shape + " of " + descr + " describes more than 2^64 bytes of data, but the file has " +
+                       std::to_string(file_size) + " bytes");
+      count *= n;
+    }
+  }
+  const std::size_t expected = count * item_size;
   const std::size_t available = file_size - prefix - header_len;
   if (available < expected)
     fail(path, "truncated: the header announces shape " + shape + " of " + descr + " (" + std::to_string(expected) +
