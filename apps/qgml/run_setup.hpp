@@ -6,6 +6,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
