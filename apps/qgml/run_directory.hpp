@@ -1,7 +1,11 @@
-// Run directories: runs/<name>_<YYYYmmdd-HHMMSS>_<id>/ holding everything one run writes.
+// Run directories: runs/<name>_<YYYYmmdd-HHMMSS>_<id>/ holding everything one run writes, and the
+// run's config.yaml.
 #pragma once
 
+#include <cstdio>
 #include <string>
+
+#include "config.hpp"
 
 namespace qgml::app {
 
@@ -11,5 +15,57 @@ std::string create_run_directory(const std::string& parent, const std::string& n
 
 // Throws qgml::Error unless `dir` exists and a file can be created in it.
 void check_writable_directory(const std::string& dir);
+
+// A YAML scalar that reads back as exactly `text`: plain where that is unambiguous (letters, digits
+// and . _ + - /, not starting with a sign or dot that YAML could take otherwise), else double-quoted
+// with \ " and every control character escaped (YAML 1.2, 7.3.1).
+inline std::string yaml_scalar(const std::string& text) {
+  bool plain = !text.empty();
+  for (const char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
+    plain = plain && ((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || ch == '.' ||
+                      ch == '_' || ch == '+' || ch == '-' || ch == '/');
+  }
+  if (plain && (text[0] == '-' || text[0] == '.' || text[0] == '+'))
+    plain = text.size() > 1 && text[1] >= '0' && text[1] <= '9';
+  if (plain) return text;
+  std::string out = "\"";
+  for (const char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (u < 0x20 || u == 0x7f) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\x%02x", unsigned(u));
+      out += esc;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+// The resolved configuration as YAML that load_config reads back to the same values: every setting,
+// values through yaml_scalar, text settings always quoted, the origin as a comment (control characters
+// replaced by spaces, so that the comment stays on its line).
+inline std::string config_yaml(const Config& c) {
+  std::string out, section;
+  for (const Setting& s : schema()) {
+    const std::string sec = s.key.substr(0, s.key.find('.'));
+    if (sec != section) {
+      out += sec + ":\n";
+      section = sec;
+    }
+    const std::string& v = c.text(s.key);
+    std::string scalar = yaml_scalar(v);
+    if (s.type == SettingType::text && scalar[0] != '"') scalar = "\"" + v + "\"";
+    std::string origin = c.origin(s.key);
+    for (char& ch : origin)
+      if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = ' ';
+    out += "  " + s.key.substr(sec.size() + 1) + ": " + scalar + "  # " + origin + "\n";
+  }
+  return out;
+}
 
 }  // namespace qgml::app

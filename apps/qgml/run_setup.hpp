@@ -6,12 +6,16 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <string>
 
 #include "qgml/common/error.hpp"
 #include "qgml/io/configuration_io.hpp"
+#include "qgml/io/npy.hpp"
 #include "qgml/model/default_matrix_size.hpp"
 #include "qgml/model/initializers.hpp"
 #include "qgml/model/matrix_configuration.hpp"
@@ -101,6 +105,53 @@ MatrixConfiguration<Real, Kokkos::DefaultExecutionSpace> initial_configuration(
   if (init == "gaussian") return gaussian_hermitian_configuration<Real>(d, n, c.real("model.init_scale"), seed, exec);
   if (d != 3) throw Error("model.init = fuzzy_sphere needs D = 3 data, the data have D = " + std::to_string(d));
   return fuzzy_sphere_configuration<Real>(n, 2.0 / std::max(1, n - 1), exec);
+}
+
+// The number of points T and of coordinates D that the data.* settings describe, known before any point
+// is read or generated (the memory check runs before the data are allocated): generated data from
+// data.points and the generator's ambient dimension; an NPY file from its header; a CSV file from its
+// first line (D) and its line count (T, a header line included: an upper bound). Empty when the file
+// cannot be inspected: its reader then gives the precise error.
+struct PlannedData {
+  std::int64_t points = 0;
+  int d = 0;
+};
+
+inline std::optional<PlannedData> planned_data(const Config& c) {
+  const std::string file = c.text("data.file");
+  if (file.empty()) {
+    const std::string g = c.text("data.generator");
+    const int d = g == "sphere" || g == "hypercube" ? int(c.integer("data.dimension"))
+                  : g == "circle"                   ? 2
+                  : g == "sphere10"                 ? 11
+                  : g == "affine"                   ? 5
+                  : g == "curve13"                  ? 13
+                                                    : 3;  // spiral, line, swiss_roll, helix, mobius
+    return PlannedData{c.integer("data.points"), d};
+  }
+  std::string ext = std::filesystem::path(file).extension().string();
+  for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  try {
+    if (ext == ".npy") {
+      // Reads the header and no row.
+      const NpyArray a = read_npy_rows(file, [](std::size_t) { return std::pair<std::size_t, std::size_t>(0, 0); });
+      if (a.shape.size() != 2) return std::nullopt;
+      return PlannedData{std::int64_t(a.total_rows), int(a.shape[1])};
+    }
+    std::ifstream in(file, std::ios::binary);
+    std::string line;
+    if (!in || !std::getline(in, line)) return std::nullopt;
+    PlannedData p;
+    p.d = 1;
+    for (char ch : line) p.d += ch == ',' ? 1 : 0;
+    p.points = 1;
+    char buffer[1 << 16];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
+      for (std::streamsize i = 0; i < in.gcount(); ++i) p.points += buffer[i] == '\n' ? 1 : 0;
+    return p;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace qgml::app

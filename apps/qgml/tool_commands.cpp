@@ -1,9 +1,11 @@
 // qgml estimate, qgml eval, qgml info and qgml fuzzy-sphere.
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 
 #include "qgml/common/error.hpp"
@@ -23,6 +25,7 @@
 #include "analysis.hpp"
 #include "commands.hpp"
 #include "config.hpp"
+#include "format.hpp"
 #include "json_file.hpp"
 #include "parallel.hpp"
 #include "run_directory.hpp"
@@ -119,6 +122,28 @@ int estimate(const std::map<std::string, std::string>& o) {
     if (shard.data.rows == 0)
       throw Error("the data '" + o.at("data") + "' have " + std::to_string(shard.total) + " points, too few for " +
                   std::to_string(comm.size()) + " ranks");
+    // H(x) = 1/2 sum_k (A_k - x_k)^2 (spec 1.1) has a usable ground state only where its entries, of
+    // order |A|^2 + |x|^2, are finite and the A-dependent part, of order |A| |x|, is not lost to rounding
+    // against |x|^2 (|A| >= eps |x|); otherwise every eigenvalue rounds to the same number and the
+    // "geometry" is that of rounding. No such point at all: an error, not a dimension of 0.
+    double a = 0;
+    for (const auto& z : m.values) a = std::max(a, std::abs(z));
+    const double eps = std::numeric_limits<Real>::epsilon();
+    const double big = std::sqrt(double(std::numeric_limits<Real>::max()) / (4.0 * m.D * m.N));
+    long usable = 0;
+    for (long i = 0; i < long(shard.data.rows); ++i) {
+      double x = 0;
+      for (long k = 0; k < long(shard.data.cols); ++k)
+        x = std::max(x, std::abs(shard.data.values[std::size_t(i * shard.data.cols + k)]));
+      usable += a > 0 && a < big && x < big && a >= eps * x ? 1 : 0;
+    }
+    if (usable == 0)
+      throw Error(
+          format("no point has a finite ground state: the data '%s' (%zu points) and "
+                 "the matrices '%s' (largest entry %.3g) are of too different or extreme scales for "
+                 "H(x) = 1/2 sum_k (A_k - x_k)^2 in %s precision; standardise the data or rescale the matrices",
+                 o.at("data").c_str(), std::size_t(shard.data.rows), o.at("matrices").c_str(), a,
+                 std::is_same_v<Real, float> ? "single" : "double"));
     in = {to_configuration<Real>(m, exec), to_device_points<Real>(exec, shard.data)};
     if (comm.rank() == 0) prepare_output(o.at("out"));
   });
@@ -129,6 +154,12 @@ int estimate(const std::map<std::string, std::string>& o) {
                      .add("noise_floor", s.estimator.noise_floor)
                      .add("first_gap_exponent", s.estimator.first_gap_exponent));
   const DimensionSummary& sum = analysis.summary;
+  // Every rank holds the summary of all points: all ranks fail alike.
+  if (sum.points == 0)
+    throw Error("no point has a finite estimate (all " + std::to_string(analysis.failed_points) +
+                " points failed): the data or the matrices are likely of an extreme scale (standardise the data "
+                "or rescale the matrices); per-point results in " +
+                o.at("out") + "/per_point.csv");
   if (comm.rank() != 0) return 0;
   std::printf("%ld points, D = %d, N = %d, %s metric\n", sum.points, in.config.dimension(), in.config.matrix_size(),
               o.at("metric").c_str());

@@ -49,10 +49,20 @@ struct ProfilerGuard {
   ProfilerGuard(const ProfilerGuard&) = delete;
   ProfilerGuard& operator=(const ProfilerGuard&) = delete;
 };
-extern "C" void on_signal(int) { stop_requested.store(true); }
+// The first SIGINT or SIGTERM sets stop_requested: training stops after the current batch, keeping the
+// last complete epoch (checkpointed). A second one exits at once with 130: the checkpoint LATEST names
+// is complete at every instant (checkpoint.hpp), so it stays in force.
+extern "C" void on_signal(int) {
+  if (stop_requested.exchange(true)) {
+    static const char message[] =
+        "\nqgml: second interrupt: exiting at once; the last complete checkpoint stays LATEST\n";
+    const ssize_t ignored = ::write(STDERR_FILENO, message, sizeof message - 1);
+    (void)ignored;
+    ::_exit(130);
+  }
+}
 
-// SIGINT and SIGTERM set stop_requested for a scope: training stops after the current epoch, with a
-// checkpoint.
+// SIGINT and SIGTERM go to on_signal for a scope.
 struct StopOnSignal {
   StopOnSignal() {
     stop_requested.store(false);
@@ -74,6 +84,10 @@ class Log {
   void open(const std::string& path) { file_.open(path, std::ios::app); }
   void line(const std::string& s) {
     if (!quiet_) std::printf("%s\n", s.c_str());
+    if (file_) file_ << s << "\n" << std::flush;
+  }
+  // To log.txt only (the terminal gets it from the caller, e.g. a fatal error from main).
+  void file_line(const std::string& s) {
     if (file_) file_ << s << "\n" << std::flush;
   }
   bool quiet() const { return quiet_; }
@@ -102,15 +116,16 @@ ProfilerOptions profiler_options(const Config& c) {
 void check_memory(double needed, const MemoryBudget& budget, const std::string& what) {
   if (!budget.known() || needed <= budget.bytes) return;
   throw Error(
-      format("%s needs about %.2f GiB of memory; this machine has %.2f GiB available (%s), of which qgml uses at most "
-             "%.0f %% (reduce training.batch_size, model.N or the number of points)",
-             what.c_str(), needed / (1 << 30), budget.available / (1 << 30), budget.source.c_str(),
-             100 * memory_budget_share));
+      format("%s needs about %.2f GiB of memory; this machine has %.2f GiB available (%s; %.0f bytes needed, %.0f "
+             "bytes available), of which qgml uses at most %.0f %% (reduce training.batch_size, model.N or the number "
+             "of points)",
+             what.c_str(), needed / (1 << 30), budget.available / (1 << 30), budget.source.c_str(), needed,
+             budget.available, 100 * memory_budget_share));
 }
 
 std::string progress_line(const EpochRecord& r, int epochs, double elapsed) {
   const double eta = r.epoch > 0 ? elapsed / r.epoch * (epochs - r.epoch) : 0;
-  return format("epoch %d/%d  loss %.6g  (d^2 %.4g, sigma^2 %.4g)  %.0f points/s  ETA %.0f s%s", r.epoch, epochs,
+  return format("epoch %d/%d  loss %.10g  (d^2 %.10g, sigma^2 %.10g)  %.0f points/s  ETA %.0f s%s", r.epoch, epochs,
                 r.total, r.reconstruction, r.fluctuation, r.points_per_second, eta,
                 r.skipped_batches ? format("  [%d batches skipped]", r.skipped_batches).c_str() : "") +
          (r.eigh_sweeps > 0 ? format("  (%.2f Jacobi sweeps per point)", r.eigh_sweeps) : std::string());
@@ -168,11 +183,43 @@ struct RunInputs {
   std::vector<std::string> automatic;  // the automatic choices, one line each, for the log
 };
 
-// A collective. Everything that can fail on bad input, before the run directory exists: the data,
-// the model's shape (model.load sets model.N of c), the memory check, the initial configuration.
+// Throws when the run does not fit in memory: `points` of D = d coordinates (this rank's `local`), the
+// configuration and the trainer's buffers (Trainer::estimate_bytes); for a file, also the host copy
+// its reader makes.
+template <class Real, class DataSpace>
+void check_run_memory(const Exec& exec, const Config& c, const Communicator& comm, std::int64_t points,
+                      std::int64_t local, int d, int n, bool from_file) {
+  const TrainingSettings settings = training_settings(c, "");
+  const double point_bytes = double(local) * d * sizeof(Real);
+  const double data_bytes = (std::is_same_v<DataSpace, Exec::memory_space> ? point_bytes : 0.0) +
+                            (from_file ? double(local) * d * sizeof(double) : 0.0);
+  const double config_bytes = double(d + 1) * n * n * sizeof(complex_t<Real>);
+  const double trainer_bytes =
+      double(Trainer<Real, Exec, DataSpace>::estimate_bytes(settings, d, n, local, points, comm.size()));
+  check_memory(data_bytes + config_bytes + trainer_bytes, memory_budget(exec),
+               format("training N = %d, D = %d, batch %lld on %lld points", n, d,
+                      (long long)effective_batch_size(settings, points), (long long)local));
+}
+
+// A collective. Everything that can fail on bad input, before the run directory exists: the model's
+// shape (model.load sets model.N of c), the memory check (before the data are read or generated, with
+// the N that is trained), the data, the initial configuration.
 template <class Real, class DataSpace>
 RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communicator& comm) {
   RunInputs<Real, DataSpace> in;
+  const bool automatic_n = c.is_auto("model.N") && c.text("model.load").empty();
+  const bool from_file = !c.text("data.file").empty();
+  std::optional<ModelShape> shape;
+  const std::optional<PlannedData> planned = planned_data(c);
+  if (planned) {
+    run_collectively(comm, [&] {
+      if (planned->points < comm.size()) return;  // the data reader's error
+      shape = resolve_model_shape(c, planned->d);
+      check_run_memory<Real, DataSpace>(exec, c, comm, planned->points,
+                                        shard_range(planned->points, comm.size(), comm.rank()).size(), planned->d,
+                                        shape->n, from_file);
+    });
+  }
   const auto placed = placed_data<Real, DataSpace>(exec, c, comm);
   in.data = placed.points;
   in.total_points = placed.total;
@@ -185,11 +232,16 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
         placed.standardized ? "not centred at unit spread" : "already centred at unit spread"));
   }
   run_collectively(comm, [&] {
-    const bool automatic_n = c.is_auto("model.N") && c.text("model.load").empty();
-    const ModelShape shape = resolve_model_shape(c, in.d);
+    // Where the data were not known in advance (or a CSV held fewer points than lines), the shape and
+    // the memory check with the data read.
+    const bool checked = shape && planned->d == in.d && planned->points >= in.total_points;
+    if (!shape || shape->n == 0 || planned->d != in.d) shape = resolve_model_shape(c, in.d);
+    if (!checked)
+      check_run_memory<Real, DataSpace>(exec, c, comm, in.total_points, std::int64_t(in.data.extent(0)), in.d, shape->n,
+                                        false);
     if (automatic_n)
-      in.automatic.push_back(format("automatic: model.N = %d (%s)", shape.n, default_matrix_size_rule(in.d).c_str()));
-    in.n = shape.n;
+      in.automatic.push_back(format("automatic: model.N = %d (%s)", shape->n, default_matrix_size_rule(in.d).c_str()));
+    in.n = shape->n;
     if (c.text("training.kernel") == "auto") {
       const TrainingSettings ts = training_settings(c, "");
       const LossKernel k = resolve_loss_kernel<Exec>(ts.kernel, in.n, EighVariant::automatic, ts.warm_start_eigh);
@@ -209,18 +261,8 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
                      ? "the team kernel on CPUs for N >= 32"
                      : "the whole spectrum on CPUs for N < 32, where the packed eigensolver is faster"));
     }
-    if (!shape.load.empty()) in.n_source = " (from model.load " + shape.load + ")";
-    const long local_points = long(in.data.extent(0));
-    const TrainingSettings settings = training_settings(c, "");
-    const double data_bytes =
-        std::is_same_v<DataSpace, Exec::memory_space> ? double(in.data.span()) * sizeof(Real) : 0.0;
-    const double config_bytes = double(in.d + 1) * in.n * in.n * sizeof(complex_t<Real>);
-    const double trainer_bytes = double(Trainer<Real, Exec, DataSpace>::estimate_bytes(
-        settings, in.d, in.n, local_points, in.total_points, comm.size()));
-    check_memory(data_bytes + config_bytes + trainer_bytes, memory_budget(exec),
-                 format("training N = %d, D = %d, batch %lld on %ld points", in.n, in.d,
-                        (long long)effective_batch_size(settings, in.total_points), local_points));
-    in.config = initial_configuration<Real>(exec, c, shape, in.d);
+    if (!shape->load.empty()) in.n_source = " (from model.load " + shape->load + ")";
+    in.config = initial_configuration<Real>(exec, c, *shape, in.d);
   });
   return in;
 }
@@ -241,7 +283,7 @@ std::string open_run_directory(const Config& c, const std::string& config_path, 
                                   : c.text("data.generator");
     }
     run_dir = create_run_directory(c.text("output.directory"), name);
-    write_file_atomically((fs::path(run_dir) / "config.yaml").string(), c.to_yaml());
+    write_file_atomically((fs::path(run_dir) / "config.yaml").string(), config_yaml(c));
   });
   return comm.broadcast(run_dir, 0);
 }
@@ -331,6 +373,10 @@ void write_outputs(const std::string& run_dir, const std::vector<EpochRecord>& h
 }
 
 template <class Real, class DataSpace>
+int train_in(Config& c, const std::string& config_path, const std::string& resume_dir, Log& log,
+             const ProfilerOptions& popts, bool monitored, RunInputs<Real, DataSpace>& in, const std::string& run_dir);
+
+template <class Real, class DataSpace>
 int train(Config c, const std::string& config_path, const std::string& resume_dir, bool quiet) {
   const Exec exec;
   // With MPI, every rank trains on its shard of the points; rank 0 alone prints and writes files.
@@ -345,6 +391,22 @@ int train(Config c, const std::string& config_path, const std::string& resume_di
   auto in = prepare_inputs<Real, DataSpace>(exec, c, comm);
   const std::string run_dir = open_run_directory(c, config_path, resume_dir, comm);
   if (root) log.open((fs::path(run_dir) / "log.txt").string());
+  // A fatal error from here on is also recorded in the run's log.txt (main prints it to stderr).
+  try {
+    return train_in<Real, DataSpace>(c, config_path, resume_dir, log, popts, monitored, in, run_dir);
+  } catch (const std::exception& e) {
+    log.file_line(std::string("error: ") + e.what());
+    throw;
+  }
+}
+
+template <class Real, class DataSpace>
+int train_in(Config& c, const std::string&, const std::string& resume_dir, Log& log, const ProfilerOptions& popts,
+             bool monitored, RunInputs<Real, DataSpace>& in, const std::string& run_dir) {
+  const Exec exec;
+  Communicator& comm = communicator();
+  const bool root = comm.rank() == 0;
+  const bool quiet = log.quiet();
   const TrainingSettings settings = training_settings(c, run_dir);
   std::optional<Trainer<Real, Exec, DataSpace>> trainer_storage;
   run_collectively(comm, [&] { trainer_storage.emplace(in.config, in.data, settings, exec, comm, in.total_points); });
@@ -352,6 +414,13 @@ int train(Config c, const std::string& config_path, const std::string& resume_di
   if (!resume_dir.empty()) {
     trainer.load_checkpoint(settings.checkpoint_dir);
     log.line(format("resuming %s at epoch %d of %d", run_dir.c_str(), trainer.epoch(), settings.epochs));
+    if (trainer.already_stopped_early()) {
+      log.line(
+          format("the run already stopped early at epoch %d (training.early_stop): nothing to train; "
+                 "continue with --training.epochs above its limit or --training.early_stop 0",
+                 trainer.epoch()));
+      return 0;
+    }
   }
   const long points = long(in.total_points);
   log.line(format("qgml train: N = %d%s, D = %d, %ld points, batch %d, %s epochs, w = %g, %s, %s", in.n,
@@ -378,13 +447,14 @@ int train(Config c, const std::string& config_path, const std::string& resume_di
   EpochMonitor monitor(log, settings.epochs, !quiet && root && ::isatty(::fileno(stdout)), monitored);
   {
     const StopOnSignal stop_on_signal;
+    trainer.set_stop_query([] { return stop_requested.load(); });
     monitor.begin(trainer.epoch());
     trainer.train([&](const EpochRecord& r) {
       monitor.record(r);
       return !stop_requested.load();
     });
     monitor.end();
-    std::int64_t stop_flag = stop_requested.load() ? 1 : 0;
+    std::int64_t stop_flag = stop_requested.load() || trainer.interrupted() ? 1 : 0;
     comm.allreduce_max(&stop_flag, 1);  // every rank takes the same exit
     interrupted = stop_flag != 0;
   }
@@ -396,18 +466,20 @@ int train(Config c, const std::string& config_path, const std::string& resume_di
                     train_seconds > 0 ? 100 * trainer.communication_seconds() / train_seconds : 0.0));
   if (monitored && root) monitor.write(run_dir, popts, quiet);
   if (interrupted) {
-    log.line(format("interrupted after epoch %d: checkpoint written; continue with qgml train --resume %s",
-                    trainer.epoch(), run_dir.c_str()));
+    log.line(
+        format("interrupted: epoch %d is the last complete one, its checkpoint is LATEST; continue with qgml "
+               "train --resume %s",
+               trainer.epoch(), run_dir.c_str()));
     return 130;
   }
   const EpochRecord last = trainer.history().empty() ? EpochRecord{} : trainer.history().back();
-  const bool stopped_early = trainer.epoch() < settings.epochs;
+  const bool stopped_early = trainer.stopped_early();
   if (stopped_early)
     log.line(
         format("the loss has plateaued: stopped after epoch %d of at most %d (training.early_stop %g over %d "
                "epochs)",
                trainer.epoch(), settings.epochs, settings.early_stop_tolerance, settings.early_stop_window));
-  log.line(format("final loss %.6g (reconstruction %.6g, fluctuation %.6g) after %d epochs, %.1f s", last.total,
+  log.line(format("final loss %.10g (reconstruction %.10g, fluctuation %.10g) after %d epochs, %.1f s", last.total,
                   last.reconstruction, last.fluctuation, trainer.epoch(), train_seconds));
   if (root && !in.standardization.mean.empty()) {
     Json st = {{"mean", in.standardization.mean},

@@ -384,3 +384,149 @@ TEST_CASE("early stop ends training at the plateau, and a resumed run stops at t
   REQUIRE(int(again.size()) == stopped);
   CHECK(again.back().total == history.back().total);
 }
+
+TEMPLATE_TEST_CASE("a stop between batches restores the last complete epoch, checkpoints it and resumes exactly",
+                   "[training][interrupt]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  TempDir dir;
+  HostMatrices uninterrupted;
+  const auto full = train_sphere<Real, Space>(4, &uninterrupted);
+  auto data = sphere_points<Real>(exec, 2500, 3, 0.0, 42);
+  TrainingSettings s = sphere_settings(4);
+  s.checkpoint_dir = dir.path.string();
+  s.checkpoint_every = 0;  // only epoch 0 and the stop are checkpointed
+  HostMatrices after_two;
+  {
+    auto config = qr_configuration<Real>(3, 3, 1, exec);
+    Trainer<Real, Space> first(config, data, s, exec);
+    // Asked once per batch boundary (4 per epoch of 5 batches): stop at the third boundary of epoch 3.
+    int asked = 0;
+    first.set_stop_query([&] { return ++asked == 2 * 4 + 3; });
+    first.train();
+    REQUIRE(first.interrupted());
+    CHECK(first.epoch() == 2);
+    CHECK(first.history().size() == 2);
+    after_two = to_host(config, exec);
+  }
+  {
+    std::ifstream latest(dir.path / "LATEST");
+    std::string name;
+    std::getline(latest, name);
+    CHECK(name == "epoch-000002");
+  }
+  HostMatrices two_epochs;
+  train_sphere<Real, Space>(2, &two_epochs);
+  CHECK(std::memcmp(after_two.values.data(), two_epochs.values.data(), two_epochs.values.size() * sizeof(cplx)) == 0);
+  auto config = qr_configuration<Real>(3, 3, 999, exec);
+  Trainer<Real, Space> resumed(config, data, s, exec);
+  resumed.load_checkpoint(dir.path.string());
+  CHECK(resumed.epoch() == 2);
+  const auto history = resumed.train();
+  REQUIRE(history.size() == 4);
+  for (int e = 0; e < 4; ++e) CHECK(history[e].total == full[e].total);
+  const HostMatrices m = to_host(config, exec);
+  CHECK(std::memcmp(m.values.data(), uninterrupted.values.data(), m.values.size() * sizeof(cplx)) == 0);
+}
+
+TEST_CASE("a fresh run checkpoints epoch 0, and a resume from it equals the uninterrupted run",
+          "[training][checkpoint]") {
+  using Real = double;
+  using Space = Kokkos::DefaultExecutionSpace;
+  const Space exec;
+  TempDir dir;
+  HostMatrices uninterrupted;
+  train_sphere<Real, Space>(3, &uninterrupted);
+  auto data = sphere_points<Real>(exec, 2500, 3, 0.0, 42);
+  TrainingSettings s = sphere_settings(3);
+  s.checkpoint_dir = dir.path.string();
+  s.checkpoint_every = 0;
+  {
+    auto config = qr_configuration<Real>(3, 3, 1, exec);
+    Trainer<Real, Space> first(config, data, s, exec);
+    first.set_stop_query([] { return true; });  // stops at the first batch boundary of epoch 1
+    first.train();
+    REQUIRE(first.interrupted());
+    CHECK(first.epoch() == 0);
+  }
+  const CheckpointState zero = read_checkpoint(dir.path.string());
+  CHECK(zero.epoch == 0);
+  CHECK(zero.history.empty());
+  auto config = qr_configuration<Real>(3, 3, 999, exec);
+  Trainer<Real, Space> resumed(config, data, s, exec);
+  resumed.load_checkpoint(dir.path.string());
+  resumed.train();
+  const HostMatrices m = to_host(config, exec);
+  CHECK(std::memcmp(m.values.data(), uninterrupted.values.data(), m.values.size() * sizeof(cplx)) == 0);
+}
+
+TEST_CASE("an epoch in which every point fails stops training with a message; the good checkpoint stays",
+          "[training][nonfinite]") {
+  using Real = double;
+  using Space = Kokkos::DefaultExecutionSpace;
+  const Space exec;
+  TempDir dir;
+  auto data = sphere_points<Real>(exec, 100, 3, 0.0, 1);
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), data);
+  for (int i = 0; i < 100; ++i)
+    for (int k = 0; k < 3; ++k) host(i, k) *= 1e155;  // (A - x)^2 overflows
+  Kokkos::deep_copy(data, host);
+  auto config = qr_configuration<Real>(3, 3, 1, exec);
+  TrainingSettings s;
+  s.epochs = 3;
+  s.batch_size = 10;
+  s.learning_rate = 0.01;
+  s.checkpoint_dir = dir.path.string();
+  Trainer<Real, Space> trainer(config, data, s, exec);
+  CHECK_THROWS_WITH(trainer.train(),
+                    Catch::Matchers::ContainsSubstring("epoch 1: the loss is not finite at any point") &&
+                        Catch::Matchers::ContainsSubstring("extreme scale"));
+  CHECK(read_checkpoint(dir.path.string()).epoch == 0);
+}
+
+TEST_CASE("a resume of an early-stopped run trains no further epoch unless more are asked for",
+          "[training][early-stop]") {
+  using Real = double;
+  using Space = Kokkos::DefaultExecutionSpace;
+  const Space exec;
+  TempDir dir;
+  auto data = sphere_points<Real>(exec, 500, 3, 0.0, 42);
+  TrainingSettings s = sphere_settings(400);
+  s.early_stop_tolerance = 1e-3;
+  s.early_stop_window = 10;
+  s.checkpoint_dir = dir.path.string();
+  auto config = qr_configuration<Real>(3, 3, 1, exec);
+  Trainer<Real, Space> full(config, data, s, exec);
+  const int stopped = int(full.train().size());
+  REQUIRE(stopped < 400);
+  CHECK(full.stopped_early());
+  {
+    auto c2 = qr_configuration<Real>(3, 3, 999, exec);
+    Trainer<Real, Space> resumed(c2, data, s, exec);
+    resumed.load_checkpoint(dir.path.string());
+    CHECK(resumed.already_stopped_early());
+    CHECK(int(resumed.train().size()) == stopped);
+    CHECK(read_checkpoint(dir.path.string()).epoch == stopped);
+  }
+  for (const bool off : {false, true}) {  // more epochs than the limit, or the early stop turned off
+    TrainingSettings t = s;
+    if (off)
+      t.early_stop_tolerance = 0;
+    else
+      t.epochs = 401;
+    auto c = qr_configuration<Real>(3, 3, 999, exec);
+    Trainer<Real, Space> again(c, data, t, exec);
+    again.load_checkpoint(dir.path.string());
+    CHECK_FALSE(again.already_stopped_early());
+  }
+  TrainingSettings more = s;
+  more.epochs = 401;
+  more.early_stop_tolerance = 0;
+  auto c3 = qr_configuration<Real>(3, 3, 999, exec);
+  Trainer<Real, Space> extended(c3, data, more, exec);
+  extended.load_checkpoint(dir.path.string());
+  CHECK_FALSE(extended.already_stopped_early());
+  extended.train([&](const EpochRecord& r) { return r.epoch < stopped + 2; });
+  CHECK(extended.epoch() == stopped + 2);
+}

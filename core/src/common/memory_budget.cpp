@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace qgml {
@@ -43,6 +44,17 @@ MemoryBudget host_memory_budget() {
     if (limit < 1e18 && (b.available < 0 || limit - used < b.available)) {
       b.available = std::max(0.0, limit - used);
       b.source = "the cgroup memory limit's remainder";
+    }
+  }
+  // The address-space limit (ulimit -v) less the address space the process already maps.
+  struct rlimit as {};
+  double mapped_kib = 0;
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+      read_number("/proc/self/status", "VmSize:", mapped_kib)) {
+    const double rest = std::max(0.0, double(as.rlim_cur) - mapped_kib * 1024);
+    if (b.available < 0 || rest < b.available) {
+      b.available = rest;
+      b.source = "the address-space limit RLIMIT_AS (ulimit -v) less the mapped memory";
     }
   }
   if (b.available >= 0) b.bytes = memory_budget_share * b.available;

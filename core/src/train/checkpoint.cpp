@@ -78,6 +78,8 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
                              {"points", s.points},
                              {"D", s.matrices.D},
                              {"N", s.matrices.N},
+                             {"stopped_early", s.stopped_early},
+                             {"max_epochs", s.max_epochs},
                              {"precision", s.precision == Precision::double_precision ? "double" : "float"}});
     // The complete checkpoint takes its final name; a previous one of the same epoch is replaced.
     if (fs::exists(final_dir)) fs::rename(final_dir, root / (name + ".old"));
@@ -127,6 +129,14 @@ CheckpointState read_checkpoint(const std::string& dir) {
   s.adam_step = detail::json_integer<int>(state, "adam_step", what, 0);
   s.seed = detail::json_integer<std::uint64_t>(state, "seed", what);
   s.points = detail::json_integer<long>(state, "points", what, 1);
+  // Absent in checkpoints written before the early stop was recorded.
+  if (state.contains("stopped_early")) {
+    const detail::Json& v = state["stopped_early"];
+    if (!v.is_boolean())
+      throw Error(what + ": field \"stopped_early\" must be true or false, got " + detail::json_text(v));
+    s.stopped_early = v.get<bool>();
+    s.max_epochs = detail::json_integer<int>(state, "max_epochs", what, 0);
+  }
   s.matrices = load_matrices((sub / "matrices.npy").string(), &s.precision);
   s.adam_m = read_moments((sub / "adam_m.npy").string(), s.matrices);
   s.adam_v = read_moments((sub / "adam_v.npy").string(), s.matrices);

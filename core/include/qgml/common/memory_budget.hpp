@@ -1,6 +1,6 @@
 // How much memory a run may use: the available memory of the execution space's memory (free device
-// memory on CUDA; on hosts MemAvailable, or the remaining cgroup limit where a container sets a lower
-// one). The one budget that qgml train's pre-flight check and qgml tune both use.
+// memory on CUDA; on hosts MemAvailable, or the remaining cgroup or address-space limit where one is
+// lower). The one budget that qgml train's pre-flight check and qgml tune both use.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -32,7 +32,7 @@ constexpr std::size_t view_allocation_bytes(std::size_t count, std::size_t size)
 inline constexpr double memory_budget_share = 0.9;
 
 // Host memory: MemAvailable (/proc/meminfo; else the free pages), lowered to the remaining cgroup
-// memory limit (v2, else v1) when that is smaller.
+// memory limit (v2, else v1) and to the remaining address-space limit (RLIMIT_AS) when smaller.
 MemoryBudget host_memory_budget();
 
 // The budget of ExecSpace's memory: free device memory on CUDA, host_memory_budget() elsewhere.

@@ -29,6 +29,10 @@ struct CheckpointState {
   std::uint64_t seed = 0;
   long points = 0;  // T, checked on resume
   std::vector<EpochRecord> history;
+  // training.early_stop ended the run at `epoch` while it allowed at most `max_epochs`: a resume trains
+  // no further unless it asks for more than max_epochs.
+  bool stopped_early = false;
+  int max_epochs = 0;
 };
 
 // Writes dir/epoch-<epoch>/ and points dir/LATEST at it. Throws qgml::Error on failure, after

@@ -254,17 +254,64 @@ class Trainer {
   }
 
  public:
+  // Asked on the host between the batches of an epoch (never inside a kernel, and with no fence of its
+  // own); true abandons the epoch: the matrices and the optimizer state return to those of the last
+  // complete epoch (kept in buffers allocated here, once), a checkpoint of it is written (with a
+  // checkpoint directory) and train() returns with interrupted() true. Data-parallel: a collective per
+  // batch, so that every rank stops at the same batch.
+  using StopQuery = std::function<bool()>;
+  void set_stop_query(StopQuery query) {
+    stop_query_ = std::move(query);
+    if (stop_query_ && snapshot_matrices_.extent(0) == 0) {
+      const int d = config_.dimension(), n = config_.matrix_size();
+      snapshot_matrices_ =
+          snapshot_matrices_type(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::snapshot_matrices"), d, n, n);
+      snapshot_m_ =
+          snapshot_moments_type(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::snapshot_m"), d, n, n);
+      snapshot_v_ =
+          snapshot_moments_type(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::snapshot_v"), d, n, n);
+      snapshot_step_ = Kokkos::View<int, memory_space>("qgml::Trainer::snapshot_step");
+    }
+  }
+
   // Runs the remaining epochs (settings.epochs minus those already done, e.g. after a resume), until
-  // the callback returns false on any rank or training.early_stop holds.
+  // the callback returns false on any rank, training.early_stop holds or the stop query interrupts an
+  // epoch. With a checkpoint directory, a fresh run first checkpoints epoch 0 (the initial state), so
+  // that a run stopped at any point can be resumed. An epoch in which every batch is skipped (the loss
+  // is not finite at any point) throws qgml::Error before any checkpoint of it is written. A run that
+  // training.early_stop ended trains no further unless settings.epochs exceeds the limit it stopped
+  // under or the early stop is turned off.
   const std::vector<EpochRecord>& train(const EpochCallback& callback = {}) {
+    interrupted_ = false;
+    if (already_stopped_early()) return history_;
+    stopped_early_ = false;
+    const bool checkpoints = !settings_.checkpoint_dir.empty();
+    if (checkpoints && epoch_ == 0 && checkpointed_epoch_ != 0) save_checkpoint(settings_.checkpoint_dir);
     while (epoch_ < settings_.epochs) {
-      const EpochRecord r = train_epoch();
+      EpochRecord r;
+      if (!run_epoch(r, true)) {
+        interrupted_ = true;
+        if (checkpoints && checkpointed_epoch_ != epoch_) save_checkpoint(settings_.checkpoint_dir);
+        break;
+      }
+      if (r.batches == 0)
+        throw Error("epoch " + std::to_string(r.epoch) + ": the loss is not finite at any point (all " +
+                    std::to_string(r.skipped_batches) +
+                    " batches skipped): the data or the matrices are likely of an extreme scale (H(x) = 1/2 "
+                    "sum_k (A_k - x_k)^2 overflows or underflows for |x| or |A_k| beyond about 1e150 or below "
+                    "1e-150); standardise the data (data.standardize = true) or rescale the matrices" +
+                    (checkpoints ? "; the last good checkpoint (epoch " + std::to_string(checkpointed_epoch_) +
+                                       ") stays in force in " + settings_.checkpoint_dir
+                                 : std::string()));
       const bool go_on = callback ? callback(r) : true;
       const bool halt = on_any_rank(!go_on);
       const bool early = converged();
+      if (early) {
+        stopped_early_ = true;
+        stopped_max_epochs_ = settings_.epochs;
+      }
       const bool last = epoch_ == settings_.epochs || halt || early;
-      if (!settings_.checkpoint_dir.empty() &&
-          (last || (settings_.checkpoint_every > 0 && epoch_ % settings_.checkpoint_every == 0)))
+      if (checkpoints && (last || (settings_.checkpoint_every > 0 && epoch_ % settings_.checkpoint_every == 0)))
         save_checkpoint(settings_.checkpoint_dir);
       if (settings_.check_replicas) check_replicas();
       if (halt || early) break;
@@ -272,56 +319,20 @@ class Trainer {
     return history_;
   }
 
+  // Whether the last train() was interrupted by the stop query (the state is that of epoch()).
+  bool interrupted() const { return interrupted_; }
+  // Whether training.early_stop ended the run (in this session or in the checkpoint it resumed).
+  bool stopped_early() const { return stopped_early_; }
+  // Whether train() has nothing to do: training.early_stop ended the run under an epoch limit that
+  // settings.epochs does not exceed, and the early stop is still on.
+  bool already_stopped_early() const {
+    return stopped_early_ && settings_.early_stop_tolerance > 0 && settings_.epochs <= stopped_max_epochs_;
+  }
+
   // One epoch; returns (and appends to the history) its record.
   EpochRecord train_epoch() {
-    ScopedRegion region("qgml::Trainer::epoch");
-    Kokkos::Timer timer;
-    const int epoch = epoch_;
-    const double lr = settings_.schedule.at(settings_.learning_rate, epoch, settings_.epochs);
-    detail::zero_epoch_sums(exec_, epoch_sums_);
-    distribution_.plan_epoch(exec_, KeyedPermutation(std::uint64_t(count_), settings_.seed, std::uint64_t(epoch)));
-    for (int b = 0; b < distribution_.batches(); ++b) {
-      const int n_batch = distribution_.batch_points(b);
-      const int n_local = distribution_.local_batch(b).second;
-      if (n_local > 0) {
-        const auto pts = Kokkos::subview(batch_points_, Kokkos::make_pair(0, n_local), Kokkos::ALL);
-        distribution_.gather(exec_, data_, b, pts, warm_.rows());
-        compute_batch(pts, n_batch);
-      } else {
-        engine_.zero(exec_);
-      }
-      if (distributed_) reduce_across_ranks();
-      engine_.add_penalty(exec_, config_, settings_.loss);
-      detail::finish_batch(exec_, engine_.gradient(), bad_gradient_, engine_.sums(), epoch_sums_, skip_, n_batch);
-      ScopedRegion step("qgml::Trainer::optimizer_step");
-      adam_.step(exec_, config_, engine_.gradient(), lr, skip_);
-    }
-    {
-      ScopedRegion copy("qgml::Trainer::epoch_sums_to_host");
-      Kokkos::deep_copy(exec_, epoch_sums_host_, epoch_sums_);
-      qgml::fence(exec_, "qgml::Trainer: epoch sums on the host");
-    }
-    using namespace detail;
-    const auto& h = epoch_sums_host_;
     EpochRecord r;
-    r.epoch = epoch + 1;
-    r.batches = int(h(sum_batches));
-    const double nb = r.batches > 0 ? double(r.batches) : 1.0;
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    r.total = r.batches > 0 ? h(sum_total) / nb : nan;
-    r.reconstruction = r.batches > 0 ? h(sum_reconstruction) / nb : nan;
-    r.fluctuation = r.batches > 0 ? h(sum_fluctuation) / nb : nan;
-    r.penalty = r.batches > 0 ? h(sum_penalty) / nb : nan;
-    r.learning_rate = lr;
-    r.degenerate_points = long(h(sum_degenerate));
-    r.skipped_batches = int(h(sum_skipped));
-    r.eigh_failures = int(h(sum_eigh_failures));
-    r.eigh_sweeps = h(sum_swept_points) > 0 ? h(sum_sweeps) / h(sum_swept_points) : 0.0;
-    r.seconds = timer.seconds();
-    r.points_per_second = count_ / r.seconds;
-    history_.push_back(r);
-    ++epoch_;
-    warm_.mark_ready();  // every point has been solved once
+    run_epoch(r, false);
     return r;
   }
 
@@ -335,6 +346,8 @@ class Trainer {
       s.seed = settings_.seed;
       s.points = count_;
       s.history = history_;
+      s.stopped_early = stopped_early_;
+      s.max_epochs = stopped_early_ ? stopped_max_epochs_ : settings_.epochs;
       write_checkpoint(dir, s);
     };
     if (comm_)
@@ -343,6 +356,7 @@ class Trainer {
       });
     else
       write();
+    checkpointed_epoch_ = epoch_;
   }
 
   // Restores the configuration, optimizer state, epoch and history from a checkpoint written for the
@@ -357,6 +371,9 @@ class Trainer {
       restore_checkpoint(s, config_, adam_, exec_);
       epoch_ = s.epoch;
       history_ = s.history;
+      stopped_early_ = s.stopped_early;
+      stopped_max_epochs_ = s.max_epochs;
+      checkpointed_epoch_ = s.epoch;
     };
     if (comm_)
       run_collectively(*comm_, read);
@@ -398,6 +415,8 @@ class Trainer {
 
  private:
   using complex_type = complex_t<Real>;
+  using snapshot_matrices_type = typename MatrixConfiguration<Real, ExecSpace>::matrices_type;
+  using snapshot_moments_type = typename HermitianAdam<Real, ExecSpace>::moments_type;
 
   static int checked_count(std::int64_t total) {
     QGML_REQUIRE(total >= 1, "qgml::Trainer: the data set is empty");
@@ -417,6 +436,82 @@ class Trainer {
   // Doubles in one all-reduce: the D N^2 complex gradient and the loss sums.
   static std::size_t reduce_count(int d, int n) {
     return 2 * std::size_t(d) * std::size_t(n) * std::size_t(n) + std::size_t(loss_sum_count);
+  }
+
+  // One epoch into r (appended to the history); false when the stop query interrupted it (interruptible
+  // only), with the state of the last complete epoch restored and nothing recorded.
+  bool run_epoch(EpochRecord& r, bool interruptible) {
+    ScopedRegion region("qgml::Trainer::epoch");
+    Kokkos::Timer timer;
+    const int epoch = epoch_;
+    const double lr = settings_.schedule.at(settings_.learning_rate, epoch, settings_.epochs);
+    detail::zero_epoch_sums(exec_, epoch_sums_);
+    distribution_.plan_epoch(exec_, KeyedPermutation(std::uint64_t(count_), settings_.seed, std::uint64_t(epoch)));
+    if (interruptible && stop_query_) save_snapshot();
+    for (int b = 0; b < distribution_.batches(); ++b) {
+      if (interruptible && stop_query_ && b > 0 && on_any_rank(stop_query_())) {
+        restore_snapshot();
+        return false;
+      }
+      const int n_batch = distribution_.batch_points(b);
+      const int n_local = distribution_.local_batch(b).second;
+      if (n_local > 0) {
+        const auto pts = Kokkos::subview(batch_points_, Kokkos::make_pair(0, n_local), Kokkos::ALL);
+        distribution_.gather(exec_, data_, b, pts, warm_.rows());
+        compute_batch(pts, n_batch);
+      } else {
+        engine_.zero(exec_);
+      }
+      if (distributed_) reduce_across_ranks();
+      engine_.add_penalty(exec_, config_, settings_.loss);
+      detail::finish_batch(exec_, engine_.gradient(), bad_gradient_, engine_.sums(), epoch_sums_, skip_, n_batch);
+      ScopedRegion step("qgml::Trainer::optimizer_step");
+      adam_.step(exec_, config_, engine_.gradient(), lr, skip_);
+    }
+    {
+      ScopedRegion copy("qgml::Trainer::epoch_sums_to_host");
+      Kokkos::deep_copy(exec_, epoch_sums_host_, epoch_sums_);
+      qgml::fence(exec_, "qgml::Trainer: epoch sums on the host");
+    }
+    using namespace detail;
+    const auto& h = epoch_sums_host_;
+    r = EpochRecord{};
+    r.epoch = epoch + 1;
+    r.batches = int(h(sum_batches));
+    const double nb = r.batches > 0 ? double(r.batches) : 1.0;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    r.total = r.batches > 0 ? h(sum_total) / nb : nan;
+    r.reconstruction = r.batches > 0 ? h(sum_reconstruction) / nb : nan;
+    r.fluctuation = r.batches > 0 ? h(sum_fluctuation) / nb : nan;
+    r.penalty = r.batches > 0 ? h(sum_penalty) / nb : nan;
+    r.learning_rate = lr;
+    r.degenerate_points = long(h(sum_degenerate));
+    r.skipped_batches = int(h(sum_skipped));
+    r.eigh_failures = int(h(sum_eigh_failures));
+    r.eigh_sweeps = h(sum_swept_points) > 0 ? h(sum_sweeps) / h(sum_swept_points) : 0.0;
+    r.seconds = timer.seconds();
+    r.points_per_second = count_ / r.seconds;
+    history_.push_back(r);
+    ++epoch_;
+    warm_.mark_ready();  // every point has been solved once
+    return true;
+  }
+
+  // The matrices and the optimizer state at the start of an epoch (device copies on exec, no fence),
+  // and back.
+  void save_snapshot() {
+    Kokkos::deep_copy(exec_, snapshot_matrices_, config_.matrices());
+    Kokkos::deep_copy(exec_, snapshot_m_, adam_.first_moment());
+    Kokkos::deep_copy(exec_, snapshot_v_, adam_.second_moment());
+    Kokkos::deep_copy(exec_, snapshot_step_, adam_.step_count());
+  }
+  void restore_snapshot() {
+    Kokkos::deep_copy(exec_, config_.matrices(), snapshot_matrices_);
+    Kokkos::deep_copy(exec_, adam_.first_moment(), snapshot_m_);
+    Kokkos::deep_copy(exec_, adam_.second_moment(), snapshot_v_);
+    Kokkos::deep_copy(exec_, adam_.step_count(), snapshot_step_);
+    config_.update_square_sum(exec_);
+    qgml::fence(exec_, "qgml::Trainer: state of the last complete epoch restored");
   }
 
   // Loss and gradient of the gathered batch (n_batch points over all ranks): with warm starts, each
@@ -490,6 +585,13 @@ class Trainer {
   typename Kokkos::View<double*, memory_space>::HostMirror reduce_buffer_host_;
   double comm_seconds_ = 0;
   int replica_checks_ = 0;
+  StopQuery stop_query_;
+  snapshot_matrices_type snapshot_matrices_;
+  snapshot_moments_type snapshot_m_, snapshot_v_;
+  Kokkos::View<int, memory_space> snapshot_step_;
+  bool interrupted_ = false, stopped_early_ = false;
+  int stopped_max_epochs_ = 0;
+  int checkpointed_epoch_ = -1;  // the epoch of the last checkpoint written or read; -1: none
   std::vector<EpochRecord> history_;
 };
 
