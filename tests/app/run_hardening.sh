@@ -76,8 +76,8 @@ epoch0)
   echo "ok: killed with LATEST = $killed_at, resumed byte-identical"
   ;;
 sigint)
-  # One long epoch of many batches.
-  opts=(--data.points 60000 --training.batch_size 10 --training.checkpoint_every 1 --training.early_stop 0
+  # Long epochs of many batches (~3000 batches, 1-4 s each; the signal comes ~0.2 s into epoch 1).
+  opts=(--data.points 300000 --training.batch_size 100 --training.checkpoint_every 1 --training.early_stop 0
     --analysis.enabled false --model.N 8)
   "$qgml" train "$config" --training.epochs 3 "${opts[@]}" "${common[@]}" >train.log 2>&1 &
   pid=$!
@@ -85,7 +85,7 @@ sigint)
     [ -n "$(run_dir)" ] && [ -f "$(run_dir)/checkpoints/LATEST" ] && break
     sleep 0.05
   done
-  sleep 0.5
+  sleep 0.2
   t0=$(date +%s%N)
   kill -INT "$pid"
   wait "$pid"
@@ -96,7 +96,7 @@ sigint)
   latest=$(cat "$run/checkpoints/LATEST")
   done_epochs=$(rows "$run")
   [ "$latest" = "$(printf 'epoch-%06d' "$done_epochs")" ] || fail "LATEST $latest is not the last complete epoch ($done_epochs)"
-  # SIGINT fell 0.5 s into epoch 1 (of about 5 s): the epoch is abandoned at the next batch.
+  # SIGINT fell ~0.2 s into epoch 1 (of 1-4 s): the epoch is abandoned at the next batch.
   [ "$done_epochs" -eq 0 ] || fail "SIGINT in epoch 1 waited for the end of the epoch ($done_epochs complete)"
   grep -q "qgml train --resume" train.log || fail "no line saying how to resume"
   "$qgml" train --resume "$run" --training.epochs 2 --output.plots false --kokkos-disable-warnings >resume.log 2>&1 ||
@@ -111,7 +111,7 @@ sigint)
   # Two SIGINTs within one long batch (the full data set): the first waits for the batch to end, the
   # second exits at once; the last complete checkpoint stays LATEST.
   rm -rf runs
-  "$qgml" train "$config" --training.epochs 3 "${opts[@]}" --training.batch_size 0 --model.N 32 "${common[@]}" \
+  "$qgml" train "$config" --training.epochs 3 "${opts[@]}" --data.points 60000 --training.batch_size 0 --model.N 32 "${common[@]}" \
     >train.log 2>&1 &
   pid=$!
   for _ in $(seq 600); do

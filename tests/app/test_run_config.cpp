@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "../../apps/qgml/run_directory.hpp"
@@ -16,7 +17,10 @@ namespace {
 using qgml::app::Config;
 
 Config read_back(const std::string& yaml) {
-  const auto path = std::filesystem::temp_directory_path() / "qgml_test_run_config.yaml";
+  // One file per process and call: CTest runs the cases of this file as concurrent processes.
+  static int calls = 0;
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("qgml_test_run_config_" + std::to_string(::getpid()) + "_" + std::to_string(++calls) + ".yaml");
   {
     std::ofstream out(path, std::ios::binary);
     out << yaml;
