@@ -1,10 +1,14 @@
 #include "run_directory.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "qgml/common/error.hpp"
@@ -13,6 +17,42 @@
 namespace qgml::app {
 
 namespace fs = std::filesystem;
+
+RunLock::RunLock(const std::string& run_dir) {
+  const std::string path = (fs::path(run_dir) / "lock").string();
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error("run directory '" + run_dir + "': cannot open its lock file: " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    char holder[32] = {0};
+    const ssize_t got = ::pread(fd_, holder, sizeof holder - 1, 0);
+    std::string pid = got > 0 ? std::string(holder, std::size_t(got)) : std::string("unknown");
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    ::close(fd_);
+    fd_ = -1;
+    if (error == EWOULDBLOCK)
+      throw Error("run directory '" + run_dir + "' is in use: another qgml process (pid " + pid + ") holds its lock " +
+                  path + "; wait for it to end");
+    throw Error("run directory '" + run_dir + "': cannot lock " + path + ": " + std::strerror(error));
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) != ssize_t(pid.size())) {
+    // The lock holds without the pid; a second process then names the holder "unknown".
+  }
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the flock
+}
+
+RunLock& RunLock::operator=(RunLock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
 
 void check_writable_directory(const std::string& dir) {
   const fs::path probe = fs::path(dir) / (".qgml-write-test-" + std::to_string(::getpid()));

@@ -13,6 +13,23 @@ namespace qgml::app {
 // directory when it cannot be created or written.
 std::string create_run_directory(const std::string& parent, const std::string& name);
 
+// An exclusive lock on a run directory (flock on its file `lock`, which holds the holder's pid), held
+// until destruction: one qgml process at a time trains in a run directory.
+class RunLock {
+ public:
+  RunLock() = default;
+  // Throws qgml::Error naming the run and the holder's pid when another process holds the lock.
+  explicit RunLock(const std::string& run_dir);
+  ~RunLock();
+  RunLock(RunLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  RunLock& operator=(RunLock&& o) noexcept;
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // Throws qgml::Error unless `dir` exists and a file can be created in it.
 void check_writable_directory(const std::string& dir);
 

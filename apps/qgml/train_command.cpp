@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdarg>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -29,6 +30,7 @@
 #include "parallel.hpp"
 #include "profiler.hpp"
 #include "run_directory.hpp"
+#include "run_fingerprint.hpp"
 #include "run_setup.hpp"
 
 namespace qgml::app {
@@ -372,12 +374,77 @@ void write_outputs(const std::string& run_dir, const std::vector<EpochRecord>& h
   });
 }
 
-template <class Real, class DataSpace>
-int train_in(Config& c, const std::string& config_path, const std::string& resume_dir, Log& log,
-             const ProfilerOptions& popts, bool monitored, RunInputs<Real, DataSpace>& in, const std::string& run_dir);
+// --resume-with-changes: the fingerprint keys (FingerprintChange::key, or "all") a resume may change.
+using AcceptedChanges = std::vector<std::string>;
 
 template <class Real, class DataSpace>
-int train(Config c, const std::string& config_path, const std::string& resume_dir, bool quiet) {
+int train_in(Config& c, const std::string& config_path, const std::string& resume_dir, Log& log,
+             const ProfilerOptions& popts, bool monitored, RunInputs<Real, DataSpace>& in, const std::string& run_dir,
+             const AcceptedChanges& accepted);
+
+// A relative path setting as an absolute one, resolved once, at the first run (its config.yaml then
+// names the same file from any directory).
+void make_absolute(Config& c, const std::string& key) {
+  const std::string path = c.text(key);
+  if (path.empty() || fs::path(path).is_absolute()) return;
+  c.set(key, fs::absolute(path).lexically_normal().string(), c.origin(key));
+}
+
+// A collective. Compares the fingerprint of the checkpoint LATEST names (read and verified) with the
+// run's: differences not in `accepted` are an error listing them; accepted ones are logged, appended
+// to the run's changes.json, and config.yaml is rewritten to the configuration that now runs.
+void check_resume(const Config& c, const std::string& run_dir, const std::string& checkpoint_dir,
+                  const CheckpointFingerprint& now, const AcceptedChanges& accepted, Log& log, Communicator& comm) {
+  CheckpointState saved;
+  run_collectively(comm, [&] { saved = read_checkpoint(checkpoint_dir); });
+  const std::vector<FingerprintChange> changes = fingerprint_changes(saved.fingerprint, now);
+  const bool all = std::find(accepted.begin(), accepted.end(), "all") != accepted.end();
+  const auto describe = [](const FingerprintChange& d) {
+    return d.key == "data" ? "data: the points differ (hash " + d.before + " in the checkpoint, " + d.now + " now)"
+                           : d.key + ": '" + d.before + "' in the checkpoint, '" + d.now + "' now";
+  };
+  std::string refused, keys;
+  for (const FingerprintChange& d : changes)
+    if (!all && std::find(accepted.begin(), accepted.end(), d.key) == accepted.end()) {
+      refused += "\n  " + describe(d);
+      keys += (keys.empty() ? "" : ",") + d.key;
+    }
+  if (!refused.empty())
+    throw Error("--resume " + run_dir + ": the run differs from its checkpoint (epoch " + std::to_string(saved.epoch) +
+                "):" + refused + "\nresume with --resume-with-changes " + keys +
+                " to accept (recorded in the run), or with the run's own data and settings");
+  if (changes.empty() && !all) {
+    for (const std::string& key : accepted)
+      log.line("--resume-with-changes " + key + ": no such difference (nothing to accept)");
+  }
+  if (comm.rank() != 0) return;
+  const Config recorded = load_config((fs::path(run_dir) / "config.yaml").string(), {});
+  bool config_differs = false;
+  for (const Setting& s : schema()) config_differs = config_differs || recorded.text(s.key) != c.text(s.key);
+  if (config_differs) write_file_atomically((fs::path(run_dir) / "config.yaml").string(), config_yaml(c));
+  if (changes.empty()) return;
+  const fs::path record = fs::path(run_dir) / "changes.json";
+  Json entries = Json::array();
+  if (fs::exists(record)) {
+    std::ifstream in(record);
+    entries = Json::parse(in, nullptr, false);
+    if (!entries.is_array()) entries = Json::array();
+  }
+  Json list = Json::array();
+  for (const FingerprintChange& d : changes) {
+    log.line("resume with changes (accepted) at epoch " + std::to_string(saved.epoch) + ": " + describe(d));
+    list.push_back({{"key", d.key}, {"checkpoint", d.before}, {"now", d.now}});
+  }
+  const std::time_t t = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&t));
+  entries.push_back({{"epoch", saved.epoch}, {"time", stamp}, {"changes", list}});
+  write_json_file(record.string(), entries);
+}
+
+template <class Real, class DataSpace>
+int train(Config c, const std::string& config_path, const std::string& resume_dir, bool quiet,
+          const AcceptedChanges& accepted) {
   const Exec exec;
   // With MPI, every rank trains on its shard of the points; rank 0 alone prints and writes files.
   Communicator& comm = communicator();
@@ -388,12 +455,21 @@ int train(Config c, const std::string& config_path, const std::string& resume_di
   const ProfilerOptions popts = profiler_options(c);
   const ProfilerGuard profiler(popts);
   const bool monitored = profiler.active;
+  if (resume_dir.empty()) {
+    make_absolute(c, "data.file");
+    make_absolute(c, "model.load");
+  }
   auto in = prepare_inputs<Real, DataSpace>(exec, c, comm);
   const std::string run_dir = open_run_directory(c, config_path, resume_dir, comm);
+  // Held until the run ends: one process at a time in a run directory.
+  RunLock lock;
+  run_collectively(comm, [&] {
+    if (root) lock = RunLock(run_dir);
+  });
   if (root) log.open((fs::path(run_dir) / "log.txt").string());
   // A fatal error from here on is also recorded in the run's log.txt (main prints it to stderr).
   try {
-    return train_in<Real, DataSpace>(c, config_path, resume_dir, log, popts, monitored, in, run_dir);
+    return train_in<Real, DataSpace>(c, config_path, resume_dir, log, popts, monitored, in, run_dir, accepted);
   } catch (const std::exception& e) {
     log.file_line(std::string("error: ") + e.what());
     throw;
@@ -402,7 +478,8 @@ int train(Config c, const std::string& config_path, const std::string& resume_di
 
 template <class Real, class DataSpace>
 int train_in(Config& c, const std::string&, const std::string& resume_dir, Log& log, const ProfilerOptions& popts,
-             bool monitored, RunInputs<Real, DataSpace>& in, const std::string& run_dir) {
+             bool monitored, RunInputs<Real, DataSpace>& in, const std::string& run_dir,
+             const AcceptedChanges& accepted) {
   const Exec exec;
   Communicator& comm = communicator();
   const bool root = comm.rank() == 0;
@@ -411,7 +488,12 @@ int train_in(Config& c, const std::string&, const std::string& resume_dir, Log& 
   std::optional<Trainer<Real, Exec, DataSpace>> trainer_storage;
   run_collectively(comm, [&] { trainer_storage.emplace(in.config, in.data, settings, exec, comm, in.total_points); });
   Trainer<Real, Exec, DataSpace>& trainer = *trainer_storage;
+  const CheckpointFingerprint fingerprint{
+      data_hash(in.data, in.total_points, shard_range(in.total_points, comm.size(), comm.rank()).begin, comm),
+      fingerprint_settings(c)};
+  trainer.set_fingerprint(fingerprint);
   if (!resume_dir.empty()) {
+    check_resume(c, run_dir, settings.checkpoint_dir, fingerprint, accepted, log, comm);
     trainer.load_checkpoint(settings.checkpoint_dir);
     log.line(format("resuming %s at epoch %d of %d", run_dir.c_str(), trainer.epoch(), settings.epochs));
     if (trainer.already_stopped_early()) {
@@ -513,6 +595,8 @@ int train_in(Config& c, const std::string&, const std::string& resume_dir, Log& 
 
 int train_command(const std::vector<std::string>& args) {
   std::string config_path, data_path, resume;
+  AcceptedChanges accepted;
+  bool with_changes = false;
   bool quiet = false;
   std::vector<std::pair<std::string, std::string>> overrides;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -522,6 +606,21 @@ int train_command(const std::vector<std::string>& args) {
     } else if (a == "--resume" || a.rfind("--resume=", 0) == 0) {
       if (a == "--resume" && i + 1 >= args.size()) throw Error("--resume needs a run directory");
       resume = a == "--resume" ? args[++i] : a.substr(9);
+    } else if (a == "--resume-with-changes" || a.rfind("--resume-with-changes=", 0) == 0) {
+      if (a == "--resume-with-changes" && i + 1 >= args.size())
+        throw Error("--resume-with-changes needs KEY[,KEY...] (data, a setting, or all)");
+      std::stringstream list(a == "--resume-with-changes" ? args[++i] : a.substr(22));
+      for (std::string key; std::getline(list, key, ',');) {
+        if (key != "all" && key != "data") {
+          const Setting* known = nullptr;
+          for (const Setting& s : schema()) known = s.key == key ? &s : known;
+          if (!known)
+            throw Error("--resume-with-changes: '" + key +
+                        "' is not data, all or a setting (section.key, e.g. training.lr)");
+        }
+        accepted.push_back(key);
+      }
+      with_changes = true;
     } else if (a.rfind("--", 0) == 0) {
       overrides.push_back(take_option(args, i));
     } else if (config_path.empty() && data_path.empty()) {
@@ -542,6 +641,7 @@ int train_command(const std::vector<std::string>& args) {
       if (key == "data.file") throw Error("give the data file once: '" + data_path + "' and --data.file " + value);
     overrides.insert(overrides.begin(), {"data.file", data_path});
   }
+  if (with_changes && resume.empty()) throw Error("--resume-with-changes is for --resume RUN_DIR");
   if (!resume.empty()) {
     if (!config_path.empty() || !data_path.empty())
       throw Error("--resume takes the run directory's own config; give no config or data file");
@@ -560,10 +660,10 @@ int train_command(const std::vector<std::string>& args) {
   const std::string path = resume.empty() ? config_path : "";
   const bool on_host = c.text("data.placement") == "host" && !std::is_same_v<HostDataSpace, Exec::memory_space>;
   if (c.text("model.precision") == "float")
-    return on_host ? train<float, HostDataSpace>(c, path, resume, quiet)
-                   : train<float, Exec::memory_space>(c, path, resume, quiet);
-  return on_host ? train<double, HostDataSpace>(c, path, resume, quiet)
-                 : train<double, Exec::memory_space>(c, path, resume, quiet);
+    return on_host ? train<float, HostDataSpace>(c, path, resume, quiet, accepted)
+                   : train<float, Exec::memory_space>(c, path, resume, quiet, accepted);
+  return on_host ? train<double, HostDataSpace>(c, path, resume, quiet, accepted)
+                 : train<double, Exec::memory_space>(c, path, resume, quiet, accepted);
 }
 
 }  // namespace qgml::app

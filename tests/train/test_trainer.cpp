@@ -230,10 +230,14 @@ CheckpointState small_checkpoint() {
   s.epoch = 7;
   s.seed = std::numeric_limits<std::uint64_t>::max();  // the full range of the seed survives
   s.points = 2500;
-  EpochRecord r;
-  r.epoch = 7;
-  r.total = 0.1 + 0.2;
-  s.history = {r};
+  for (int e = 1; e <= 7; ++e) {
+    EpochRecord r;
+    r.epoch = e;
+    r.total = 0.1 + 0.2 * e;
+    s.history.push_back(r);
+  }
+  s.fingerprint.data = hex64(0x0123456789abcdefULL);
+  s.fingerprint.settings = {{"training.lr", "0.01"}, {"data.file", "/a \"quoted\\ path"}};
   return s;
 }
 
@@ -264,8 +268,10 @@ TEST_CASE("a checkpoint's state.json round-trips; a damaged one is an error nami
   CHECK(read.seed == written.seed);
   CHECK(read.points == written.points);
   CHECK(read.matrices.values == written.matrices.values);
-  REQUIRE(read.history.size() == 1);
-  CHECK(read.history[0].total == written.history[0].total);
+  REQUIRE(read.history.size() == 7);
+  CHECK(read.history[6].total == written.history[6].total);
+  CHECK(read.fingerprint.data == written.fingerprint.data);
+  CHECK(read.fingerprint.settings == written.fingerprint.settings);
 
   const fs::path state = dir.path / "epoch-000007" / "state.json";
   const std::string good = slurp(state);
@@ -304,10 +310,63 @@ TEST_CASE("a checkpoint's state.json round-trips; a damaged one is an error nami
     expected = "field \"format\" is not \"qgml-checkpoint\" (got \"qgml-matrix-configuration\")";
   }
   SECTION("a newer version") {
-    replace(text, "\"version\": 1", "\"version\": 2");
-    expected = "unsupported version 2 (this qgml reads version 1)";
+    replace(text, "\"version\": 2", "\"version\": 3");
+    expected = "unsupported version 3 (this qgml reads version 2)";
+  }
+  SECTION("an epoch that is not the directory's") {
+    replace(text, "\"epoch\": 7", "\"epoch\": 6");
+    expected = "epoch 6 but the directory is epoch-000007";
   }
   spit(state, text);
+  // The damage is sealed with fresh checksums, so that the reader's own checks are what find it.
+  spit(state.parent_path() / "checksums", checkpoint_checksums(state.parent_path().string()));
+  CHECK_THROWS_WITH(read_checkpoint(dir.path.string()), ContainsSubstring(file) && ContainsSubstring(expected));
+}
+
+TEST_CASE("a checkpoint's files are verified against its checksums before use; LATEST names only its own",
+          "[training][checkpoint]") {
+  using Catch::Matchers::ContainsSubstring;
+  TempDir dir;
+  CheckpointState written = small_checkpoint();
+  written.warm_basis.D = int(written.points);
+  written.warm_basis.N = 3;
+  written.warm_basis.values.assign(std::size_t(written.points) * 9, {0.5, -0.25});
+  write_checkpoint(dir.path.string(), written);
+  const fs::path sub = dir.path / "epoch-000007";
+  CHECK(read_checkpoint(dir.path.string()).warm_basis.values == written.warm_basis.values);
+  std::string file, expected;
+  SECTION("a flipped byte in the Adam state") {
+    file = (sub / "adam_m.npy").string();
+    std::string bytes = slurp(file);
+    bytes[bytes.size() - 3] ^= 0x10;
+    spit(file, bytes);
+    expected = "checksum mismatch";
+  }
+  SECTION("a missing file") {
+    file = (sub / "history.csv").string();
+    fs::remove(file);
+    expected = "listed in checksums but missing";
+  }
+  SECTION("a file added") {
+    file = (sub / "extra.npy").string();
+    spit(file, "x");
+    expected = "not listed in checksums";
+  }
+  SECTION("no checksums") {
+    fs::remove(sub / "checksums");
+    file = sub.string();
+    expected = "no checksums file";
+  }
+  SECTION("LATEST outside the checkpoint directory") {
+    file = (dir.path / "LATEST").string();
+    spit(file, "../other/epoch-000007\n");
+    expected = "not an epoch-NNNNNN directory of this checkpoint directory";
+  }
+  SECTION("LATEST naming an absent checkpoint") {
+    file = (dir.path / "LATEST").string();
+    spit(file, "epoch-000009\n");
+    expected = "does not exist";
+  }
   CHECK_THROWS_WITH(read_checkpoint(dir.path.string()), ContainsSubstring(file) && ContainsSubstring(expected));
 }
 

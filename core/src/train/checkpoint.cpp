@@ -5,6 +5,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 #include "qgml/common/error.hpp"
 #include "qgml/io/atomic_file.hpp"
@@ -52,7 +54,101 @@ std::vector<double> read_moments(const std::string& path, const HostMatrices& sh
   return m;
 }
 
+// A name that LATEST may hold: epoch-NNNNNN (six digits), nothing else (no path).
+bool is_epoch_name(const std::string& n) {
+  if (n.size() != 12 || n.rfind("epoch-", 0) != 0) return false;
+  return std::all_of(n.begin() + 6, n.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+std::uint64_t file_hash(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw Error("checkpoint file '" + p.string() + "': cannot open");
+  std::uint64_t h = fnv1a64_offset;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) h = fnv1a64(buffer, std::size_t(in.gcount()), h);
+  return h;
+}
+
+// Checks every file of the epoch directory `sub` against its `checksums` (see checkpoint.hpp).
+void verify_checksums(const fs::path& sub) {
+  const fs::path list = sub / "checksums";
+  std::ifstream in(list);
+  if (!in)
+    throw Error("checkpoint '" + sub.string() +
+                "': no checksums file (written by an older qgml, or damaged): it cannot be verified");
+  std::set<std::string> listed;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const auto space = line.find("  ");
+    const std::string digest = line.substr(0, space);
+    const std::string name = space == std::string::npos ? "" : line.substr(space + 2);
+    if (digest.size() != 16 || name.empty() || name.find('/') != std::string::npos || name == "checksums")
+      throw Error("checkpoint file '" + list.string() + "' line " + std::to_string(number) +
+                  ": expected '<16 hex digits>  <file name>'");
+    const fs::path file = sub / name;
+    if (!fs::is_regular_file(file))
+      throw Error("checkpoint file '" + file.string() + "': listed in checksums but missing");
+    if (hex64(file_hash(file)) != digest)
+      throw Error("checkpoint file '" + file.string() +
+                  "': checksum mismatch (the file was changed or damaged after it was written)");
+    listed.insert(name);
+  }
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(sub, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n != "checksums" && !listed.count(n))
+      throw Error("checkpoint file '" + e.path().string() + "': not listed in checksums");
+  }
+}
+
+void write_warm_basis(const std::string& path, const HostMatrices& b) {
+  write_npy(path, NpyType::complex128, {std::size_t(b.D), std::size_t(b.N), std::size_t(b.N)}, b.values.data());
+}
+
+HostMatrices read_warm_basis(const std::string& path, long points, int n) {
+  const NpyArray a = read_npy(path);
+  if (a.type != NpyType::complex128 ||
+      a.shape != std::vector<std::size_t>{std::size_t(points), std::size_t(n), std::size_t(n)})
+    throw Error("checkpoint '" + path + "': expected a complex128 (T, N, N) array for T = " + std::to_string(points) +
+                ", N = " + std::to_string(n));
+  HostMatrices b;
+  b.D = int(points);
+  b.N = n;
+  b.values.resize(a.count());
+  std::memcpy(b.values.data(), a.bytes.data(), a.bytes.size());
+  return b;
+}
+
 }  // namespace
+
+std::uint64_t fnv1a64(const void* bytes, std::size_t size, std::uint64_t hash) {
+  const auto* p = static_cast<const unsigned char*>(bytes);
+  for (std::size_t i = 0; i < size; ++i) {
+    hash ^= p[i];
+    hash *= 1099511628211ULL;
+  }
+  return hash;
+}
+
+std::string hex64(std::uint64_t value) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+
+std::string checkpoint_checksums(const std::string& epoch_dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(epoch_dir)) {
+    const std::string n = e.path().filename().string();
+    if (n != "checksums") names.push_back(n);
+  }
+  std::sort(names.begin(), names.end());
+  std::string text;
+  for (const std::string& n : names) text += hex64(file_hash(fs::path(epoch_dir) / n)) + "  " + n + "\n";
+  return text;
+}
 
 void write_checkpoint(const std::string& dir, const CheckpointState& s) {
   const fs::path root(dir);
@@ -69,9 +165,12 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
     write_moments((sub / "adam_m.npy").string(), s.adam_m, s.matrices, s.precision);
     write_moments((sub / "adam_v.npy").string(), s.adam_v, s.matrices, s.precision);
     write_history_csv((sub / "history.csv").string(), s.history);
+    if (!s.warm_basis.values.empty()) write_warm_basis((sub / "warm_start.npy").string(), s.warm_basis);
+    detail::Json settings = detail::Json::object();
+    for (const auto& [key, value] : s.fingerprint.settings) settings[key] = value;
     detail::write_json_file((sub / "state.json").string(),
                             {{"format", "qgml-checkpoint"},
-                             {"version", 1},
+                             {"version", 2},
                              {"epoch", s.epoch},
                              {"adam_step", s.adam_step},
                              {"seed", s.seed},
@@ -80,7 +179,9 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
                              {"N", s.matrices.N},
                              {"stopped_early", s.stopped_early},
                              {"max_epochs", s.max_epochs},
-                             {"precision", s.precision == Precision::double_precision ? "double" : "float"}});
+                             {"precision", s.precision == Precision::double_precision ? "double" : "float"},
+                             {"fingerprint", {{"data", s.fingerprint.data}, {"settings", settings}}}});
+    write_file_atomically((sub / "checksums").string(), checkpoint_checksums(sub.string()));
     // The complete checkpoint takes its final name; a previous one of the same epoch is replaced.
     if (fs::exists(final_dir)) fs::rename(final_dir, root / (name + ".old"));
     fs::rename(sub, final_dir);
@@ -105,15 +206,22 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
 
 CheckpointState read_checkpoint(const std::string& dir) {
   fs::path sub(dir);
+  std::string latest_name;
   if (fs::exists(sub / "LATEST")) {
     std::ifstream in(sub / "LATEST");
-    std::string name;
-    std::getline(in, name);
-    sub /= name;
+    std::getline(in, latest_name);
+    if (!is_epoch_name(latest_name))
+      throw Error("checkpoint file '" + (sub / "LATEST").string() + "': names '" + latest_name +
+                  "', not an epoch-NNNNNN directory of this checkpoint directory");
+    sub /= latest_name;
+    if (!fs::is_directory(sub))
+      throw Error("checkpoint file '" + (fs::path(dir) / "LATEST").string() + "': names '" + latest_name +
+                  "', which does not exist");
   }
   const fs::path state_path = sub / "state.json";
   if (!fs::exists(state_path))
     throw Error("checkpoint '" + dir + "': no state.json found (not a qgml checkpoint directory?)");
+  verify_checksums(sub);
   const std::string what = "checkpoint '" + state_path.string() + "'";
   const detail::Json state = detail::read_json_object(state_path.string(), what);
   const auto format = state.find("format");
@@ -122,8 +230,8 @@ CheckpointState read_checkpoint(const std::string& dir) {
                 (format == state.end() ? std::string("nothing: the field is missing") : detail::json_text(*format)) +
                 ")");
   const detail::Json& version = detail::json_member(state, "version", what);
-  if (version != 1)
-    throw Error(what + ": unsupported version " + detail::json_text(version) + " (this qgml reads version 1)");
+  if (version != 2)
+    throw Error(what + ": unsupported version " + detail::json_text(version) + " (this qgml reads version 2)");
   CheckpointState s;
   s.epoch = detail::json_integer<int>(state, "epoch", what, 0);
   s.adam_step = detail::json_integer<int>(state, "adam_step", what, 0);
@@ -141,6 +249,23 @@ CheckpointState read_checkpoint(const std::string& dir) {
   s.adam_m = read_moments((sub / "adam_m.npy").string(), s.matrices);
   s.adam_v = read_moments((sub / "adam_v.npy").string(), s.matrices);
   s.history = read_history_csv((sub / "history.csv").string());
+  if (!latest_name.empty() && latest_name != epoch_name(s.epoch))
+    throw Error(what + ": epoch " + std::to_string(s.epoch) + " but the directory is " + latest_name);
+  if (s.history.size() != std::size_t(s.epoch))
+    throw Error("checkpoint '" + (sub / "history.csv").string() + "': " + std::to_string(s.history.size()) +
+                " epochs recorded, the checkpoint is at epoch " + std::to_string(s.epoch));
+  const detail::Json& fingerprint = detail::json_member(state, "fingerprint", what);
+  const detail::Json& data = detail::json_member(fingerprint, "data", what + " fingerprint");
+  const detail::Json& settings = detail::json_member(fingerprint, "settings", what + " fingerprint");
+  if (!data.is_string() || !settings.is_object())
+    throw Error(what + ": field \"fingerprint\" must hold a text \"data\" and an object \"settings\"");
+  s.fingerprint.data = data.get<std::string>();
+  for (const auto& [key, value] : settings.items()) {
+    if (!value.is_string()) throw Error(what + ": fingerprint setting \"" + key + "\" must be text");
+    s.fingerprint.settings.emplace_back(key, value.get<std::string>());
+  }
+  if (fs::exists(sub / "warm_start.npy"))
+    s.warm_basis = read_warm_basis((sub / "warm_start.npy").string(), s.points, s.matrices.N);
   return s;
 }
 

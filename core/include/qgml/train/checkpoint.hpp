@@ -2,7 +2,10 @@
 // epoch-NNNNNN/ with matrices.npy (+ .json), adam_m.npy, adam_v.npy, history.csv and state.json, and a
 // file LATEST naming the newest complete one. A checkpoint is written in full before LATEST is
 // replaced (atomically), so an interrupted or failed write (a full disk) leaves the previous
-// checkpoint in force; older checkpoints beyond the last two are removed.
+// checkpoint in force; older checkpoints beyond the last two are removed. Each epoch directory ends
+// with a file `checksums`, written last: the 64-bit FNV-1a hash of every other file in it, checked
+// before any of them is read. With a warm-start basis (TrainingSettings::warm_start_eigh) the basis
+// of every point is kept too (warm_start.npy), so that a resumed run is bit-identical.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -20,6 +23,21 @@
 
 namespace qgml {
 
+// 64-bit FNV-1a (offset basis 14695981039346656037, prime 1099511628211) of `size` bytes, continuing
+// from `hash`.
+constexpr std::uint64_t fnv1a64_offset = 14695981039346656037ULL;
+std::uint64_t fnv1a64(const void* bytes, std::size_t size, std::uint64_t hash = fnv1a64_offset);
+// 16 lower-case hexadecimal digits.
+std::string hex64(std::uint64_t value);
+
+// What a checkpoint was trained on: a hash of the points as trained (after standardisation) and the
+// settings that shape training (their source included: data.file as an absolute path, or the
+// generator's settings), as (key, value) pairs. A resume compares it with its own (qgml train).
+struct CheckpointFingerprint {
+  std::string data;  // hex64 of the points' hash; empty: not recorded
+  std::vector<std::pair<std::string, std::string>> settings;
+};
+
 struct CheckpointState {
   HostMatrices matrices;
   Precision precision = Precision::double_precision;
@@ -33,13 +51,24 @@ struct CheckpointState {
   // no further unless it asks for more than max_epochs.
   bool stopped_early = false;
   int max_epochs = 0;
+  CheckpointFingerprint fingerprint;
+  // The warm-start basis of every point (T x N x N, the eigenvectors of the last epoch), empty when
+  // the run has none (or before its first epoch).
+  HostMatrices warm_basis;
 };
 
 // Writes dir/epoch-<epoch>/ and points dir/LATEST at it. Throws qgml::Error on failure, after
 // removing the partial subdirectory.
 void write_checkpoint(const std::string& dir, const CheckpointState& state);
-// Reads the checkpoint LATEST names (dir may also be one epoch-NNNNNN subdirectory).
+// Reads the checkpoint LATEST names (dir may also be one epoch-NNNNNN subdirectory). Throws
+// qgml::Error naming the file before any file is used when LATEST names anything but an epoch-NNNNNN
+// directory of `dir`, when a file's checksum differs from the one in `checksums` or when a file is
+// missing or not listed there.
 CheckpointState read_checkpoint(const std::string& dir);
+
+// The text of `checksums` for the files of one epoch directory as they are now (write_checkpoint
+// writes it last).
+std::string checkpoint_checksums(const std::string& epoch_dir);
 
 // Throws qgml::Error naming `dir` unless `state` was written for D x N x N matrices, T = points,
 // `seed` and `precision` (a resume must continue the same run).

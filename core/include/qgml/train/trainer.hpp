@@ -336,6 +336,9 @@ class Trainer {
     return r;
   }
 
+  // What every checkpoint records as the run's fingerprint (checkpoint.hpp).
+  void set_fingerprint(const CheckpointFingerprint& f) { fingerprint_ = f; }
+
   // Writes the configuration, optimizer state, epoch and history (see checkpoint.hpp).
   // Data-parallel: a collective; rank 0 writes, and a failure there is raised on every rank.
   void save_checkpoint(const std::string& dir) {
@@ -348,6 +351,21 @@ class Trainer {
       s.history = history_;
       s.stopped_early = stopped_early_;
       s.max_epochs = stopped_early_ ? stopped_max_epochs_ : settings_.epochs;
+      s.fingerprint = fingerprint_;
+      // The warm-start basis of one rank's points is all of them only without data parallelism.
+      if (warm_.ready() && !distributed_) {
+        const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), warm_.basis());
+        const int n = config_.matrix_size();
+        s.warm_basis.D = count_;
+        s.warm_basis.N = n;
+        s.warm_basis.values.resize(std::size_t(count_) * n * n);
+        for (int i = 0; i < count_; ++i)
+          for (int a = 0; a < n; ++a)
+            for (int c = 0; c < n; ++c) {
+              const auto z = b(i, a, c);
+              s.warm_basis(i, a, c) = std::complex<double>(double(z.real()), double(z.imag()));
+            }
+      }
       write_checkpoint(dir, s);
     };
     if (comm_)
@@ -369,6 +387,19 @@ class Trainer {
       check_checkpoint_matches(s, dir, config_.dimension(), config_.matrix_size(), count_, settings_.seed,
                                precision_of<Real>());
       restore_checkpoint(s, config_, adam_, exec_);
+      if (warm_.enabled() && !distributed_ && !s.warm_basis.values.empty()) {
+        auto b = Kokkos::create_mirror_view(Kokkos::HostSpace(), warm_.basis());
+        const int n = config_.matrix_size();
+        for (int i = 0; i < count_; ++i)
+          for (int a = 0; a < n; ++a)
+            for (int c = 0; c < n; ++c) {
+              const auto z = s.warm_basis(i, a, c);
+              b(i, a, c) = complex_t<Real>(Real(z.real()), Real(z.imag()));
+            }
+        Kokkos::deep_copy(exec_, warm_.basis(), b);
+        qgml::fence(exec_, "qgml::Trainer: warm-start basis restored");
+        warm_.set_ready(true);
+      }
       epoch_ = s.epoch;
       history_ = s.history;
       stopped_early_ = s.stopped_early;
@@ -593,6 +624,7 @@ class Trainer {
   int stopped_max_epochs_ = 0;
   int checkpointed_epoch_ = -1;  // the epoch of the last checkpoint written or read; -1: none
   std::vector<EpochRecord> history_;
+  CheckpointFingerprint fingerprint_;
 };
 
 }  // namespace qgml

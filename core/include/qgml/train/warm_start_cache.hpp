@@ -86,6 +86,10 @@ class WarmStartCache {
     detail::copy_basis(exec, basis_, v, rows_, count, false);
   }
 
+  // The stored bases (checkpointed, train/checkpoint.hpp) and marking them ready after a restore.
+  const MatrixStack<Real, memory_space>& basis() const { return basis_; }
+  void set_ready(bool ready) { ready_ = ready && enabled(); }
+
   // Bytes allocated by a cache with these arguments.
   static std::size_t estimate_bytes(std::int64_t local_points, int capacity, int n) {
     return view_allocation_bytes(std::size_t(basis_extent(local_points)) * std::size_t(n) * std::size_t(n),

@@ -1,0 +1,98 @@
+// What a training run was trained on (CheckpointFingerprint, train/checkpoint.hpp), recorded in every
+// checkpoint and compared by qgml train --resume.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "qgml/common/random.hpp"
+#include "qgml/common/types.hpp"
+#include "qgml/parallel/communicator.hpp"
+#include "qgml/train/checkpoint.hpp"
+
+#include "config.hpp"
+
+namespace qgml::app {
+
+// The hash of the T x D points as trained: h_i = FNV-1a-64 of (i, x_i1, ..., x_iD) (the global index
+// and the coordinates as 8-byte doubles), s = sum_i mix64(h_i) mod 2^64 (summed as two 32-bit halves,
+// so that the shards of any number of ranks give the same s), and the hash FNV-1a-64 of (T, D, s).
+// `points` are this rank's rows first .. first + extent(0) - 1. A collective.
+template <class Points>
+std::string data_hash(const Points& points, std::int64_t total, std::int64_t first, Communicator& comm) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), points);
+  const std::int64_t rows = std::int64_t(host.extent(0));
+  const int d = int(host.extent(1));
+  std::int64_t halves[2] = {0, 0};
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::uint64_t index = std::uint64_t(first + i);
+    std::uint64_t h = fnv1a64(&index, sizeof index);
+    for (int k = 0; k < d; ++k) {
+      const double x = double(host(i, k));
+      h = fnv1a64(&x, sizeof x, h);
+    }
+    const std::uint64_t m = mix64(h);
+    halves[0] += std::int64_t(m & 0xffffffffULL);
+    halves[1] += std::int64_t(m >> 32);
+  }
+  comm.allreduce_sum(halves, 2);
+  const std::uint64_t s = std::uint64_t(halves[0]) + (std::uint64_t(halves[1]) << 32);
+  const std::uint64_t shape[2] = {std::uint64_t(total), std::uint64_t(d)};
+  return hex64(fnv1a64(&s, sizeof s, fnv1a64(shape, sizeof shape)));
+}
+
+// Whether `key` shapes what is trained: every data.*, model.* and training.* setting except the
+// run's length and bookkeeping (training.epochs, early stop, checkpoint interval, replica checks,
+// data.placement) and, with a data file, the generator's settings.
+inline bool shapes_training(const Config& c, const std::string& key) {
+  static const char* const excluded[] = {
+      "training.epochs",           "training.early_stop",     "training.early_stop_window",
+      "training.checkpoint_every", "training.check_replicas", "data.placement"};
+  for (const char* e : excluded)
+    if (key == e) return false;
+  if (key.rfind("data.", 0) == 0 && key != "data.file" && key != "data.standardize" && !c.text("data.file").empty())
+    return false;
+  return key.rfind("data.", 0) == 0 || key.rfind("model.", 0) == 0 || key.rfind("training.", 0) == 0;
+}
+
+inline std::vector<std::pair<std::string, std::string>> fingerprint_settings(const Config& c) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Setting& s : schema())
+    if (shapes_training(c, s.key)) out.emplace_back(s.key, c.text(s.key));
+  return out;
+}
+
+// One difference between a checkpoint's fingerprint and the run's: `key` is "data" (the points) or a
+// setting; `before` is empty where the checkpoint did not record the setting.
+struct FingerprintChange {
+  std::string key, before, now;
+};
+
+inline std::vector<FingerprintChange> fingerprint_changes(const CheckpointFingerprint& saved,
+                                                          const CheckpointFingerprint& now) {
+  std::vector<FingerprintChange> out;
+  if (saved.data != now.data) out.push_back({"data", saved.data, now.data});
+  for (const auto& [key, value] : now.settings) {
+    std::string before;
+    bool found = false;
+    for (const auto& [k, v] : saved.settings)
+      if (k == key) {
+        before = v;
+        found = true;
+      }
+    if (!found || before != value) out.push_back({key, before, value});
+  }
+  for (const auto& [key, value] : saved.settings) {
+    bool found = false;
+    for (const auto& kv : now.settings) found = found || kv.first == key;
+    if (!found) out.push_back({key, value, ""});
+  }
+  return out;
+}
+
+}  // namespace qgml::app
