@@ -13,6 +13,8 @@ targets=("$@")
 artifacts=${QGML_FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}
 mkdir -p "$artifacts"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+# The targets write their input to a file per execution: keep it in memory where possible.
+[ -d /dev/shm ] && [ -w /dev/shm ] && export TMPDIR=${QGML_FUZZ_TMPDIR:-/dev/shm}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Largest input per target: a settings file or CSV of a few KiB, an NPY file of a few rows, one
 # checkpoint file (the first byte chooses which).

@@ -122,3 +122,16 @@ TEST_CASE("fuzz regression: a stray ',' after the top-level YAML node is refused
   CHECK_THROWS_WITH(qgml::app::load_config(path, {}),
                     Catch::Matchers::ContainsSubstring("line 1, column 21: not valid YAML"));
 }
+
+// Found by tests/fuzz/fuzz_checkpoint: a number beyond the range of double in a JSON file (state.json,
+// a matrices sidecar) made nlohmann-json throw out_of_range, which escaped the readers as a bare
+// exception instead of a qgml::Error naming the file.
+TEST_CASE("fuzz regression: a JSON number beyond double is refused with the file's name", "[io][fuzz]") {
+  Scratch scratch;
+  const std::string npy = scratch.write("m.npy", "");
+  qgml::HostMatrices m{1, 1, {{0.5, 0.0}}};
+  qgml::save_matrices(npy, m, qgml::Precision::double_precision);
+  scratch.write("m.json", "{\"format\": \"qgml-matrix-configuration\", \"D\": 1e400, \"N\": 1}");
+  CHECK_THROWS_WITH(qgml::load_matrices(npy), Catch::Matchers::ContainsSubstring("m.json") &&
+                                                  Catch::Matchers::ContainsSubstring("not valid JSON"));
+}
