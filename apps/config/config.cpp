@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "qgml/common/error.hpp"
@@ -455,6 +456,47 @@ int second_document_line(const std::string& path) {
   return 0;
 }
 
+// The documents of a YAML text, at most two (a config file holds one). yaml-cpp's LoadAll loops forever,
+// allocating a null document per turn, when its parser stops at a token it cannot place (a stray ',' or '}'
+// after the top-level node, e.g. "{a: 1}, b"): HandleNextDocument then reports a new document without
+// consuming the token (yaml-cpp 0.7 and 0.8, jbeder/yaml-cpp#1319). Counting the documents with the event
+// parser and stopping at the second keeps the reading bounded; the first is then built by YAML::Load.
+struct YamlDocuments {
+  YAML::Node first;
+  int count = 0;            // 0, 1 or 2 (two or more)
+  YAML::Mark second_start;  // where the second document starts, when count == 2
+};
+
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  int count = 0;
+  YAML::Mark second_start;
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++count == 2) second_start = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+YamlDocuments load_documents(const std::string& text) {
+  YamlDocuments d;
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentCounter counter;
+  while (counter.count < 2 && parser.HandleNextDocument(counter)) {
+  }
+  d.count = counter.count;
+  d.second_start = counter.second_start;
+  if (d.count >= 1) d.first = YAML::Load(text);
+  return d;
+}
+
 }  // namespace
 
 Config load_config(const std::string& path, const std::vector<std::pair<std::string, std::string>>& overrides) {
@@ -463,22 +505,27 @@ Config load_config(const std::string& path, const std::vector<std::pair<std::str
   if (!path.empty()) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw Error("config '" + path + "': is a directory, expected a file");
-    std::vector<YAML::Node> documents;
+    std::ifstream file(path, std::ios::binary);
+    if (!file) throw Error("config '" + path + "': cannot open");
+    std::ostringstream text;
+    text << file.rdbuf();
+    YamlDocuments documents;
     try {
-      documents = YAML::LoadAllFromFile(path);
-    } catch (const YAML::BadFile&) {
-      throw Error("config '" + path + "': cannot open");
+      documents = load_documents(text.str());
     } catch (const YAML::Exception& e) {
       throw Error("config '" + path + "': line " + std::to_string(e.mark.line + 1) + ", column " +
                   std::to_string(e.mark.column + 1) + ": not valid YAML (" + e.msg + ")");
     }
-    if (documents.size() > 1) {
-      int line = second_document_line(path);
-      if (line == 0) line = documents[1].Mark().line + 1;
-      throw Error(path + ":" + std::to_string(line > 0 ? line : 1) +
+    if (documents.count > 1) {
+      const int line = second_document_line(path);
+      if (line == 0)  // no '---' after content: text the parser could not place after the first node
+        throw Error("config '" + path + "': line " + std::to_string(documents.second_start.line + 1) + ", column " +
+                    std::to_string(documents.second_start.column + 1) +
+                    ": not valid YAML (unexpected text after the end of the document)");
+      throw Error(path + ":" + std::to_string(line) +
                   ": a second YAML document; a config file holds one (remove the '---' and what follows, or merge it)");
     }
-    const YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
+    const YAML::Node root = documents.count == 0 ? YAML::Node() : documents.first;
     if (!root.IsNull() && !root.IsMap())
       throw Error("config '" + path + "': expected sections (data, model, training, mpi, analysis, output, profiling)");
     try {

@@ -3,6 +3,7 @@
 // qgml::Error with a message; any other exception, crash or sanitizer report (under the debug-asan
 // preset) fails.
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -106,4 +107,31 @@ TEST_CASE("1000 mutations each of a config, a CSV, an NPY file and its JSON meta
   CHECK(ok_csv < 1000);
   CHECK(ok_npy < 1000);
   CHECK(ok_meta < 1000);
+}
+
+// Found by tests/fuzz/fuzz_config: text after the top-level node that the YAML parser cannot place
+// ("{a: 1}, b") made yaml-cpp's LoadAll loop forever, allocating (jbeder/yaml-cpp#1319). It must be
+// refused with the line and column.
+TEST_CASE("fuzz regression: a stray ',' after the top-level YAML node is refused, not looped on", "[io][fuzz]") {
+  Scratch scratch;
+  for (const std::string text : {"{data: {points: 20}}, b\n", "data:\n  points: 20\n}\n"}) {
+    const std::string path = scratch.write("stray.yaml", text);
+    CHECK_THROWS_AS(qgml::app::load_config(path, {}), qgml::Error);
+  }
+  const std::string path = scratch.write("flow.yaml", "{data: {points: 20}}, training\n");
+  CHECK_THROWS_WITH(qgml::app::load_config(path, {}),
+                    Catch::Matchers::ContainsSubstring("line 1, column 21: not valid YAML"));
+}
+
+// Found by tests/fuzz/fuzz_checkpoint: a number beyond the range of double in a JSON file (state.json,
+// a matrices sidecar) made nlohmann-json throw out_of_range, which escaped the readers as a bare
+// exception instead of a qgml::Error naming the file.
+TEST_CASE("fuzz regression: a JSON number beyond double is refused with the file's name", "[io][fuzz]") {
+  Scratch scratch;
+  const std::string npy = scratch.write("m.npy", "");
+  qgml::HostMatrices m{1, 1, {{0.5, 0.0}}};
+  qgml::save_matrices(npy, m, qgml::Precision::double_precision);
+  scratch.write("m.json", "{\"format\": \"qgml-matrix-configuration\", \"D\": 1e400, \"N\": 1}");
+  CHECK_THROWS_WITH(qgml::load_matrices(npy), Catch::Matchers::ContainsSubstring("m.json") &&
+                                                  Catch::Matchers::ContainsSubstring("not valid JSON"));
 }

@@ -31,7 +31,7 @@ Json read_json_object(const std::string& path, const std::string& what) {
   Json j;
   try {
     j = Json::parse(buf.str());
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for a number beyond double (1e400)
     throw Error(what + ": not valid JSON (" + without_exception_id(e.what()) + ")");
   }
   if (!j.is_object()) throw Error(what + ": expected a JSON object, got " + std::string(j.type_name()));
