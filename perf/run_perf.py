@@ -701,9 +701,9 @@ def summary_markdown(lines, name):
                        " qgml GFLOP/s | % of GEMM peak | notes |")
             out.append("|---|---|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(others))
         elif s == "train_epoch":
-            out.append("| precision | threads | T | batch | w | N | qgml ms/epoch | torch ms/epoch | torch / qgml |"
-                       " qgml points/s | notes |")
-            out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+            out.append("| precision | threads | T | batch | w | N | qgml ms/epoch | torch ms/epoch | torch / qgml | " +
+                       "".join(f"{i} ms/epoch | {i} / qgml | " for i in others) + "qgml points/s | notes |")
+            out.append("|---|---|---|---|---|---|---|---|---|---|---|" + "---|---|" * len(others))
         else:
             out.append("| precision | threads | T | N | qgml ms | torch ms | torch / qgml | qgml points/s | notes |")
             out.append("|---|---|---|---|---|---|---|---|---|")
@@ -724,8 +724,10 @@ def summary_markdown(lines, name):
                            f"{ratio(med(tr), med(q))} | {ratio(med(lp), med(q))} | {gf} | {pct} | {n} |")
             elif s == "train_epoch":
                 pps = f"{q['points_per_s']:.0f}" if q and q.get("points_per_s") else "-"
+                extra = "".join(f"{ms(med(row['ok'].get(i)))} | {ratio(med(row['ok'].get(i)), med(q))} | "
+                                for i in others)
                 out.append(f"| {prec} | {t} | {T} | {batch} | {w:g} | {N} | {ms(med(q))} | {ms(med(tr))} | "
-                           f"{ratio(med(tr), med(q))} | {pps} | {n} |")
+                           f"{ratio(med(tr), med(q))} | {extra}{pps} | {n} |")
             else:
                 pps = f"{q['points_per_s']:.0f}" if q and q.get("points_per_s") else "-"
                 out.append(f"| {prec} | {t} | {T} | {N} | {ms(med(q))} | {ms(med(tr))} | {ratio(med(tr), med(q))} "

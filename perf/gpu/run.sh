@@ -17,6 +17,9 @@
 #   --arch ARCH       Kokkos GPU architecture (default: from nvidia-smi's compute capability)
 #   --backend B       cuda (default) or openmp: a CPU flow check (no sanitizer, torch on the CPU)
 #   --cache DIR       dependency cache (default build/gpu-deps)
+#   --prebuilt FILE   a CUDA build tree compiled elsewhere (perf/gpu/pack_prebuilt.sh): unpacked under
+#                     its original absolute paths (a symbolic link maps the original checkout to this
+#                     one), its build steps marked done, its libraries put on LD_LIBRARY_PATH
 #   --build DIR       qgml build tree (default build/gpu-<arch>, openmp: build/gpu-openmp); an existing
 #                     tree is re-used as configured
 #   --out DIR         results and logs (default perf/results/gpu-<UTC date>)
@@ -25,6 +28,7 @@
 #   --jobs N          build jobs (default: all cores)
 #   --python PY       interpreter with torch (default python3)
 #   --quick           small benchmark cases (a flow check)
+#   --test-timeout S  per-test limit of the ctest step (default 600)
 #   --ctest-regex RE, --memcheck-tests SPEC, --racecheck-tests SPEC   narrow the test steps
 #   --force           redo steps that finished in an earlier invocation on this build tree
 #   --dry-run         print the steps and their commands, run nothing
@@ -38,7 +42,7 @@ root="$(cd "$here/../.." && pwd)"
 
 sources="$root/.gpu-carry/qgml-gpu-sources.tar.gz"
 arch="" backend=cuda cache="" build="" out="" budget=0 jobs="$(nproc 2>/dev/null || echo 4)"
-python=python3 quick=0 force=0 dry=0 ctest_regex=""
+python=python3 quick=0 force=0 dry=0 ctest_regex="" prebuilt="" test_timeout=600
 # Sanitizer subsets: the kernels (eigensolvers, Hamiltonians, gradient, observables, metric, trainer
 # residency), without the long training runs, file formats and the program's cases.
 memcheck_tests="[eigh],[jacobi],[hamiltonian],[gradient],[observables],[ground_state_terms],[residency],[geometry]"
@@ -51,17 +55,19 @@ while [ $# -gt 0 ]; do
     --backend) backend="$2"; shift 2 ;;
     --cache) cache="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
+    --prebuilt) prebuilt="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --budget) budget="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --python) python="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
     --ctest-regex) ctest_regex="$2"; shift 2 ;;
+    --test-timeout) test_timeout="$2"; shift 2 ;;
     --memcheck-tests) memcheck_tests="$2"; shift 2 ;;
     --racecheck-tests) racecheck_tests="$2"; shift 2 ;;
     --force) force=1; shift ;;
     --dry-run) dry=1; shift ;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     build|test|sanitize|bench) stages+=("$1"); shift ;;
     all) stages+=(build test sanitize bench); shift ;;
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -75,6 +81,25 @@ export PATH="$PATH:/usr/local/cuda/bin"
 export CMAKE_POLICY_VERSION_MINIMUM=3.5
 
 log() { echo "== run.sh [$(( $(date +%s) - t_start )) s] $*" >&2; }
+
+if [ -n "$prebuilt" ]; then
+  [ -f "$prebuilt" ] || { echo "run.sh: --prebuilt $prebuilt: no such file" >&2; exit 2; }
+  read -r orig_root orig_build < <(tar -xzOf "$prebuilt" ./qgml-prebuilt.txt) ||
+    { echo "run.sh: $prebuilt has no qgml-prebuilt.txt: not made by pack_prebuilt.sh" >&2; exit 2; }
+  if [ "$orig_root" != "$root" ] && [ "$(readlink -f "$orig_root" 2>/dev/null)" != "$root" ]; then
+    if [ -e "$orig_root" ]; then
+      echo "run.sh: the prebuilt tree was made under $orig_root, which exists here and is not this checkout" >&2
+      exit 2
+    fi
+    mkdir -p "$(dirname "$orig_root")" && ln -s "$root" "$orig_root"
+    log "prebuilt: $orig_root -> $root (a symbolic link: the CTest files name the original paths)"
+  fi
+  tar -C / -xzf "$prebuilt" --exclude ./qgml-prebuilt.txt --no-overwrite-dir --keep-directory-symlink
+  build="$orig_build" backend=cuda
+  arch="$(sed -n 's/^QGML_CUDA_ARCH:[A-Z]*=//p' "$build/CMakeCache.txt")"
+  export LD_LIBRARY_PATH="$build/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  log "prebuilt: $prebuilt unpacked into $build (architecture $arch)"
+fi
 
 # Compute capability (nvidia-smi) -> Kokkos architecture. Newer GPUs than the newest known architecture
 # run its code through the embedded PTX (patch-kokkos-cuda13.sh lets Kokkos 3.4.01 start there).
@@ -116,7 +141,7 @@ sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sa
 
 # ------------------------------------------------------------------------------------------ steps
 # Each step is a function run under `timeout` in a child bash (hence the exports).
-export root cache build out backend arch jobs python quick ctest_regex memcheck_tests racecheck_tests
+export root cache build out backend arch jobs python quick ctest_regex memcheck_tests racecheck_tests test_timeout
 export sources sanitizer logs
 export QGML_LAUNCHER="${launcher[*]}"
 
@@ -167,7 +192,7 @@ step_compile() {
 }
 
 step_ctest() {
-  local args=(--test-dir "$build" --output-on-failure --timeout 600 -j "$(( jobs > 8 ? 8 : jobs ))")
+  local args=(--test-dir "$build" --output-on-failure --timeout "$test_timeout" -j "$(( jobs > 8 ? 8 : jobs ))")
   [ -n "$ctest_regex" ] && args+=(-R "$ctest_regex")
   OMP_PROC_BIND=false ctest "${args[@]}"
 }

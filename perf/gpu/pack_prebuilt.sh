@@ -1,0 +1,55 @@
+#!/bin/bash
+# Packs a CUDA build tree compiled on this machine (no GPU needed) for a GPU machine that only runs it:
+#   perf/gpu/pack_prebuilt.sh build/cuda-h100 [.gpu-carry/prebuilt-cuda-h100.tar.gz]
+# then, on the GPU machine: perf/gpu/run.sh --prebuilt .gpu-carry/prebuilt-cuda-h100.tar.gz test sanitize bench
+#
+# A compile costs minutes of GPU-machine time that a 2-core workstation spends for free; this moves it
+# off the GPU. The tarball holds, under their absolute paths (the test files name them): the program,
+# the test binary, the benchmark drivers (host symbols stripped, device code kept), the CTest files,
+# Catch2's test-discovery script, the Kokkos version file the benchmarks read, the shared libraries the
+# binaries need that are neither glibc/GCC runtime nor CUDA's (e.g. Debian's libyaml-cpp) in
+# BUILD/prebuilt-lib, and the stamps that tell run.sh the build steps are done. The GPU machine needs the
+# same CUDA major version (its driver runs the sm_XX code compiled here) and x86-64.
+set -euo pipefail
+build=$(cd "${1:?usage: pack_prebuilt.sh BUILD_DIR [OUT.tar.gz]}" && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${2:-$root/.gpu-carry/prebuilt-$(basename "$build").tar.gz}
+grep -q '^QGML_BACKEND:.*=cuda$' "$build/CMakeCache.txt" || { echo "pack_prebuilt.sh: $build is not a cuda build" >&2; exit 1; }
+bins=("$build/tests/qgml_tests" "$build/apps/qgml/qgml" "$build"/perf/qgml_bench_{eigh,train,metric})
+for b in "${bins[@]}"; do [ -x "$b" ] || { echo "pack_prebuilt.sh: missing $b (build it first)" >&2; exit 1; }; done
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+list=()
+add() { list+=("$1"); }
+for b in "${bins[@]}"; do
+  mkdir -p "$stage$(dirname "$b")"
+  strip --strip-unneeded -o "$stage$b" "$b"
+done
+# Shared libraries that a bare CUDA machine may lack: everything but glibc, the GCC runtime and CUDA.
+mkdir -p "$stage$build/prebuilt-lib"
+ldd "${bins[@]}" | awk '/=> \//{print $1" "$3}' | sort -u | while read -r name path; do
+  case "$name" in
+    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*|libgomp.so*) ;;
+    libcu*|libnv*) ;;
+    *) cp -L "$path" "$stage$build/prebuilt-lib/$name" ;;
+  esac
+done
+mkdir -p "$stage$build/.gpu-run"
+touch "$stage$build/.gpu-run/"{deps,configure,compile}.done
+# CTest files and the inputs that configure wrote for the program's test cases.
+(cd "$build" && find . -name CTestTestfile.cmake -o -name '*_include.cmake' -o -name CMakeCache.txt -o \
+   -path ./tests/app-cases-inputs -prune -type d) |
+  while read -r f; do mkdir -p "$stage$build/$(dirname "$f")"; cp -r "$build/$f" "$stage$build/$f"; done
+catch=$(grep -ho 'include("[^"]*CatchAddTests.cmake")' "$build"/tests/*_include.cmake | head -n 1 | sed 's/include("\(.*\)")/\1/')
+[ -n "$catch" ] && { mkdir -p "$stage$(dirname "$catch")"; cp "$(dirname "$catch")"/*.cmake "$stage$(dirname "$catch")/"; }
+kdir=$(sed -n 's/^Kokkos_DIR:[A-Z]*=//p' "$build/CMakeCache.txt")
+[ -f "$kdir/KokkosConfigVersion.cmake" ] && { mkdir -p "$stage$kdir"; cp "$kdir/KokkosConfigVersion.cmake" "$stage$kdir/"; }
+echo "$root $build" >"$stage/qgml-prebuilt.txt"
+mkdir -p "$(dirname "$out")"
+# Files only: directory entries would carry the staging directory's owner and mode onto / when unpacked.
+(cd "$stage" && find . -type f | sort) >"$stage.list"
+tar -C "$stage" -czf "$out" --no-recursion -T "$stage.list"
+rm -f "$stage.list"
+echo "pack_prebuilt.sh: $out ($(du -h "$out" | cut -f1)); built under $build, for the root $root" >&2
+echo "$out"
