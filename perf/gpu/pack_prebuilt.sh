@@ -5,7 +5,7 @@
 #
 # A compile costs minutes of GPU-machine time that a 2-core workstation spends for free; this moves it
 # off the GPU. The tarball holds, under their absolute paths (the test files name them): the program,
-# the test binary, the benchmark drivers (host symbols stripped, device code kept), the CTest files,
+# the test binary, the benchmark drivers (with their symbols, for the sanitizer's reports), the CTest files,
 # Catch2's test-discovery script, the Kokkos version file the benchmarks read, the shared libraries the
 # binaries need that are neither glibc/GCC runtime nor CUDA's (e.g. Debian's libyaml-cpp) in
 # BUILD/prebuilt-lib, and the stamps that tell run.sh the build steps are done. The GPU machine needs the
@@ -22,9 +22,9 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 list=()
 add() { list+=("$1"); }
-for b in "${bins[@]}"; do
+for b in "${bins[@]}"; do  # symbols kept: compute-sanitizer and cuda-gdb name the functions
   mkdir -p "$stage$(dirname "$b")"
-  strip --strip-unneeded -o "$stage$b" "$b"
+  cp "$b" "$stage$b"
 done
 # Shared libraries that a bare CUDA machine may lack: everything but glibc, the GCC runtime and CUDA.
 mkdir -p "$stage$build/prebuilt-lib"
@@ -48,7 +48,8 @@ kdir=$(sed -n 's/^Kokkos_DIR:[A-Z]*=//p' "$build/CMakeCache.txt")
 echo "$root $build" >"$stage/qgml-prebuilt.txt"
 mkdir -p "$(dirname "$out")"
 # Files only: directory entries would carry the staging directory's owner and mode onto / when unpacked.
-(cd "$stage" && find . -type f | sort) >"$stage.list"
+# Empty directories inside the build tree (inputs of the program's test cases) are kept.
+(cd "$stage" && { find . -type f; find ".$build" -type d -empty; } | sort) >"$stage.list"
 tar -C "$stage" -czf "$out" --no-recursion -T "$stage.list"
 rm -f "$stage.list"
 echo "pack_prebuilt.sh: $out ($(du -h "$out" | cut -f1)); built under $build, for the root $root" >&2

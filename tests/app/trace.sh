@@ -20,9 +20,11 @@ trace = json.load(open(sys.argv[1]))
 events = trace.get("traceEvents")
 if not isinstance(events, list):
     sys.exit("FAIL: not a Chrome trace")
-# The eigensolve is its own region on the separate kernels and inside the fused one on CPUs.
-if not any(e["name"] in ("qgml::eigensolve", "qgml::fused_loss_gradient") and e["cat"] == "region" for e in events):
-    sys.exit("FAIL: no eigensolve or fused loss-gradient region")
+# The eigensolve is its own region on the separate kernels, inside the fused one on CPUs and inside the
+# team one on GPUs.
+if not any(e["name"] in ("qgml::eigensolve", "qgml::fused_loss_gradient", "qgml::team_loss_gradient")
+           and e["cat"] == "region" for e in events):
+    sys.exit("FAIL: no eigensolve, fused or team loss-gradient region")
 if not any(e["cat"] == "kernel" for e in events):
     sys.exit("FAIL: no kernel events")
 if not all(e["ph"] == "X" and e["dur"] >= 0 for e in events):

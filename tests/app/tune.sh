@@ -31,7 +31,11 @@ assert [t["batch"] for t in trials] == [32, 64, 128, 256, 300], trials
 for t in trials:
     assert t["fits"] and t["timed"] and len(t["epoch_seconds"]) == 2, t
     assert t["median_epoch_seconds"] > 0 and t["points_per_second"] > 0, t
-    assert t["trainer_bytes"] == j["memory"]["fixed_bytes"] + t["batch"] * j["memory"]["bytes_per_point"], t
+    model = j["memory"]["fixed_bytes"] + t["batch"] * j["memory"]["bytes_per_point"]
+    if j["execution_space"] in ("Serial", "OpenMP", "Threads"):
+        assert t["trainer_bytes"] == model, t
+    else:  # the GPU team path's reduction partials grow in steps of the batch: the model is within 1 %
+        assert model <= t["trainer_bytes"] <= 1.01 * model, (t, model)
 assert j["fastest"]["batch"] in [t["batch"] for t in trials]
 assert j["largest_fitting_batch"] == 300
 EOF

@@ -199,5 +199,7 @@ TEST_CASE("data_statistics leaves the points alone; standardize is statistics th
   CHECK(s1.mean == s2.mean);
   const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
   const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
-  for (std::size_t i = 0; i < a.span(); ++i) REQUIRE(ha.data()[i] == hb.data()[i]);
+  // By index: a and b may differ in layout (LayoutLeft is the default on GPUs).
+  for (std::size_t t = 0; t < a.extent(0); ++t)
+    for (std::size_t k = 0; k < a.extent(1); ++k) REQUIRE(ha(t, k) == hb(t, k));
 }

@@ -89,6 +89,9 @@ void load_conjugate(const Kokkos::Cuda& exec, int n, int count, const complex_t<
 }
 
 // cuSOLVER's info (0, or > 0 when it did not converge) to linalg::EighInfo; non-finite input: NaN w and V.
+// Eigenvalues ascending, as qgml::batched_eigh promises: heevd in float returns members of a cluster
+// (gaps 1e-10) up to an ulp out of order (seen on an H100, CUDA 13.0), so out-of-order neighbours are
+// swapped with their eigenvector rows (an insertion sort: O(N) when already sorted).
 template <class Real>
 void finish(const Kokkos::Cuda& exec, int n, int count, Real* w, complex_t<Real>* v, int* info, const int* non_finite) {
   const Real nan = std::numeric_limits<Real>::quiet_NaN();
@@ -101,6 +104,19 @@ void finish(const Kokkos::Cuda& exec, int n, int count, Real* w, complex_t<Real>
           info[t] = linalg::eigh_non_finite_input;
         } else {
           info[t] = info[t] == 0 ? linalg::eigh_success : linalg::eigh_not_converged;
+          Real* wt = w + std::size_t(t) * n;
+          complex_t<Real>* vt = v + std::size_t(t) * nsq;
+          for (int j = 1; j < n; ++j)
+            for (int k = j; k > 0 && wt[k] < wt[k - 1]; --k) {
+              const Real e = wt[k];
+              wt[k] = wt[k - 1];
+              wt[k - 1] = e;
+              for (int i = 0; i < n; ++i) {
+                const complex_t<Real> z = vt[k * n + i];
+                vt[k * n + i] = vt[(k - 1) * n + i];
+                vt[(k - 1) * n + i] = z;
+              }
+            }
         }
       });
 }

@@ -245,7 +245,7 @@ class QuantumGeometry {
     f.tensor = tensor;
     f.eta_rel = degeneracy_eta<Real>(settings);
     f.reals = detail::ground_state_geometry_scratch_reals(n_, d_);
-    const std::size_t bytes = functor_type::scratch_view::shmem_size(f.reals);
+    const std::size_t bytes = team_scratch_bytes<typename functor_type::scratch_view>(f.reals);
     const int team_size = settings.team_size > 0 ? settings.team_size : (is_host_space_v<ExecSpace> ? 1 : 0);
     const policy_type probe =
         team_size > 0 ? policy_type(exec, count, team_size) : policy_type(exec, count, Kokkos::AUTO);

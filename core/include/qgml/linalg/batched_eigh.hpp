@@ -66,6 +66,15 @@ EighVariant resolve_eigh_variant(EighVariant requested, int n) {
   return n < 8 ? EighVariant::serial : EighVariant::team;
 }
 
+// Bytes of scratch for `elements` of ScratchView's value type, rounded up to a multiple of 16. Kokkos
+// places consecutive teams' level-1 scratch (global memory on GPUs) `bytes` apart and aligns only to 8
+// bytes; a Kokkos::complex<double> array in it needs 16. A size of 8 mod 16 misaligned every other team
+// ("misaligned address" in the team loss-gradient kernel at N = 64 on an H100).
+template <class ScratchView>
+std::size_t team_scratch_bytes(std::size_t elements) {
+  return (ScratchView::shmem_size(elements) + 15) / 16 * 16;
+}
+
 // Scratch level for `bytes` per team: 0 if it fits, else 1; a clear error if neither does.
 template <class Policy>
 int scratch_level(const Policy& policy, std::size_t bytes, int n, const char* variant) {
@@ -92,7 +101,7 @@ void batched_eigh_packed(const ExecSpace& exec, const HView& h, const WView& w, 
   const int n = static_cast<int>(h.extent(1));
   const int packs = (count + width - 1) / width;
   const int reals = linalg::packed_eigh_scratch_reals(n, width);
-  const std::size_t bytes = scratch_view::shmem_size(reals);
+  const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
   const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed");
   Kokkos::parallel_for(
       "qgml::batched_eigh[packed]", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
@@ -142,7 +151,7 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
   const bool warm = options.warm_start;
   const bool record_sweeps = sweeps.extent(0) >= std::size_t(count);
   const int scratch_elements = (linalg::eigh_scratch_reals(n) + (warm ? linalg::jacobi_scratch_reals(n) : 0) + 1) / 2;
-  const std::size_t scratch_bytes = scratch_view::shmem_size(scratch_elements);
+  const std::size_t scratch_bytes = team_scratch_bytes<scratch_view>(scratch_elements);
 
   EighVariant variant = resolve_eigh_variant<ExecSpace>(options.variant, n);
   if (variant == EighVariant::packed && warm) variant = EighVariant::serial;  // warm start: serial Jacobi

@@ -200,7 +200,7 @@ class GroundStateEnergy {
     f.energy = energy;
     f.xbar = xbar;
     f.reals = detail::team_energy_scratch_reals(n_, d_);
-    const std::size_t bytes = functor_type::scratch_view::shmem_size(f.reals);
+    const std::size_t bytes = team_scratch_bytes<typename functor_type::scratch_view>(f.reals);
     const int team_size = team_size_ > 0 ? team_size_ : (is_host_space_v<ExecSpace> ? 1 : 0);
     const policy_type probe =
         team_size > 0 ? policy_type(exec, count, team_size) : policy_type(exec, count, Kokkos::AUTO);
@@ -220,7 +220,7 @@ class GroundStateEnergy {
     const int d = d_, n = n_;
     const int packs = (count + width - 1) / width;
     const std::size_t reals = detail::packed_energy_scratch_reals(n, d, width);
-    const std::size_t bytes = scratch_view::shmem_size(reals);
+    const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
     const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed energy");
     const detail::PackedGroundStateMethod method = n >= energy_ground_state_min_n
                                                        ? detail::PackedGroundStateMethod::tridiagonal_lowest

@@ -194,7 +194,7 @@ void loss_gradient_team(const ExecSpace& exec, const LossGradientViews<Real, typ
   f.eta_rel = degeneracy_eta<Real>(settings);
   f.tol = degeneracy_tolerance<Real>(settings);
   f.skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
-  const std::size_t bytes = functor_type::scratch_view::shmem_size(f.reals);
+  const std::size_t bytes = team_scratch_bytes<typename functor_type::scratch_view>(f.reals);
   const policy_type probe =
       team_size > 0 ? policy_type(exec, count, team_size) : policy_type(exec, count, Kokkos::AUTO);
   f.level = scratch_level(probe, bytes, n, "team loss-gradient");
@@ -219,7 +219,7 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
   const int per = packed_gradient_chunk_packs<Real>(count, n, d);
   const int chunks = packed_gradient_chunks<Real>(count, n, d);
   const std::size_t reals = packed_gradient_scratch_reals(n, d, width);
-  const std::size_t bytes = scratch_view::shmem_size(reals);
+  const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
   const int level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
   const auto a = config.matrices();
   const auto sq = config.square_sum();
