@@ -513,7 +513,7 @@ int train_in(Config& c, const std::string&, const std::string& resume_dir, Log& 
   run_collectively(comm, [&] { trainer_storage.emplace(in.config, in.data, settings, exec, comm, in.total_points); });
   Trainer<Real, Exec, DataSpace>& trainer = *trainer_storage;
   const CheckpointFingerprint fingerprint{
-      data_hash(in.data, in.total_points, shard_range(in.total_points, comm.size(), comm.rank()).begin, comm),
+      data_hash(exec, in.data, in.total_points, shard_range(in.total_points, comm.size(), comm.rank()).begin, comm),
       fingerprint_settings(c)};
   trainer.set_fingerprint(fingerprint);
   // A run stopped before its epoch-0 checkpoint starts from epoch 0 with its own config.yaml.
