@@ -588,3 +588,59 @@ TEST_CASE("a resume of an early-stopped run trains no further epoch unless more 
   extended.trainer.train([&](const EpochRecord& r) { return r.epoch < stopped + 2; });
   CHECK(extended.trainer.epoch() == stopped + 2);
 }
+
+TEST_CASE("history.csv is read with the strict parsers; a bad field is named with its file, line and column",
+          "[training][checkpoint][history]") {
+  TempDir dir;
+  const std::string path = (dir.path / "history.csv").string();
+  EpochRecord r;
+  r.epoch = 7;
+  r.total = 0.1;
+  r.reconstruction = 1.0 / 3;
+  r.fluctuation = 2.5e-300;
+  r.learning_rate = 4.9406564584124654e-324;  // subnormal: a decayed rate, restored exactly
+  r.degenerate_points = 3000000000L;
+  r.batches = 5;
+  r.seconds = 0;
+  r.points_per_second = std::numeric_limits<double>::infinity();
+  write_history_csv(path, {r, r});
+  const std::vector<EpochRecord> back = read_history_csv(path);
+  REQUIRE(back.size() == 2);
+  CHECK(back[1].epoch == 7);
+  CHECK(back[1].reconstruction == r.reconstruction);
+  CHECK(back[1].fluctuation == r.fluctuation);
+  CHECK(back[1].learning_rate == r.learning_rate);
+  CHECK(back[1].degenerate_points == r.degenerate_points);
+  CHECK(back[1].points_per_second == r.points_per_second);
+
+  const std::string header = [&] {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+  }();
+  const auto read_line = [&](const std::string& line) {
+    std::ofstream(path, std::ios::trunc) << header << "\n1,0.5,0.25,0.25,0,0.01,0,0,0,4,0.1,100\n" << line << "\n";
+    try {
+      read_history_csv(path);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  using Catch::Matchers::ContainsSubstring;
+  CHECK_THAT(read_line("2e2,0.5,0.25,0.25,0,0.01,0,0,0,4,0.1,100"),
+             ContainsSubstring("history '" + path + "': line 3, column 1: epoch '2e2' is not an integer"));
+  CHECK_THAT(read_line("2,0.5,0.25,0.25,0,0.01,0,0,0,0x3,0.1,100"),
+             ContainsSubstring("line 3, column 30: batches '0x3' is not an integer"));
+  CHECK_THAT(read_line("2,0.5 ,0.25,0.25,0,0.01,0,0,0,4,0.1,100"),
+             ContainsSubstring("line 3, column 3: total '0.5 ' is not a number"));
+  CHECK_THAT(read_line("2,0.5,0.25,0.25,0,0x1p-3,0,0,0,4,0.1,100"),
+             ContainsSubstring("column 19: learning_rate '0x1p-3' is not a number"));
+  CHECK_THAT(read_line("2,0.5,0.25,0.25,0,0.01,1.5,0,0,4,0.1,100"),
+             ContainsSubstring("degenerate_points '1.5' is not an integer"));
+  CHECK_THAT(read_line("2,0.5,0.25,0.25,0,0.01,0,0,0,99999999999,0.1,100"),
+             ContainsSubstring("batches '99999999999' is not an integer"));
+  CHECK_THAT(read_line("2,0.5,0.25,0.25,0,0.01,0,0,0,4,0.1,100,"), ContainsSubstring("expected 12 fields, got 13"));
+  CHECK(read_line("2,0.5,0.25,0.25,0,0.01,0,0,0,4,0.1,100") == "accepted");
+}
