@@ -19,27 +19,53 @@
 
 namespace qgml::app {
 
-// The hash of the T x D points as trained: h_i = FNV-1a-64 of (i, x_i1, ..., x_iD) (the global index
-// and the coordinates as 8-byte doubles), s = sum_i mix64(h_i) mod 2^64 (summed as two 32-bit halves,
-// so that the shards of any number of ranks give the same s), and the hash FNV-1a-64 of (T, D, s).
-// `points` are this rank's rows first .. first + extent(0) - 1. A collective.
+namespace detail {
+
+// h_i of data_hash for row i of `points` (global index first + i): FNV-1a-64 over the 8 bytes of the
+// index and of each coordinate as a double, least significant byte first; the sum of mix64(h_i)
+// modulo 2^64 is the reduction (unsigned wrap-around: the same for any order, thread count or sharding).
 template <class Points>
-std::string data_hash(const Points& points, std::int64_t total, std::int64_t first, Communicator& comm) {
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), points);
-  const std::int64_t rows = std::int64_t(host.extent(0));
-  const int d = int(host.extent(1));
-  std::int64_t halves[2] = {0, 0};
-  for (std::int64_t i = 0; i < rows; ++i) {
-    const std::uint64_t index = std::uint64_t(first + i);
-    std::uint64_t h = fnv1a64(&index, sizeof index);
-    for (int k = 0; k < d; ++k) {
-      const double x = double(host(i, k));
-      h = fnv1a64(&x, sizeof x, h);
+struct PointHashSum {
+  Points points;
+  std::uint64_t first;
+  int d;
+
+  KOKKOS_INLINE_FUNCTION static std::uint64_t fnv_word(std::uint64_t h, std::uint64_t word) {
+    for (int byte = 0; byte < 8; ++byte) {
+      h ^= (word >> (8 * byte)) & 0xffULL;
+      h *= 1099511628211ULL;
     }
-    const std::uint64_t m = mix64(h);
-    halves[0] += std::int64_t(m & 0xffffffffULL);
-    halves[1] += std::int64_t(m >> 32);
+    return h;
   }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, std::uint64_t& sum) const {
+    std::uint64_t h = fnv_word(14695981039346656037ULL, first + std::uint64_t(i));
+    for (int k = 0; k < d; ++k) {
+      const double x = double(points(i, k));
+      std::uint64_t bits;
+      memcpy(&bits, &x, sizeof bits);
+      h = fnv_word(h, bits);
+    }
+    sum += mix64(h);
+  }
+};
+
+}  // namespace detail
+
+// The hash of the T x D points as trained: h_i = FNV-1a-64 of (i, x_i1, ..., x_iD) (the global index
+// and the coordinates as 8-byte doubles), s = sum_i mix64(h_i) mod 2^64 (a Kokkos reduction on `exec`;
+// across ranks summed as two 32-bit halves, so that the shards of any number of ranks give the same s),
+// and the hash FNV-1a-64 of (T, D, s). `points` are this rank's rows first .. first + extent(0) - 1,
+// readable from `exec`. A collective.
+template <class Exec, class Points>
+std::string data_hash(const Exec& exec, const Points& points, std::int64_t total, std::int64_t first,
+                      Communicator& comm) {
+  const int d = int(points.extent(1));
+  std::uint64_t local = 0;
+  Kokkos::parallel_reduce("qgml::app::data_hash",
+                          Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, points.extent(0)),
+                          detail::PointHashSum<Points>{points, std::uint64_t(first), d}, local);
+  std::int64_t halves[2] = {std::int64_t(local & 0xffffffffULL), std::int64_t(local >> 32)};
   comm.allreduce_sum(halves, 2);
   const std::uint64_t s = std::uint64_t(halves[0]) + (std::uint64_t(halves[1]) << 32);
   const std::uint64_t shape[2] = {std::uint64_t(total), std::uint64_t(d)};

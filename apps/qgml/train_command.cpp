@@ -390,18 +390,42 @@ void make_absolute(Config& c, const std::string& key) {
   c.set(key, fs::absolute(path).lexically_normal().string(), c.origin(key));
 }
 
-// A collective. Compares the fingerprint of the checkpoint LATEST names (read and verified) with the
-// run's: differences not in `accepted` are an error listing them; accepted ones are logged, appended
-// to the run's changes.json, and config.yaml is rewritten to the configuration that now runs.
-void check_resume(const Config& c, const std::string& run_dir, const std::string& checkpoint_dir,
+// Whether the run directory's checkpoint directory holds no checkpoint yet: no LATEST and nothing but
+// an epoch-0 checkpoint being written (the run stopped before its first checkpoint was complete).
+bool no_checkpoint_yet(const std::string& checkpoint_dir) {
+  std::error_code ec;
+  if (fs::exists(fs::path(checkpoint_dir) / "LATEST", ec)) return false;
+  for (const auto& e : fs::directory_iterator(checkpoint_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("epoch-", 0) == 0 && name.rfind("epoch-000000", 0) != 0) return false;
+    if (name == "state.json") return false;
+  }
+  return true;
+}
+
+// A collective. Compares the fingerprint of the checkpoint LATEST names (read and verified), or, where
+// the run has no checkpoint yet (`fresh`), the settings of its config.yaml, with the run's:
+// differences not in `accepted` are an error listing them; accepted ones are logged, appended to the
+// run's changes.json, and config.yaml is rewritten to the configuration that now runs.
+void check_resume(const Config& c, const std::string& run_dir, const std::string& checkpoint_dir, bool fresh,
                   const CheckpointFingerprint& now, const AcceptedChanges& accepted, Log& log, Communicator& comm) {
   CheckpointState saved;
-  run_collectively(comm, [&] { saved = read_checkpoint(checkpoint_dir); });
+  run_collectively(comm, [&] {
+    if (!fresh) {
+      saved = read_checkpoint(checkpoint_dir);
+      return;
+    }
+    const Config recorded = load_config((fs::path(run_dir) / "config.yaml").string(), {});
+    saved.fingerprint = {now.data, fingerprint_settings(recorded)};  // no points recorded yet
+  });
+  const std::string against = fresh ? std::string("its config.yaml (no checkpoint yet)")
+                                    : "its checkpoint (epoch " + std::to_string(saved.epoch) + ")";
   const std::vector<FingerprintChange> changes = fingerprint_changes(saved.fingerprint, now);
   const bool all = std::find(accepted.begin(), accepted.end(), "all") != accepted.end();
-  const auto describe = [](const FingerprintChange& d) {
-    return d.key == "data" ? "data: the points differ (hash " + d.before + " in the checkpoint, " + d.now + " now)"
-                           : d.key + ": '" + d.before + "' in the checkpoint, '" + d.now + "' now";
+  const auto describe = [&](const FingerprintChange& d) {
+    const std::string where = fresh ? "config.yaml" : "the checkpoint";
+    return d.key == "data" ? "data: the points differ (hash " + d.before + " in " + where + ", " + d.now + " now)"
+                           : d.key + ": '" + d.before + "' in " + where + ", '" + d.now + "' now";
   };
   std::string refused, keys;
   for (const FingerprintChange& d : changes)
@@ -410,8 +434,8 @@ void check_resume(const Config& c, const std::string& run_dir, const std::string
       keys += (keys.empty() ? "" : ",") + d.key;
     }
   if (!refused.empty())
-    throw Error("--resume " + run_dir + ": the run differs from its checkpoint (epoch " + std::to_string(saved.epoch) +
-                "):" + refused + "\nresume with --resume-with-changes " + keys +
+    throw Error("--resume " + run_dir + ": the run differs from " + against + ":" + refused +
+                "\nresume with --resume-with-changes " + keys +
                 " to accept (recorded in the run), or with the run's own data and settings");
   if (changes.empty() && !all) {
     for (const std::string& key : accepted)
@@ -489,11 +513,16 @@ int train_in(Config& c, const std::string&, const std::string& resume_dir, Log& 
   run_collectively(comm, [&] { trainer_storage.emplace(in.config, in.data, settings, exec, comm, in.total_points); });
   Trainer<Real, Exec, DataSpace>& trainer = *trainer_storage;
   const CheckpointFingerprint fingerprint{
-      data_hash(in.data, in.total_points, shard_range(in.total_points, comm.size(), comm.rank()).begin, comm),
+      data_hash(exec, in.data, in.total_points, shard_range(in.total_points, comm.size(), comm.rank()).begin, comm),
       fingerprint_settings(c)};
   trainer.set_fingerprint(fingerprint);
+  // A run stopped before its epoch-0 checkpoint starts from epoch 0 with its own config.yaml.
+  const bool fresh = resume_dir.empty() || no_checkpoint_yet(settings.checkpoint_dir);
   if (!resume_dir.empty()) {
-    check_resume(c, run_dir, settings.checkpoint_dir, fingerprint, accepted, log, comm);
+    check_resume(c, run_dir, settings.checkpoint_dir, fresh, fingerprint, accepted, log, comm);
+    if (fresh) log.line("resume: " + run_dir + " has no checkpoint yet; starting it from epoch 0");
+  }
+  if (!fresh) {
     trainer.load_checkpoint(settings.checkpoint_dir);
     log.line(format("resuming %s at epoch %d of %d", run_dir.c_str(), trainer.epoch(), settings.epochs));
     if (trainer.already_stopped_early()) {
@@ -510,7 +539,7 @@ int train_in(Config& c, const std::string&, const std::string& resume_dir, Log& 
                   settings.early_stop_tolerance > 0 ? format("at most %d", settings.epochs).c_str()
                                                     : std::to_string(settings.epochs).c_str(),
                   settings.loss.w, std::is_same_v<Real, float> ? "float" : "double", Exec::name()));
-  if (resume_dir.empty())
+  if (fresh)
     for (const std::string& line : in.automatic) log.line(line);
   if (settings.early_stop_tolerance > 0)
     log.line(

@@ -9,6 +9,10 @@
 #                the run are refused with a message naming the file and a non-zero exit
 #   lock         a second --resume of a run being trained exits at once naming the run and the pid
 #   warm         a warm-started run resumed from a checkpoint ends byte-identical to an uninterrupted one
+#   nocheckpoint a run directory with config.yaml but no checkpoint (stopped before its epoch-0
+#                checkpoint) resumes from epoch 0 with its own config.yaml, byte-identical to an
+#                uninterrupted run; a changed setting is refused there too, a lost LATEST with later
+#                checkpoints is still refused
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -115,6 +119,30 @@ warm)
   resume "$run" --training.epochs 6 || fail "resume failed"
   cmp "$run/final_matrices.npy" ref/*/final_matrices.npy || fail "resumed warm-started run differs from the uninterrupted one"
   echo "ok: warm-started run resumed byte-identical"
+  ;;
+nocheckpoint)
+  opts=(--training.epochs 3 --training.checkpoint_every 1 "${small[@]}")
+  "$qgml" train "$config" "${opts[@]}" --output.directory ref "${common[@]}" >ref.log 2>&1 ||
+    { cat ref.log; fail "reference run failed"; }
+  cp -r ref runs
+  run=$(run_dir)
+  # The state of a run stopped before its epoch-0 checkpoint: config.yaml, an epoch-0 checkpoint being
+  # written, nothing else.
+  find "$run" -mindepth 1 -maxdepth 1 ! -name config.yaml -exec rm -rf {} +
+  mkdir -p "$run/checkpoints/epoch-000000.tmp"
+  resume "$run" --training.lr 0.02 && fail "a changed setting accepted on a run without checkpoint"
+  grep -q "training.lr: '0.01' in config.yaml, '0.02' now" resume.log || fail "the message does not name training.lr"
+  [ -e "$run/history.csv" ] && fail "a refused resume trained"
+  resume "$run" || fail "a run without checkpoint was refused"
+  grep -q "resume: ${run%/}/\\? has no checkpoint yet; starting it from epoch 0" resume.log ||
+    fail "no line saying the run starts from epoch 0"
+  [ "$(rows "$run")" -eq 3 ] || fail "the resumed run did not train 3 epochs"
+  cmp "$run/final_matrices.npy" ref/*/final_matrices.npy || fail "the run started by --resume differs from the uninterrupted one"
+  # Later checkpoints without LATEST are damage, not a fresh run.
+  rm "$run/checkpoints/LATEST"
+  resume "$run" --training.epochs 4 && fail "a run whose LATEST is lost restarted"
+  [ "$(rows "$run")" -eq 3 ] || fail "a refused resume trained"
+  echo "ok: a run without checkpoint resumed from epoch 0, identical to the uninterrupted one"
   ;;
 *)
   echo "unknown case $case_"

@@ -21,6 +21,13 @@ fail() { echo "FAIL ($case_): $*"; for f in train.log resume.log; do [ -f "$f" ]
 common=(--output.plots false --output.directory runs --kokkos-disable-warnings)
 run_dir() { ls -d runs/*/ 2>/dev/null | head -n 1; }
 rows() { tail -n +2 "$1/history.csv" | wc -l; }
+# Waits (at most 30 s) until the run directory holds a complete checkpoint (LATEST).
+wait_for_checkpoint() {
+  for _ in $(seq 600); do
+    [ -n "$(run_dir)" ] && [ -f "$(run_dir)/checkpoints/LATEST" ] && return 0
+    sleep 0.05
+  done
+}
 
 case $case_ in
 nonfinite)
@@ -61,10 +68,7 @@ epoch0)
     --kokkos-disable-warnings >ref.log 2>&1 || { cat ref.log; fail "reference run failed"; }
   "$qgml" train "$config" --training.epochs 1000000 "${opts[@]}" "${common[@]}" >train.log 2>&1 &
   pid=$!
-  for _ in $(seq 600); do
-    [ -n "$(run_dir)" ] && [ -f "$(run_dir)/checkpoints/LATEST" ] && break
-    sleep 0.05
-  done
+  wait_for_checkpoint
   kill -9 "$pid"
   wait "$pid" 2>/dev/null
   run=$(run_dir)
@@ -81,10 +85,7 @@ sigint)
     --analysis.enabled false --model.N 8)
   "$qgml" train "$config" --training.epochs 3 "${opts[@]}" "${common[@]}" >train.log 2>&1 &
   pid=$!
-  for _ in $(seq 600); do
-    [ -n "$(run_dir)" ] && [ -f "$(run_dir)/checkpoints/LATEST" ] && break
-    sleep 0.05
-  done
+  wait_for_checkpoint
   sleep 0.2
   t0=$(date +%s%N)
   kill -INT "$pid"
@@ -114,10 +115,7 @@ sigint)
   "$qgml" train "$config" --training.epochs 3 "${opts[@]}" --data.points 60000 --training.batch_size 0 --model.N 32 "${common[@]}" \
     >train.log 2>&1 &
   pid=$!
-  for _ in $(seq 600); do
-    [ -n "$(run_dir)" ] && [ -f "$(run_dir)/checkpoints/LATEST" ] && break
-    sleep 0.05
-  done
+  wait_for_checkpoint
   sleep 0.3
   kill -INT "$pid"
   sleep 0.3

@@ -3,6 +3,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -132,6 +133,23 @@ TEST_CASE("settings: a misspelt key gets the close setting, a far one no guess",
   CHECK_THAT(message("trainig.batch_size"), ContainsSubstring("did you mean 'training.batch_size'?"));
   CHECK_THAT(message("foo.bar"), ContainsSubstring("unknown setting 'foo.bar' (qgml --help lists the settings)"));
   CHECK_THAT(message("completely_unrelated"), !ContainsSubstring("did you mean"));
+}
+
+// The suggestion compares a key with every setting by edit distance (O(length of the key) each): a key of
+// a megabyte (a fuzzer's input, a pasted file) took seconds; a length difference beyond the closeness
+// limit now skips the comparison.
+TEST_CASE("settings: a key of a megabyte is refused at once with no guess", "[app][settings]") {
+  const std::string key = "training." + std::string(1 << 20, 'r');
+  const auto start = std::chrono::steady_clock::now();
+  std::string message = "accepted";
+  try {
+    load_config("", {{key, "1"}});
+  } catch (const qgml::Error& e) {
+    message = e.what();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK_THAT(message, ContainsSubstring("unknown setting") && !ContainsSubstring("did you mean"));
+  CHECK(seconds < 0.5);
 }
 
 TEST_CASE("settings: the automatic N grows with D and is recorded in words", "[app][settings]") {

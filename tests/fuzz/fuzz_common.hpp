@@ -3,6 +3,7 @@
 // LLVMFuzzerTestOneInput, and libFuzzer reports it as a crash, as it does every sanitizer report.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "qgml/common/error.hpp"
+#include "qgml/io/data_io.hpp"
 
 namespace qgml::fuzz {
 
@@ -46,6 +48,31 @@ void expect_value_or_error(F&& read) {
   } catch (const qgml::Error& e) {
     if (e.what()[0] == '\0') std::abort();
   }
+}
+
+// A points file (`name` in the scratch directory, holding the input) through `read` (read_points_csv or
+// read_points_npy) and the sharded reader (read_points_shard, 3 ranks): accepted data must be T x D
+// finite values, and the shards must hold the same rows as the whole file.
+template <class Read>
+int check_points_reader(const char* name, const std::uint8_t* data, std::size_t size, Read read) {
+  const std::string path = write_file(scratch() / name, data, size);
+  HostData whole;
+  expect_value_or_error([&] {
+    whole = read(path);
+    if (whole.rows < 1 || whole.cols < 1 || whole.values.size() != std::size_t(whole.rows) * std::size_t(whole.cols))
+      std::abort();
+    for (double v : whole.values)
+      if (!std::isfinite(v)) std::abort();
+  });
+  if (whole.rows == 0) return 0;
+  for (int rank = 0; rank < 3; ++rank) {
+    const HostShard s = read_points_shard(path, rank, 3);
+    if (s.total != whole.rows || s.first < 0 || s.first + s.data.rows > s.total) std::abort();
+    if (s.data.rows > 0 && s.data.cols != whole.cols) std::abort();
+    for (std::size_t i = 0; i < s.data.values.size(); ++i)
+      if (s.data.values[i] != whole.values[std::size_t(s.first) * whole.cols + i]) std::abort();
+  }
+  return 0;
 }
 
 }  // namespace qgml::fuzz

@@ -40,6 +40,28 @@ struct TempDir {
   ~TempDir() { fs::remove_all(path); }
 };
 
+// One training session on the sphere points: a 3 x 3 configuration and its trainer. A fresh session
+// starts from the seed-1 configuration; a resumed one from a seed-999 configuration that the checkpoint
+// in `resume_dir` overwrites.
+template <class Real, class Space>
+struct Session {
+  MatrixConfiguration<Real, Space> config;
+  Trainer<Real, Space> trainer;
+  Session(const Space& exec, const typename Trainer<Real, Space>::points_type& data, const TrainingSettings& s)
+      : config(qr_configuration<Real>(3, 3, 1, exec)), trainer(config, data, s, exec) {}
+  Session(const Space& exec, const typename Trainer<Real, Space>::points_type& data, const TrainingSettings& s,
+          const std::string& resume_dir)
+      : config(qr_configuration<Real>(3, 3, 999, exec)), trainer(config, data, s, exec) {
+    trainer.load_checkpoint(resume_dir);
+  }
+};
+
+// Whether two sets of matrices are byte for byte the same.
+bool identical(const HostMatrices& a, const HostMatrices& b) {
+  return a.values.size() == b.values.size() &&
+         std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(cplx)) == 0;
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("end to end: the unit sphere trains to the spin-1 fuzzy sphere (spec 4.2, 8.5)", "[training]",
@@ -108,8 +130,7 @@ TEMPLATE_TEST_CASE("data in host-side memory train exactly like device-resident 
   const auto history = streamed.train();
   REQUIRE(history.size() == 4);
   for (int e = 0; e < 4; ++e) CHECK(history[e].total == full[e].total);
-  const HostMatrices m = to_host(config, exec);
-  CHECK(std::memcmp(m.values.data(), resident.values.data(), m.values.size() * sizeof(cplx)) == 0);
+  CHECK(identical(to_host(config, exec), resident));
 }
 
 // Warm-started eigensolves (the previous epoch's eigenvectors as the Jacobi starting basis): the same
@@ -153,23 +174,19 @@ TEMPLATE_TEST_CASE("resuming from a checkpoint continues bit-identically", "[tra
 
   auto data = sphere_points<Real>(exec, 2500, 3, 0.0, 42);
   {
-    auto config = qr_configuration<Real>(3, 3, 1, exec);
     TrainingSettings s = sphere_settings(6);
     s.checkpoint_dir = dir.path.string();
     s.checkpoint_every = 3;
-    Trainer<Real, Space> first(config, data, s, exec);
-    first.train([](const EpochRecord& r) { return r.epoch < 3; });  // interrupted after epoch 3
-    REQUIRE(first.epoch() == 3);
+    Session<Real, Space> first(exec, data, s);
+    first.trainer.train([](const EpochRecord& r) { return r.epoch < 3; });  // interrupted after epoch 3
+    REQUIRE(first.trainer.epoch() == 3);
   }
-  auto config = qr_configuration<Real>(3, 3, 999, exec);  // overwritten by the checkpoint
-  Trainer<Real, Space> resumed(config, data, sphere_settings(6), exec);
-  resumed.load_checkpoint(dir.path.string());
-  CHECK(resumed.epoch() == 3);
-  const auto history = resumed.train();
+  Session<Real, Space> resumed(exec, data, sphere_settings(6), dir.path.string());
+  CHECK(resumed.trainer.epoch() == 3);
+  const auto history = resumed.trainer.train();
   REQUIRE(history.size() == 6);
   for (int e = 0; e < 6; ++e) CHECK(history[e].total == full[e].total);
-  const HostMatrices m = to_host(config, exec);
-  CHECK(std::memcmp(m.values.data(), uninterrupted.values.data(), m.values.size() * sizeof(cplx)) == 0);
+  CHECK(identical(to_host(resumed.config, exec), uninterrupted));
 }
 
 TEMPLATE_TEST_CASE("a batch with a non-finite loss is skipped and never reaches the matrices", "[training]",
@@ -432,14 +449,11 @@ TEST_CASE("early stop ends training at the plateau, and a resumed run stops at t
   s.checkpoint_dir = dir.path.string();
   s.checkpoint_every = 1;
   {
-    auto c1 = qr_configuration<Real>(3, 3, 1, exec);
-    Trainer<Real, Space> first(c1, data, s, exec);
-    first.train([&](const EpochRecord& r) { return r.epoch < stopped / 2; });
+    Session<Real, Space> first(exec, data, s);
+    first.trainer.train([&](const EpochRecord& r) { return r.epoch < stopped / 2; });
   }
-  auto c2 = qr_configuration<Real>(3, 3, 999, exec);
-  Trainer<Real, Space> resumed(c2, data, s, exec);
-  resumed.load_checkpoint(dir.path.string());
-  const auto again = resumed.train();
+  Session<Real, Space> resumed(exec, data, s, dir.path.string());
+  const auto again = resumed.trainer.train();
   REQUIRE(int(again.size()) == stopped);
   CHECK(again.back().total == history.back().total);
 }
@@ -458,16 +472,15 @@ TEMPLATE_TEST_CASE("a stop between batches restores the last complete epoch, che
   s.checkpoint_every = 0;  // only epoch 0 and the stop are checkpointed
   HostMatrices after_two;
   {
-    auto config = qr_configuration<Real>(3, 3, 1, exec);
-    Trainer<Real, Space> first(config, data, s, exec);
+    Session<Real, Space> first(exec, data, s);
     // Asked once per batch boundary (4 per epoch of 5 batches): stop at the third boundary of epoch 3.
     int asked = 0;
-    first.set_stop_query([&] { return ++asked == 2 * 4 + 3; });
-    first.train();
-    REQUIRE(first.interrupted());
-    CHECK(first.epoch() == 2);
-    CHECK(first.history().size() == 2);
-    after_two = to_host(config, exec);
+    first.trainer.set_stop_query([&] { return ++asked == 2 * 4 + 3; });
+    first.trainer.train();
+    REQUIRE(first.trainer.interrupted());
+    CHECK(first.trainer.epoch() == 2);
+    CHECK(first.trainer.history().size() == 2);
+    after_two = to_host(first.config, exec);
   }
   {
     std::ifstream latest(dir.path / "LATEST");
@@ -477,16 +490,13 @@ TEMPLATE_TEST_CASE("a stop between batches restores the last complete epoch, che
   }
   HostMatrices two_epochs;
   train_sphere<Real, Space>(2, &two_epochs);
-  CHECK(std::memcmp(after_two.values.data(), two_epochs.values.data(), two_epochs.values.size() * sizeof(cplx)) == 0);
-  auto config = qr_configuration<Real>(3, 3, 999, exec);
-  Trainer<Real, Space> resumed(config, data, s, exec);
-  resumed.load_checkpoint(dir.path.string());
-  CHECK(resumed.epoch() == 2);
-  const auto history = resumed.train();
+  CHECK(identical(after_two, two_epochs));
+  Session<Real, Space> resumed(exec, data, s, dir.path.string());
+  CHECK(resumed.trainer.epoch() == 2);
+  const auto history = resumed.trainer.train();
   REQUIRE(history.size() == 4);
   for (int e = 0; e < 4; ++e) CHECK(history[e].total == full[e].total);
-  const HostMatrices m = to_host(config, exec);
-  CHECK(std::memcmp(m.values.data(), uninterrupted.values.data(), m.values.size() * sizeof(cplx)) == 0);
+  CHECK(identical(to_host(resumed.config, exec), uninterrupted));
 }
 
 TEST_CASE("a fresh run checkpoints epoch 0, and a resume from it equals the uninterrupted run",
@@ -502,22 +512,18 @@ TEST_CASE("a fresh run checkpoints epoch 0, and a resume from it equals the unin
   s.checkpoint_dir = dir.path.string();
   s.checkpoint_every = 0;
   {
-    auto config = qr_configuration<Real>(3, 3, 1, exec);
-    Trainer<Real, Space> first(config, data, s, exec);
-    first.set_stop_query([] { return true; });  // stops at the first batch boundary of epoch 1
-    first.train();
-    REQUIRE(first.interrupted());
-    CHECK(first.epoch() == 0);
+    Session<Real, Space> first(exec, data, s);
+    first.trainer.set_stop_query([] { return true; });  // stops at the first batch boundary of epoch 1
+    first.trainer.train();
+    REQUIRE(first.trainer.interrupted());
+    CHECK(first.trainer.epoch() == 0);
   }
   const CheckpointState zero = read_checkpoint(dir.path.string());
   CHECK(zero.epoch == 0);
   CHECK(zero.history.empty());
-  auto config = qr_configuration<Real>(3, 3, 999, exec);
-  Trainer<Real, Space> resumed(config, data, s, exec);
-  resumed.load_checkpoint(dir.path.string());
-  resumed.train();
-  const HostMatrices m = to_host(config, exec);
-  CHECK(std::memcmp(m.values.data(), uninterrupted.values.data(), m.values.size() * sizeof(cplx)) == 0);
+  Session<Real, Space> resumed(exec, data, s, dir.path.string());
+  resumed.trainer.train();
+  CHECK(identical(to_host(resumed.config, exec), uninterrupted));
 }
 
 TEST_CASE("an epoch in which every point fails stops training with a message; the good checkpoint stays",
@@ -555,17 +561,14 @@ TEST_CASE("a resume of an early-stopped run trains no further epoch unless more 
   s.early_stop_tolerance = 1e-3;
   s.early_stop_window = 10;
   s.checkpoint_dir = dir.path.string();
-  auto config = qr_configuration<Real>(3, 3, 1, exec);
-  Trainer<Real, Space> full(config, data, s, exec);
-  const int stopped = int(full.train().size());
+  Session<Real, Space> full(exec, data, s);
+  const int stopped = int(full.trainer.train().size());
   REQUIRE(stopped < 400);
-  CHECK(full.stopped_early());
+  CHECK(full.trainer.stopped_early());
   {
-    auto c2 = qr_configuration<Real>(3, 3, 999, exec);
-    Trainer<Real, Space> resumed(c2, data, s, exec);
-    resumed.load_checkpoint(dir.path.string());
-    CHECK(resumed.already_stopped_early());
-    CHECK(int(resumed.train().size()) == stopped);
+    Session<Real, Space> resumed(exec, data, s, dir.path.string());
+    CHECK(resumed.trainer.already_stopped_early());
+    CHECK(int(resumed.trainer.train().size()) == stopped);
     CHECK(read_checkpoint(dir.path.string()).epoch == stopped);
   }
   for (const bool off : {false, true}) {  // more epochs than the limit, or the early stop turned off
@@ -574,18 +577,70 @@ TEST_CASE("a resume of an early-stopped run trains no further epoch unless more 
       t.early_stop_tolerance = 0;
     else
       t.epochs = 401;
-    auto c = qr_configuration<Real>(3, 3, 999, exec);
-    Trainer<Real, Space> again(c, data, t, exec);
-    again.load_checkpoint(dir.path.string());
-    CHECK_FALSE(again.already_stopped_early());
+    Session<Real, Space> again(exec, data, t, dir.path.string());
+    CHECK_FALSE(again.trainer.already_stopped_early());
   }
   TrainingSettings more = s;
   more.epochs = 401;
   more.early_stop_tolerance = 0;
-  auto c3 = qr_configuration<Real>(3, 3, 999, exec);
-  Trainer<Real, Space> extended(c3, data, more, exec);
-  extended.load_checkpoint(dir.path.string());
-  CHECK_FALSE(extended.already_stopped_early());
-  extended.train([&](const EpochRecord& r) { return r.epoch < stopped + 2; });
-  CHECK(extended.epoch() == stopped + 2);
+  Session<Real, Space> extended(exec, data, more, dir.path.string());
+  CHECK_FALSE(extended.trainer.already_stopped_early());
+  extended.trainer.train([&](const EpochRecord& r) { return r.epoch < stopped + 2; });
+  CHECK(extended.trainer.epoch() == stopped + 2);
+}
+
+TEST_CASE("history.csv is read with the strict parsers; a bad field is named with its file, line and column",
+          "[training][checkpoint][history]") {
+  TempDir dir;
+  const std::string path = (dir.path / "history.csv").string();
+  EpochRecord r;
+  r.epoch = 7;
+  r.total = 0.1;
+  r.reconstruction = 1.0 / 3;
+  r.fluctuation = 2.5e-300;
+  r.learning_rate = 4.9406564584124654e-324;  // subnormal: a decayed rate, restored exactly
+  r.degenerate_points = 3000000000L;
+  r.batches = 5;
+  r.seconds = 0;
+  r.points_per_second = std::numeric_limits<double>::infinity();
+  write_history_csv(path, {r, r});
+  const std::vector<EpochRecord> back = read_history_csv(path);
+  REQUIRE(back.size() == 2);
+  CHECK(back[1].epoch == 7);
+  CHECK(back[1].reconstruction == r.reconstruction);
+  CHECK(back[1].fluctuation == r.fluctuation);
+  CHECK(back[1].learning_rate == r.learning_rate);
+  CHECK(back[1].degenerate_points == r.degenerate_points);
+  CHECK(back[1].points_per_second == r.points_per_second);
+
+  const std::string header = [&] {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+  }();
+  const auto read_line = [&](const std::string& line) {
+    std::ofstream(path, std::ios::trunc) << header << "\n1,0.5,0.25,0.25,0,0.01,0,0,0,4,0.1,100\n" << line << "\n";
+    try {
+      read_history_csv(path);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  using Catch::Matchers::ContainsSubstring;
+  CHECK_THAT(read_line("2e2,0.5,0.25,0.25,0,0.01,0,0,0,4,0.1,100"),
+             ContainsSubstring("history '" + path + "': line 3, column 1: epoch '2e2' is not an integer"));
+  CHECK_THAT(read_line("2,0.5,0.25,0.25,0,0.01,0,0,0,0x3,0.1,100"),
+             ContainsSubstring("line 3, column 30: batches '0x3' is not an integer"));
+  CHECK_THAT(read_line("2,0.5 ,0.25,0.25,0,0.01,0,0,0,4,0.1,100"),
+             ContainsSubstring("line 3, column 3: total '0.5 ' is not a number"));
+  CHECK_THAT(read_line("2,0.5,0.25,0.25,0,0x1p-3,0,0,0,4,0.1,100"),
+             ContainsSubstring("column 19: learning_rate '0x1p-3' is not a number"));
+  CHECK_THAT(read_line("2,0.5,0.25,0.25,0,0.01,1.5,0,0,4,0.1,100"),
+             ContainsSubstring("degenerate_points '1.5' is not an integer"));
+  CHECK_THAT(read_line("2,0.5,0.25,0.25,0,0.01,0,0,0,99999999999,0.1,100"),
+             ContainsSubstring("batches '99999999999' is not an integer"));
+  CHECK_THAT(read_line("2,0.5,0.25,0.25,0,0.01,0,0,0,4,0.1,100,"), ContainsSubstring("expected 12 fields, got 13"));
+  CHECK(read_line("2,0.5,0.25,0.25,0,0.01,0,0,0,4,0.1,100") == "accepted");
 }

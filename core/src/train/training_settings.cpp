@@ -1,12 +1,17 @@
 #include "qgml/train/training_settings.hpp"
 
 #include <algorithm>
+#include <cfloat>
+#include <charconv>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
+#include <system_error>
 
 #include "qgml/common/error.hpp"
 #include "qgml/io/atomic_file.hpp"
+#include "qgml/io/parse_number.hpp"
 
 #include "io/json_file.hpp"
 
@@ -112,42 +117,92 @@ void write_history_json(const std::string& path, const std::vector<EpochRecord>&
   detail::write_json_file(path, records);
 }
 
+namespace {
+
+// A real field of history.csv as write_history_csv writes it: the grammar of parse_real, and also what a
+// record may hold that no setting may: inf, -inf, nan, and a subnormal value (a learning rate decayed
+// below DBL_MIN), read exactly so that a resumed run continues bit-identically.
+bool parse_history_real(const std::string& text, double& value) {
+  if (parse_real(text, value)) return true;
+  if (text == "nan" || text == "-nan") {
+    value = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  if (text == "inf" || text == "-inf") {
+    value = text[0] == '-' ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    return true;
+  }
+  if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos) return false;
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v, std::chars_format::general);
+  if (r.ec != std::errc() || r.ptr != end || !(std::fabs(v) < DBL_MIN)) return false;
+  value = v;
+  return true;
+}
+
+template <class Int>
+bool parse_history_integer(const std::string& text, Int& value) {
+  long long v = 0;
+  if (!parse_integer(text, v) || v < std::numeric_limits<Int>::min() || v > std::numeric_limits<Int>::max())
+    return false;
+  value = Int(v);
+  return true;
+}
+
+}  // namespace
+
 std::vector<EpochRecord> read_history_csv(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error("history '" + path + "': cannot open");
   std::string line;
   if (!std::getline(in, line) || line != csv_header)
     throw Error("history '" + path + "': line 1: expected the header '" + std::string(csv_header) + "'");
+  static const char* const names[12] = {"epoch",         "total",         "reconstruction",    "fluctuation",
+                                        "penalty",       "learning_rate", "degenerate_points", "skipped_batches",
+                                        "eigh_failures", "batches",       "seconds",           "points_per_second"};
   std::vector<EpochRecord> h;
   int lineno = 1;
   while (std::getline(in, line)) {
     ++lineno;
     if (line.empty()) continue;
     std::vector<std::string> f;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) f.push_back(cell);
+    std::vector<std::size_t> column;  // 1-based column where each field starts
+    for (std::size_t start = 0;;) {
+      const std::size_t comma = line.find(',', start);
+      column.push_back(start + 1);
+      f.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
     if (f.size() != 12)
       throw Error("history '" + path + "': line " + std::to_string(lineno) + ": expected 12 fields, got " +
                   std::to_string(f.size()));
-    try {
-      EpochRecord r;
-      r.epoch = std::stoi(f[0]);
-      r.total = std::stod(f[1]);
-      r.reconstruction = std::stod(f[2]);
-      r.fluctuation = std::stod(f[3]);
-      r.penalty = std::stod(f[4]);
-      r.learning_rate = std::stod(f[5]);
-      r.degenerate_points = std::stol(f[6]);
-      r.skipped_batches = std::stoi(f[7]);
-      r.eigh_failures = std::stoi(f[8]);
-      r.batches = std::stoi(f[9]);
-      r.seconds = std::stod(f[10]);
-      r.points_per_second = std::stod(f[11]);
-      h.push_back(r);
-    } catch (const std::exception&) {
-      throw Error("history '" + path + "': line " + std::to_string(lineno) + ": a field is not a number");
-    }
+    std::size_t bad = 12;
+    const auto integer = [&](std::size_t i, auto& out) {
+      if (bad == 12 && !parse_history_integer(f[i], out)) bad = i;
+    };
+    const auto real = [&](std::size_t i, double& out) {
+      if (bad == 12 && !parse_history_real(f[i], out)) bad = i;
+    };
+    EpochRecord r;
+    integer(0, r.epoch);
+    real(1, r.total);
+    real(2, r.reconstruction);
+    real(3, r.fluctuation);
+    real(4, r.penalty);
+    real(5, r.learning_rate);
+    integer(6, r.degenerate_points);
+    integer(7, r.skipped_batches);
+    integer(8, r.eigh_failures);
+    integer(9, r.batches);
+    real(10, r.seconds);
+    real(11, r.points_per_second);
+    if (bad != 12)
+      throw Error("history '" + path + "': line " + std::to_string(lineno) + ", column " + std::to_string(column[bad]) +
+                  ": " + names[bad] + " '" + f[bad] + "' is not " +
+                  (bad == 0 || (bad >= 6 && bad <= 9) ? "an integer" : "a number"));
+    h.push_back(r);
   }
   return h;
 }
