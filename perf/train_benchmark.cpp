@@ -12,6 +12,9 @@
 //   qgml-team: the team kernel, one team per point on the ground-state path (the GPU kernel), and the GEMM;
 //   qgml-separate: the separate batch kernels (build H, eigensolve, per-point terms, the GEMM);
 //   qgml-warm: warm-started eigensolves, with the mean Jacobi sweeps per point of every epoch.
+//   --stream own (CUDA): train on an execution-space instance with a stream of its own, as an embedding
+//   code would; the batch gradient's product is then the fixed-order chunked reduction (KokkosKernels
+//   3.4's gemm runs on the default instance only). Default: the default instance.
 #include <Kokkos_Core.hpp>
 
 #include <cstdio>
@@ -30,9 +33,9 @@ using Exec = Kokkos::DefaultExecutionSpace;
 using qgml::bench::Args;
 
 template <class Real>
-void run(const Args& args, const std::string& precision, int n, int batch, double w, const std::string& impl) {
+void run_on(const Args& args, const Exec& exec, const std::string& precision, int n, int batch, double w,
+            const std::string& impl) {
   const bool warm = impl == "qgml-warm";
-  const Exec exec;
   const int count = args.integer("T", 2500), d = args.integer("D", 3);
   const int warmup = args.integer("warmup", 2), repeats = args.integer("repeats", 5);
   auto data = qgml::sphere_points<Real>(exec, count, d, 0.0, 42);
@@ -64,9 +67,25 @@ void run(const Args& args, const std::string& precision, int n, int batch, doubl
   line.add("N", n).add("D", d).add("T", count).add("batch", std::min(batch, count)).add("w", w);
   line.add("precision", precision).add("repeats", repeats).add("median_s", t.median).add("min_s", t.min);
   line.add("points_per_s", count / t.median).add("final_loss", final_loss);
+  line.add("stream", args.string("stream", "default"));
   line.add("bytes_per_point", double(trainer.bytes()) / std::min(batch, count));
   if (warm) line.add("mean_sweeps_per_epoch", sweeps);  // warm-up epochs first; the first epoch is cold
   qgml::bench::emit(line, args.string("out", ""));
+}
+
+template <class Real>
+void run(const Args& args, const std::string& precision, int n, int batch, double w, const std::string& impl) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaStream_t stream = nullptr;
+  if (args.string("stream", "default") == "own") cudaStreamCreate(&stream);
+  const Exec exec = stream ? Exec(stream) : Exec();
+#else
+  const Exec exec;
+#endif
+  run_on<Real>(args, exec, precision, n, batch, w, impl);
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (stream) cudaStreamDestroy(stream);
+#endif
 }
 
 }  // namespace
