@@ -24,6 +24,12 @@ std::vector<Setting> make_schema() {
   return {
       {"data.generator", T::text, "sphere", "synthetic data set (ignored when data.file is set)", generators},
       {"data.file", T::text, "", "CSV or NPY file of points, one row per point", {}},
+      {"data.array",
+       T::text,
+       "",
+       "set by the C, Fortran and Python interfaces when they hand the points over in memory (what the "
+       "array was); the program itself cannot read such points",
+       {}},
       {"data.points", T::integer, "2500", "number of generated points T", {}, 1, 1e9},
       {"data.dimension", T::integer, "3", "ambient dimension D of sphere and hypercube data", {}, 1, 4096},
       {"data.intrinsic_dimension", T::integer, "2", "dimension of the hypercube data", {}, 1, 4096},

@@ -18,6 +18,20 @@
 
 namespace qgml::app {
 
+// Points handed over in memory by the C, Fortran or Python interface (data.array): T x D reals in host
+// memory, row-major, float64 or float32; read while the data are loaded, never kept.
+struct PointsInMemory {
+  const void* values = nullptr;
+  std::int64_t rows = 0;
+  int columns = 0;
+  bool single_precision = false;
+
+  double operator()(std::int64_t r, int c) const {
+    const std::size_t i = std::size_t(r) * std::size_t(columns) + std::size_t(c);
+    return single_precision ? double(static_cast<const float*>(values)[i]) : static_cast<const double*>(values)[i];
+  }
+};
+
 // This process's rows [first, first + points.extent(0)) of the T = total points.
 template <class Real, class ExecSpace>
 struct DataShard {
@@ -36,10 +50,39 @@ struct DataShard {
 // of the points (generated point t depends only on the seed and t, so the union over ranks is the
 // one-process data set); data.standardize uses the mean and spread of all T points. An error on any
 // rank (e.g. a bad row in a file, which only the rank holding it parses) is raised on every rank.
+// With data.array set, the points are `memory`'s rows (the same on every rank).
 template <class Real, class ExecSpace>
-DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& c, Communicator& comm) {
+DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& c, Communicator& comm,
+                                           const PointsInMemory* memory = nullptr) {
   DataShard<Real, ExecSpace> shard;
   run_collectively(comm, [&] {
+    const std::string array = c.text("data.array");
+    if (!array.empty() || memory) {
+      if (!memory || array.empty())
+        throw Error(array.empty() ? std::string("points in memory need the setting data.array (what they are)")
+                                  : "data.array = '" + array +
+                                        "': these points were handed over in memory by the C, Fortran or "
+                                        "Python interface, and only that interface can pass them again (the "
+                                        "program reads data.file or data.generator)");
+      if (!c.text("data.file").empty())
+        throw Error("data.file = '" + c.text("data.file") + "' and points in memory (data.array = '" + array +
+                    "') are both given: give one");
+      if (memory->rows < comm.size() || memory->columns < 1)
+        throw Error("data.array = '" + array + "': " + std::to_string(memory->rows) + " x " +
+                    std::to_string(memory->columns) + " points, need at least " + std::to_string(comm.size()) +
+                    " point(s) of at least 1 coordinate");
+      const ShardRange r = shard_range(memory->rows, comm.size(), comm.rank());
+      HostData h;
+      h.rows = int(r.size());
+      h.cols = memory->columns;
+      h.values.resize(std::size_t(h.rows) * std::size_t(h.cols));
+      for (int i = 0; i < h.rows; ++i)
+        for (int k = 0; k < h.cols; ++k) h(i, k) = (*memory)(r.begin + i, k);
+      shard.points = to_device_points<Real>(exec, h);
+      shard.first = r.begin;
+      shard.total = memory->rows;
+      return;
+    }
     const std::string file = c.text("data.file");
     if (!file.empty()) {
       HostShard h = read_points_shard(file, comm.rank(), comm.size());

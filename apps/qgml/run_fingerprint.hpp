@@ -74,14 +74,16 @@ std::string data_hash(const Exec& exec, const Points& points, std::int64_t total
 
 // Whether `key` shapes what is trained: every data.*, model.* and training.* setting except the
 // run's length and bookkeeping (training.epochs, early stop, checkpoint interval, replica checks,
-// data.placement) and, with a data file, the generator's settings.
+// data.placement) and, with a data file or points in memory, the generator's settings.
 inline bool shapes_training(const Config& c, const std::string& key) {
   static const char* const excluded[] = {
       "training.epochs",           "training.early_stop",     "training.early_stop_window",
       "training.checkpoint_every", "training.check_replicas", "data.placement"};
   for (const char* e : excluded)
     if (key == e) return false;
-  if (key.rfind("data.", 0) == 0 && key != "data.file" && key != "data.standardize" && !c.text("data.file").empty())
+  const bool given_points = !c.text("data.file").empty() || !c.text("data.array").empty();
+  if (key.rfind("data.", 0) == 0 && key != "data.file" && key != "data.array" && key != "data.standardize" &&
+      given_points)
     return false;
   return key.rfind("data.", 0) == 0 || key.rfind("model.", 0) == 0 || key.rfind("training.", 0) == 0;
 }

@@ -22,6 +22,7 @@
 #include "qgml/train/training_settings.hpp"
 
 #include "config.hpp"
+#include "data_source.hpp"
 
 namespace qgml::app {
 
@@ -117,7 +118,11 @@ struct PlannedData {
   int d = 0;
 };
 
-inline std::optional<PlannedData> planned_data(const Config& c) {
+inline std::optional<PlannedData> planned_data(const Config& c, const PointsInMemory* memory = nullptr) {
+  if (!c.text("data.array").empty() || memory) {
+    if (!memory) return std::nullopt;  // the data loader's error
+    return PlannedData{memory->rows, memory->columns};
+  }
   const std::string file = c.text("data.file");
   if (file.empty()) {
     const std::string g = c.text("data.generator");

@@ -32,6 +32,7 @@
 #include "run_directory.hpp"
 #include "run_fingerprint.hpp"
 #include "run_setup.hpp"
+#include "train_run.hpp"
 
 namespace qgml::app {
 
@@ -150,7 +151,8 @@ struct PlacedData {
 };
 
 template <class Real, class DataSpace>
-PlacedData<Real, DataSpace> placed_data(const Exec& exec, const Config& c, Communicator& comm) {
+PlacedData<Real, DataSpace> placed_data(const Exec& exec, const Config& c, Communicator& comm,
+                                        const PointsInMemory* memory) {
   PlacedData<Real, DataSpace> placed;
   auto take = [&](const auto& shard) {
     placed.total = shard.total;
@@ -160,11 +162,11 @@ PlacedData<Real, DataSpace> placed_data(const Exec& exec, const Config& c, Commu
     placed.standardization = shard.standardization;
   };
   if constexpr (std::is_same_v<DataSpace, Exec::memory_space>) {
-    const auto shard = load_data_shard<Real>(exec, c, comm);
+    const auto shard = load_data_shard<Real>(exec, c, comm, memory);
     take(shard);
     placed.points = shard.points;
   } else {
-    const auto shard = load_data_shard<Real>(Kokkos::DefaultHostExecutionSpace(), c, comm);
+    const auto shard = load_data_shard<Real>(Kokkos::DefaultHostExecutionSpace(), c, comm, memory);
     take(shard);
     placed.points = RealMatrix<Real, DataSpace>(Kokkos::ViewAllocateWithoutInitializing("qgml::app::points"),
                                                 shard.points.extent(0), shard.points.extent(1));
@@ -207,12 +209,13 @@ void check_run_memory(const Exec& exec, const Config& c, const Communicator& com
 // shape (model.load sets model.N of c), the memory check (before the data are read or generated, with
 // the N that is trained), the data, the initial configuration.
 template <class Real, class DataSpace>
-RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communicator& comm) {
+RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communicator& comm,
+                                          const PointsInMemory* memory) {
   RunInputs<Real, DataSpace> in;
   const bool automatic_n = c.is_auto("model.N") && c.text("model.load").empty();
   const bool from_file = !c.text("data.file").empty();
   std::optional<ModelShape> shape;
-  const std::optional<PlannedData> planned = planned_data(c);
+  const std::optional<PlannedData> planned = planned_data(c, memory);
   if (planned) {
     run_collectively(comm, [&] {
       if (planned->points < comm.size()) return;  // the data reader's error
@@ -222,7 +225,7 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
                                         shape->n, from_file);
     });
   }
-  const auto placed = placed_data<Real, DataSpace>(exec, c, comm);
+  const auto placed = placed_data<Real, DataSpace>(exec, c, comm, memory);
   in.data = placed.points;
   in.total_points = placed.total;
   in.d = int(in.data.extent(1));
@@ -280,9 +283,10 @@ std::string open_run_directory(const Config& c, const std::string& config_path, 
     std::string name = c.text("output.name");
     if (name.empty()) {
       const std::string file = c.text("data.file");
-      name = !config_path.empty() ? fs::path(config_path).stem().string()
-             : !file.empty()      ? fs::path(file).stem().string()
-                                  : c.text("data.generator");
+      name = !config_path.empty()            ? fs::path(config_path).stem().string()
+             : !file.empty()                 ? fs::path(file).stem().string()
+             : !c.text("data.array").empty() ? std::string("array")
+                                             : c.text("data.generator");
     }
     run_dir = create_run_directory(c.text("output.directory"), name);
     write_file_atomically((fs::path(run_dir) / "config.yaml").string(), config_yaml(c));
@@ -378,9 +382,8 @@ void write_outputs(const std::string& run_dir, const std::vector<EpochRecord>& h
 using AcceptedChanges = std::vector<std::string>;
 
 template <class Real, class DataSpace>
-int train_in(Config& c, const std::string& config_path, const std::string& resume_dir, Log& log,
-             const ProfilerOptions& popts, bool monitored, RunInputs<Real, DataSpace>& in, const std::string& run_dir,
-             const AcceptedChanges& accepted);
+int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOptions& popts, bool monitored,
+             RunInputs<Real, DataSpace>& in, const std::string& run_dir);
 
 // A relative path setting as an absolute one, resolved once, at the first run (its config.yaml then
 // names the same file from any directory).
@@ -467,8 +470,9 @@ void check_resume(const Config& c, const std::string& run_dir, const std::string
 }
 
 template <class Real, class DataSpace>
-int train(Config c, const std::string& config_path, const std::string& resume_dir, bool quiet,
-          const AcceptedChanges& accepted) {
+TrainOutcome train(Config c, const std::string& config_path, const TrainRequest& request) {
+  const std::string& resume_dir = request.resume_dir;
+  const bool quiet = request.quiet;
   const Exec exec;
   // With MPI, every rank trains on its shard of the points; rank 0 alone prints and writes files.
   Communicator& comm = communicator();
@@ -483,7 +487,7 @@ int train(Config c, const std::string& config_path, const std::string& resume_di
     make_absolute(c, "data.file");
     make_absolute(c, "model.load");
   }
-  auto in = prepare_inputs<Real, DataSpace>(exec, c, comm);
+  auto in = prepare_inputs<Real, DataSpace>(exec, c, comm, request.points);
   const std::string run_dir = open_run_directory(c, config_path, resume_dir, comm);
   // Held until the run ends: one process at a time in a run directory.
   RunLock lock;
@@ -493,7 +497,7 @@ int train(Config c, const std::string& config_path, const std::string& resume_di
   if (root) log.open((fs::path(run_dir) / "log.txt").string());
   // A fatal error from here on is also recorded in the run's log.txt (main prints it to stderr).
   try {
-    return train_in<Real, DataSpace>(c, config_path, resume_dir, log, popts, monitored, in, run_dir, accepted);
+    return {train_in<Real, DataSpace>(c, request, log, popts, monitored, in, run_dir), run_dir};
   } catch (const std::exception& e) {
     log.file_line(std::string("error: ") + e.what());
     throw;
@@ -501,9 +505,13 @@ int train(Config c, const std::string& config_path, const std::string& resume_di
 }
 
 template <class Real, class DataSpace>
-int train_in(Config& c, const std::string&, const std::string& resume_dir, Log& log, const ProfilerOptions& popts,
-             bool monitored, RunInputs<Real, DataSpace>& in, const std::string& run_dir,
-             const AcceptedChanges& accepted) {
+int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOptions& popts, bool monitored,
+             RunInputs<Real, DataSpace>& in, const std::string& run_dir) {
+  const std::string& resume_dir = request.resume_dir;
+  const AcceptedChanges& accepted = request.accepted_changes;
+  const auto stop = [&request] {
+    return (request.handle_signals && stop_requested.load()) || (request.stop_requested && request.stop_requested());
+  };
   const Exec exec;
   Communicator& comm = communicator();
   const bool root = comm.rank() == 0;
@@ -557,15 +565,17 @@ int train_in(Config& c, const std::string&, const std::string& resume_dir, Log& 
   bool interrupted = false;
   EpochMonitor monitor(log, settings.epochs, !quiet && root && ::isatty(::fileno(stdout)), monitored);
   {
-    const StopOnSignal stop_on_signal;
-    trainer.set_stop_query([] { return stop_requested.load(); });
+    std::optional<StopOnSignal> stop_on_signal;
+    if (request.handle_signals) stop_on_signal.emplace();
+    trainer.set_stop_query(stop);
     monitor.begin(trainer.epoch());
     trainer.train([&](const EpochRecord& r) {
       monitor.record(r);
-      return !stop_requested.load();
+      if (request.on_epoch) request.on_epoch(r);
+      return !stop();
     });
     monitor.end();
-    std::int64_t stop_flag = stop_requested.load() || trainer.interrupted() ? 1 : 0;
+    std::int64_t stop_flag = stop() || trainer.interrupted() ? 1 : 0;
     comm.allreduce_max(&stop_flag, 1);  // every rank takes the same exit
     interrupted = stop_flag != 0;
   }
@@ -622,6 +632,24 @@ int train_in(Config& c, const std::string&, const std::string& resume_dir, Log& 
 
 }  // namespace
 
+TrainOutcome run_train(const TrainRequest& request) {
+  if (!request.resume_dir.empty() && !request.config_path.empty())
+    throw Error("--resume takes the run directory's own config; give no config or data file");
+  std::vector<std::pair<std::string, std::string>> overrides = request.overrides;
+  std::string config_path = request.config_path;
+  if (!request.resume_dir.empty()) {
+    config_path = (fs::path(request.resume_dir) / "config.yaml").string();
+    if (!fs::exists(config_path))
+      throw Error("--resume " + request.resume_dir + ": no config.yaml there (not a qgml run directory)");
+  }
+  const Config c = load_config(config_path, overrides);
+  const std::string path = request.resume_dir.empty() ? config_path : "";
+  const bool on_host = c.text("data.placement") == "host" && !std::is_same_v<HostDataSpace, Exec::memory_space>;
+  if (c.text("model.precision") == "float")
+    return on_host ? train<float, HostDataSpace>(c, path, request) : train<float, Exec::memory_space>(c, path, request);
+  return on_host ? train<double, HostDataSpace>(c, path, request) : train<double, Exec::memory_space>(c, path, request);
+}
+
 int train_command(const std::vector<std::string>& args) {
   std::string config_path, data_path, resume;
   AcceptedChanges accepted;
@@ -674,9 +702,6 @@ int train_command(const std::vector<std::string>& args) {
   if (!resume.empty()) {
     if (!config_path.empty() || !data_path.empty())
       throw Error("--resume takes the run directory's own config; give no config or data file");
-    config_path = (fs::path(resume) / "config.yaml").string();
-    if (!fs::exists(config_path))
-      throw Error("--resume " + resume + ": no config.yaml there (not a qgml run directory)");
   } else if (config_path.empty() && data_path.empty()) {
     bool data_given = false;
     for (const auto& [key, value] : overrides) data_given = data_given || key.rfind("data.", 0) == 0;
@@ -685,14 +710,14 @@ int train_command(const std::vector<std::string>& args) {
           "qgml train needs data: qgml train DATA.csv (or .npy), --data.file FILE, --data.generator NAME, "
           "a config file (see examples/configs/) or --resume RUN_DIR");
   }
-  const Config c = load_config(config_path, overrides);
-  const std::string path = resume.empty() ? config_path : "";
-  const bool on_host = c.text("data.placement") == "host" && !std::is_same_v<HostDataSpace, Exec::memory_space>;
-  if (c.text("model.precision") == "float")
-    return on_host ? train<float, HostDataSpace>(c, path, resume, quiet, accepted)
-                   : train<float, Exec::memory_space>(c, path, resume, quiet, accepted);
-  return on_host ? train<double, HostDataSpace>(c, path, resume, quiet, accepted)
-                 : train<double, Exec::memory_space>(c, path, resume, quiet, accepted);
+  TrainRequest request;
+  request.config_path = config_path;
+  request.overrides = overrides;
+  request.resume_dir = resume;
+  request.accepted_changes = accepted;
+  request.quiet = quiet;
+  request.handle_signals = true;
+  return run_train(request).exit_code;
 }
 
 }  // namespace qgml::app
