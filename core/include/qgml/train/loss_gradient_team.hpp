@@ -215,24 +215,34 @@ int gradient_max_chunks(int n, int d, int max_rows) {
   return int(cap < 1 ? 1 : cap);
 }
 
-// Whether gradient_product runs KokkosBlas::gemm on exec (else the chunked reduction): with
-// KokkosKernels, on host spaces (OpenBLAS where its TPL is on), and on devices when exec is the default
-// instance (KokkosKernels 3.x's gemm takes no execution-space instance and runs on the default one).
+// KokkosKernels' cuBLAS gemm computes C = A^H B with fewer than this many entries in a LayoutRight C by
+// its dot-product kernel, which adds partial dots with atomics: not reproducible bit for bit.
+constexpr long long kokkoskernels_dot_gemm_entries = 100;
+
+// Whether gradient_product runs KokkosBlas::gemm on exec for a product of `entries` = N x D N entries
+// (else the chunked reduction, whose order is fixed): with KokkosKernels, on host spaces (OpenBLAS
+// where its TPL is on), and on devices when exec is the default instance (KokkosKernels 3.x's gemm
+// takes no execution-space instance and runs on the default one) and the product is large enough for
+// cuBLAS itself (kokkoskernels_dot_gemm_entries).
 template <class ExecSpace>
-bool gradient_product_uses_gemm(const ExecSpace& exec) {
+bool gradient_product_uses_gemm(const ExecSpace& exec, long long entries) {
 #if defined(QGML_HAVE_KOKKOSKERNELS)
   if constexpr (is_host_space_v<ExecSpace>) {
     (void)exec;
+    (void)entries;
     return true;
   } else {
 #if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) return exec.cuda_stream() == ExecSpace().cuda_stream();
+    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>)
+      return entries >= kokkoskernels_dot_gemm_entries && exec.cuda_stream() == ExecSpace().cuda_stream();
 #endif
     (void)exec;
+    (void)entries;
     return false;
   }
 #else
   (void)exec;
+  (void)entries;
   return false;
 #endif
 }
@@ -253,7 +263,7 @@ void gradient_product(
   const auto rows_range = Kokkos::make_pair(0, rows);
   bool done = false;
 #if defined(QGML_HAVE_KOKKOSKERNELS)
-  if (gradient_product_uses_gemm(exec)) {
+  if (gradient_product_uses_gemm(exec, (long long)n * dn)) {
     KokkosBlas::gemm("C", "N", complex_type(1), Kokkos::subview(wv, rows_range, Kokkos::ALL),
                      Kokkos::subview(u, rows_range, Kokkos::ALL), complex_type(0), y);
     done = true;
