@@ -162,42 +162,52 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
     }
   }
   if (variant != EighVariant::team) {
-    const int ts = options.matrices_per_team > 0 ? options.matrices_per_team : (is_host_space_v<ExecSpace> ? 1 : 32);
-    const int league = (count + ts - 1) / ts;
-    const int level = scratch_level(policy_type(exec, league, ts), ts * scratch_bytes, n, "serial");
-    Kokkos::parallel_for(
-        "qgml::batched_eigh[serial]",
-        policy_type(exec, league, ts).set_scratch_size(level, Kokkos::PerThread(scratch_bytes)),
-        KOKKOS_LAMBDA(const member_type& member) {
-          const int t = member.league_rank() * member.team_size() + member.team_rank();
-          if (t >= count) return;
-          scratch_view buf(member.thread_scratch(level), scratch_elements);
-          const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
-          const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
-          const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
-          Real* s = reinterpret_cast<Real*>(buf.data());
-          const linalg::SerialLoops loops;
-          if (warm) {
-            int used = 0;
-            info(t) = linalg::hermitian_eigh_warm(a, wt, vt, s, used);
-            if (record_sweeps) sweeps(t) = used;
-            return;
-          }
-          if (record_sweeps) sweeps(t) = 0;
-          switch (n) {  // compile-time sizes where unrolling pays (measured: 1.35x at N = 4, none at N >= 8)
-            case 2:
-              info(t) = linalg::hermitian_eigh<2>(loops, a, wt, vt, s);
-              break;
-            case 3:
-              info(t) = linalg::hermitian_eigh<3>(loops, a, wt, vt, s);
-              break;
-            case 4:
-              info(t) = linalg::hermitian_eigh<4>(loops, a, wt, vt, s);
-              break;
-            default:
-              info(t) = linalg::hermitian_eigh(loops, a, wt, vt, s);
-          }
-        });
+    int ts = options.matrices_per_team > 0 ? options.matrices_per_team : (is_host_space_v<ExecSpace> ? 1 : 32);
+    // The matrices of a team are independent, so the team size changes no result: a requested size
+    // above what the kernel can launch with (registers, scratch: team_size_max) is lowered to it.
+    int level = scratch_level(policy_type(exec, (count + ts - 1) / ts, ts), ts * scratch_bytes, n, "serial");
+    for (;;) {
+      const auto kernel = KOKKOS_LAMBDA(const member_type& member) {
+        const int t = member.league_rank() * member.team_size() + member.team_rank();
+        if (t >= count) return;
+        scratch_view buf(member.thread_scratch(level), scratch_elements);
+        const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
+        const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
+        const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
+        Real* s = reinterpret_cast<Real*>(buf.data());
+        const linalg::SerialLoops loops;
+        if (warm) {
+          int used = 0;
+          info(t) = linalg::hermitian_eigh_warm(a, wt, vt, s, used);
+          if (record_sweeps) sweeps(t) = used;
+          return;
+        }
+        if (record_sweeps) sweeps(t) = 0;
+        switch (n) {  // compile-time sizes where unrolling pays (measured: 1.35x at N = 4, none at N >= 8)
+          case 2:
+            info(t) = linalg::hermitian_eigh<2>(loops, a, wt, vt, s);
+            break;
+          case 3:
+            info(t) = linalg::hermitian_eigh<3>(loops, a, wt, vt, s);
+            break;
+          case 4:
+            info(t) = linalg::hermitian_eigh<4>(loops, a, wt, vt, s);
+            break;
+          default:
+            info(t) = linalg::hermitian_eigh(loops, a, wt, vt, s);
+        }
+      };
+      const policy_type policy =
+          policy_type(exec, (count + ts - 1) / ts, ts).set_scratch_size(level, Kokkos::PerThread(scratch_bytes));
+      const int max_ts = policy.team_size_max(kernel, Kokkos::ParallelForTag());
+      if (ts > max_ts && max_ts >= 1) {
+        ts = max_ts;
+        level = scratch_level(policy_type(exec, (count + ts - 1) / ts, ts), ts * scratch_bytes, n, "serial");
+        continue;
+      }
+      Kokkos::parallel_for("qgml::batched_eigh[serial]", policy, kernel);
+      break;
+    }
   } else {
     int ts = options.threads_per_matrix;
     if (ts <= 0) ts = is_host_space_v<ExecSpace> ? 1 : (n <= 32 ? 32 : 64);
