@@ -164,9 +164,10 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
   if (variant != EighVariant::team) {
     int ts = options.matrices_per_team > 0 ? options.matrices_per_team : (is_host_space_v<ExecSpace> ? 1 : 32);
     // The matrices of a team are independent, so the team size changes no result: a requested size
-    // above what the kernel can launch with (registers, scratch: team_size_max) is lowered to it.
-    int level = scratch_level(policy_type(exec, (count + ts - 1) / ts, ts), ts * scratch_bytes, n, "serial");
+    // above what the kernel can launch with (registers, scratch: team_size_max, asked of a policy of
+    // team size 1, since constructing one with too large a size aborts) is lowered to it.
     for (;;) {
+      const int level = scratch_level(policy_type(exec, 1, 1), ts * scratch_bytes, n, "serial");
       const auto kernel = KOKKOS_LAMBDA(const member_type& member) {
         const int t = member.league_rank() * member.team_size() + member.team_rank();
         if (t >= count) return;
@@ -197,15 +198,17 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
             info(t) = linalg::hermitian_eigh(loops, a, wt, vt, s);
         }
       };
-      const policy_type policy =
-          policy_type(exec, (count + ts - 1) / ts, ts).set_scratch_size(level, Kokkos::PerThread(scratch_bytes));
-      const int max_ts = policy.team_size_max(kernel, Kokkos::ParallelForTag());
+      const int max_ts = policy_type(exec, 1, 1)
+                             .set_scratch_size(level, Kokkos::PerThread(scratch_bytes))
+                             .team_size_max(kernel, Kokkos::ParallelForTag());
       if (ts > max_ts && max_ts >= 1) {
         ts = max_ts;
-        level = scratch_level(policy_type(exec, (count + ts - 1) / ts, ts), ts * scratch_bytes, n, "serial");
         continue;
       }
-      Kokkos::parallel_for("qgml::batched_eigh[serial]", policy, kernel);
+      Kokkos::parallel_for(
+          "qgml::batched_eigh[serial]",
+          policy_type(exec, (count + ts - 1) / ts, ts).set_scratch_size(level, Kokkos::PerThread(scratch_bytes)),
+          kernel);
       break;
     }
   } else {
