@@ -7,6 +7,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -254,7 +255,8 @@ TEST_CASE("a warm-started run stopped and resumed on P ranks ends byte-identical
     CHECK(history[3].eigh_sweeps <= 8);
     fs::remove_all(one_settings.checkpoint_dir);
   }
-  comm.broadcast("", 0);
+  std::int64_t barrier = 0;  // an all-reduce: rank 0 removes nothing that another rank still reads
+  comm.allreduce_max(&barrier, 1);
   if (r == 0) {
     fs::remove_all(dir);
     fs::remove_all(dir + "-again");
