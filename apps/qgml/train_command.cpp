@@ -188,8 +188,8 @@ struct RunInputs {
 };
 
 // Throws when the run does not fit in memory: `points` of D = d coordinates (this rank's `local`), the
-// configuration and the trainer's buffers (Trainer::estimate_bytes); for a file, also the host copy
-// its reader makes.
+// configuration and the trainer's buffers (Trainer::estimate_bytes, interruptible: Ctrl-C stops between
+// batches); for a file, also the host copy its reader makes.
 template <class Real, class DataSpace>
 void check_run_memory(const Exec& exec, const Config& c, const Communicator& comm, std::int64_t points,
                       std::int64_t local, int d, int n, bool from_file) {
@@ -199,7 +199,7 @@ void check_run_memory(const Exec& exec, const Config& c, const Communicator& com
                             (from_file ? double(local) * d * sizeof(double) : 0.0);
   const double config_bytes = double(d + 1) * n * n * sizeof(complex_t<Real>);
   const double trainer_bytes =
-      double(Trainer<Real, Exec, DataSpace>::estimate_bytes(settings, d, n, local, points, comm.size()));
+      double(Trainer<Real, Exec, DataSpace>::estimate_bytes(settings, d, n, local, points, comm.size(), true));
   check_memory(data_bytes + config_bytes + trainer_bytes, memory_budget(exec),
                format("training N = %d, D = %d, batch %lld on %lld points", n, d,
                       (long long)effective_batch_size(settings, points), (long long)local));

@@ -71,3 +71,28 @@ TEST_CASE("an error on one rank is raised with the same message on every rank", 
   // Nothing is raised when every rank succeeds.
   CHECK_NOTHROW(qgml::run_collectively(comm, [] {}));
 }
+
+TEST_CASE("gather_shards_to_root gives rank 0 every shard's rows in point order, in rounds", "[mpi][warm-start]") {
+  Communicator comm;
+  const int p = comm.size(), r = comm.rank();
+  // Fewer rows than ranks (empty shards), one row per round (round < width), several rounds, one round.
+  for (const std::int64_t total : {std::int64_t(2), std::int64_t(23), std::int64_t(100)})
+    for (const std::size_t round : {std::size_t(1), std::size_t(7), std::size_t(1) << 26}) {
+      const std::size_t width = 3;
+      const auto mine = qgml::shard_range(total, p, r);
+      std::vector<double> local;
+      for (std::int64_t t = mine.begin; t < mine.end; ++t)
+        for (std::size_t c = 0; c < width; ++c) local.push_back(double(t) + 0.25 * double(c));
+      const auto all = qgml::gather_shards_to_root(comm, local, total, width, round);
+      if (r != 0) {
+        CHECK(all.empty());
+        continue;
+      }
+      REQUIRE(all.size() == std::size_t(total) * width);
+      bool in_order = true;
+      for (std::int64_t t = 0; t < total; ++t)
+        for (std::size_t c = 0; c < width; ++c)
+          in_order = in_order && all[std::size_t(t) * width + c] == double(t) + 0.25 * double(c);
+      CHECK(in_order);
+    }
+}

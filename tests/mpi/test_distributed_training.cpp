@@ -7,7 +7,11 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -16,6 +20,7 @@
 #include "qgml/io/data_io.hpp"
 #include "qgml/model/initializers.hpp"
 #include "qgml/mpi/communicator.hpp"
+#include "qgml/train/checkpoint.hpp"
 #include "qgml/train/trainer.hpp"
 
 namespace {
@@ -148,6 +153,114 @@ TEST_CASE("a checkpoint written on P ranks resumes in one process and on P ranks
   many.load_checkpoint(dir);
   check_same_history<double>(ref, many.train(), comm.size() == 1 ? 1 : 2);
   CHECK(max_difference(many_config, reference) <= 1e-10);
+}
+
+namespace {
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+// The warm-start basis of every rank's shard is gathered into the checkpoint's warm_start.npy of all T
+// points (the file of a one-process run), and each rank takes its rows back at a resume: a run stopped
+// at an epoch's end or between batches and resumed ends byte-identical to the uninterrupted one, and
+// the basis moves between rank counts unchanged.
+TEST_CASE("a warm-started run stopped and resumed on P ranks ends byte-identical to the uninterrupted one",
+          "[mpi][warm-start]") {
+  qgml::mpi::Communicator comm;
+  const Exec exec;
+  namespace fs = std::filesystem;
+  const int p = comm.size(), r = comm.rank();
+  const std::string dir = "mpi-warm-" + std::to_string(p) + "-ranks";
+  if (r == 0) fs::remove_all(dir);
+  comm.broadcast("", 0);
+
+  qgml::TrainingSettings s;
+  s.epochs = 6;
+  s.batch_size = 300;
+  s.learning_rate = 0.01;
+  s.loss.w = 0.25;
+  s.seed = 3;
+  s.warm_start_eigh = true;
+  const int total = 1500;  // 5 batches per epoch
+  const auto shard = qgml::shard_range(total, p, r);
+  const auto mine = qgml::sphere_points<double>(exec, int(shard.size()), 3, 0.0, 42, shard.begin);
+  const auto run = [&](const qgml::TrainingSettings& settings, const std::string& resume, int stop_at_query) {
+    auto config = qgml::qr_configuration<double>(3, 3, resume.empty() ? 1 : 99, exec);
+    qgml::Trainer<double, Exec> t(config, mine, settings, exec, comm, total);
+    if (!resume.empty()) t.load_checkpoint(resume);
+    int asked = 0;
+    if (stop_at_query > 0) t.set_stop_query([&] { return ++asked == stop_at_query; });
+    t.train();
+    CHECK(t.interrupted() == (stop_at_query > 0));
+    return qgml::to_host(config, exec);
+  };
+  const qgml::HostMatrices uninterrupted = run(s, "", 0);
+  const auto identical = [&](const qgml::HostMatrices& a) {
+    return a.values.size() == uninterrupted.values.size() &&
+           std::memcmp(a.values.data(), uninterrupted.values.data(), a.values.size() * sizeof(a.values[0])) == 0;
+  };
+
+  SECTION("stopped at the end of an epoch") {
+    auto first = s;
+    first.epochs = 3;
+    first.checkpoint_dir = dir;
+    run(first, "", 0);
+    const auto state = qgml::read_checkpoint(dir);
+    CHECK(state.epoch == 3);
+    CHECK(state.warm_basis.D == total);
+    CHECK(identical(run(s, dir, 0)));
+  }
+  SECTION("stopped between batches (4 boundaries per epoch: the third of epoch 4)") {
+    auto first = s;
+    first.checkpoint_dir = dir;
+    first.checkpoint_every = 0;
+    run(first, "", 3 * 4 + 3);
+    CHECK(qgml::read_checkpoint(dir).epoch == 3);
+    CHECK(identical(run(s, dir, 0)));
+  }
+  SECTION("the basis file is that of all T points on any number of ranks") {
+    auto first = s;
+    first.epochs = 3;
+    first.checkpoint_dir = dir;
+    run(first, "", 0);
+    const std::string written = dir + "/epoch-000003/warm_start.npy";
+    // Read back on P ranks and on one process (each rank its own copy), then written again unchanged.
+    auto again = s;
+    again.checkpoint_dir = dir + "-again";
+    if (r == 0) fs::remove_all(again.checkpoint_dir);
+    comm.broadcast("", 0);
+    auto config = qgml::qr_configuration<double>(3, 3, 99, exec);
+    qgml::Trainer<double, Exec> many(config, mine, again, exec, comm, total);
+    many.load_checkpoint(dir);
+    many.save_checkpoint(again.checkpoint_dir);
+    const auto all = qgml::sphere_points<double>(exec, total, 3, 0.0, 42);
+    auto one_config = qgml::qr_configuration<double>(3, 3, 99, exec);
+    auto one_settings = s;
+    one_settings.checkpoint_dir = dir + "-one-" + std::to_string(r);
+    fs::remove_all(one_settings.checkpoint_dir);
+    qgml::Trainer<double, Exec> one(one_config, all, one_settings, exec);
+    one.load_checkpoint(dir);
+    one.save_checkpoint(one_settings.checkpoint_dir);
+    if (r == 0) CHECK(file_bytes(again.checkpoint_dir + "/epoch-000003/warm_start.npy") == file_bytes(written));
+    CHECK(file_bytes(one_settings.checkpoint_dir + "/epoch-000003/warm_start.npy") == file_bytes(written));
+    CHECK(file_bytes(written).size() > std::size_t(total) * 9 * 16);
+    // The one process continues warm from the P ranks' bases.
+    const auto history = one.train();
+    REQUIRE(history.size() == 6);
+    CHECK(history[3].eigh_sweeps > 0);
+    CHECK(history[3].eigh_sweeps <= 8);
+    fs::remove_all(one_settings.checkpoint_dir);
+  }
+  std::int64_t barrier = 0;  // an all-reduce: rank 0 removes nothing that another rank still reads
+  comm.allreduce_max(&barrier, 1);
+  if (r == 0) {
+    fs::remove_all(dir);
+    fs::remove_all(dir + "-again");
+  }
 }
 
 TEST_CASE("each rank reads only its rows of a points file, and a bad row fails every rank", "[mpi]") {

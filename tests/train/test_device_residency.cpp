@@ -138,6 +138,16 @@ TEMPLATE_TEST_CASE("Trainer::estimate_bytes is what a trainer allocates, and byt
       CHECK(allocated == estimate);
       CHECK(trainer.bytes() == estimate);
       if (c.ranks == 1) CHECK(Trainer<Real, Space>::estimate_bytes(s, c.d, c.n, c.points) == estimate);
+      // What set_stop_query adds: the snapshot of the matrices and the optimizer state, and the
+      // warm-start cache's second basis.
+      recorder.reset();
+      Trainer<Real, Space> stoppable(config, data, s, exec, comm, c.points);
+      stoppable.set_stop_query([] { return false; });
+      const std::size_t interruptible =
+          Trainer<Real, Space>::estimate_bytes(s, c.d, c.n, shard.size(), c.points, c.ranks, true);
+      CHECK(recorder.allocated_bytes == interruptible);
+      CHECK(stoppable.bytes() == interruptible);
+      CHECK(interruptible > estimate);
     }
   }
 }

@@ -499,6 +499,52 @@ TEMPLATE_TEST_CASE("a stop between batches restores the last complete epoch, che
   CHECK(identical(to_host(resumed.config, exec), uninterrupted));
 }
 
+// With warm-started eigensolves, the bases stored by the batches of the abandoned epoch come from
+// matrices that are rolled back: the bases of the last complete epoch must be restored with them, or
+// the continued run differs in the last bits (warm_start_cache.hpp).
+TEMPLATE_TEST_CASE("a stop between batches of a warm-started run keeps the last complete epoch's bases",
+                   "[training][interrupt][warm-start]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  TempDir dir;
+  auto data = sphere_points<Real>(exec, 2500, 3, 0.0, 42);
+  TrainingSettings s = sphere_settings(5);
+  s.warm_start_eigh = true;
+  HostMatrices uninterrupted;
+  {
+    Session<Real, Space> full(exec, data, s);
+    full.trainer.train();
+    uninterrupted = to_host(full.config, exec);
+  }
+  s.checkpoint_dir = dir.path.string();
+  s.checkpoint_every = 0;  // only epoch 0 and the stop are checkpointed
+  HostMatrices continued;
+  {
+    Session<Real, Space> first(exec, data, s);
+    // Asked once per batch boundary (4 per epoch of 5 batches): stop at the third boundary of epoch 4,
+    // after three of its batches have stored new bases.
+    int asked = 0;
+    first.trainer.set_stop_query([&] { return ++asked == 3 * 4 + 3; });
+    first.trainer.train();
+    REQUIRE(first.trainer.interrupted());
+    CHECK(first.trainer.epoch() == 3);
+    CHECK(read_checkpoint(dir.path.string()).warm_basis.D == 2500);
+    // The same trainer goes on from its restored state ...
+    first.trainer.train();
+    CHECK_FALSE(first.trainer.interrupted());
+    continued = to_host(first.config, exec);
+  }
+  CHECK(identical(continued, uninterrupted));
+  // ... and so does a run resumed from the checkpoint of the stop (it holds epoch 5 now; read epoch 3).
+  Session<Real, Space> resumed(exec, data, s, (dir.path / "epoch-000003").string());
+  CHECK(resumed.trainer.epoch() == 3);
+  const auto history = resumed.trainer.train();
+  REQUIRE(history.size() == 5);
+  CHECK(history[3].eigh_sweeps > 0);  // warm from the restored bases
+  CHECK(identical(to_host(resumed.config, exec), uninterrupted));
+}
+
 TEST_CASE("a fresh run checkpoints epoch 0, and a resume from it equals the uninterrupted run",
           "[training][checkpoint]") {
   using Real = double;

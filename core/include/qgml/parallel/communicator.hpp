@@ -80,6 +80,13 @@ class SelfCommunicator final : public Communicator {
   [[noreturn]] void abort(int code) override;
 };
 
+// Rank 0 receives the rows of every rank's shard in point order: rank r passes its
+// shard_range(total_rows, comm.size(), r).size() rows of `width` doubles each (row-major) and rank 0
+// receives total_rows x width doubles; the others an empty vector. A collective, sent in rounds of at
+// most `round_doubles` doubles per rank so that no message exceeds MPI's int counts.
+std::vector<double> gather_shards_to_root(Communicator& comm, const std::vector<double>& local, std::int64_t total_rows,
+                                          std::size_t width, std::size_t round_doubles = std::size_t(1) << 26);
+
 // An error raised on every rank alike (by run_collectively), after which the ranks may exit normally.
 class CollectiveError : public Error {
  public:

@@ -5,7 +5,8 @@
 // checkpoint in force; older checkpoints beyond the last two are removed. Each epoch directory ends
 // with a file `checksums`, written last: the 64-bit FNV-1a hash of every other file in it, checked
 // before any of them is read. With a warm-start basis (TrainingSettings::warm_start_eigh) the basis
-// of every point is kept too (warm_start.npy), so that a resumed run is bit-identical.
+// of every point is kept too (warm_start.npy, T x N x N in point order whatever the number of ranks
+// that wrote it: the Trainer gathers the shards), so that a resumed run is bit-identical.
 #pragma once
 
 #include <Kokkos_Core.hpp>

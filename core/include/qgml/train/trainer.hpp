@@ -16,12 +16,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "qgml/common/error.hpp"
@@ -168,10 +170,11 @@ class Trainer {
   // Bytes of memory a Trainer with these settings allocates for D x N x N matrices and T_local points
   // of this process (of T_total over `ranks` processes; T_total < 0: T_local): every buffer of the
   // trainer, its LossGradient, Adam state, batch distribution and warm-start cache, host mirrors
-  // included (not the data or the configuration). The memory model of qgml train's pre-flight check
-  // and of qgml tune.
+  // included (not the data or the configuration); with `interruptible`, also what set_stop_query
+  // allocates (the snapshot of the matrices and the optimizer state, the warm-start cache's second
+  // basis). The memory model of qgml train's pre-flight check and of qgml tune.
   static std::size_t estimate_bytes(const TrainingSettings& settings, int D, int N, std::int64_t T_local,
-                                    std::int64_t T_total = -1, int ranks = 1) {
+                                    std::int64_t T_total = -1, int ranks = 1, bool interruptible = false) {
     if (T_total < 0) T_total = T_local;
     const auto bytes = [](std::size_t count, std::size_t size) { return view_allocation_bytes(count, size); };
     const std::size_t d = std::size_t(D), n = std::size_t(N), dnn = d * n * n, cx = sizeof(complex_type);
@@ -206,7 +209,9 @@ class Trainer {
                       2 * bytes(1, sizeof(int));
     if (distributed) own += 2 * bytes(reduce_count(D, N), sizeof(double));
     own += BatchDistribution<ExecSpace>::estimate_bytes(T_total, batch, T_local, distributed ? ranks : 1);
-    if (settings.warm_start_eigh) own += WarmStartCache<Real, ExecSpace>::estimate_bytes(T_local, capacity, N);
+    if (settings.warm_start_eigh)
+      own += WarmStartCache<Real, ExecSpace>::estimate_bytes(T_local, capacity, N, interruptible);
+    if (interruptible) own += bytes(dnn, cx) + adam;
     return engine + adam + own;
   }
 
@@ -255,10 +260,10 @@ class Trainer {
 
  public:
   // Asked on the host between the batches of an epoch (never inside a kernel, and with no fence of its
-  // own); true abandons the epoch: the matrices and the optimizer state return to those of the last
-  // complete epoch (kept in buffers allocated here, once), a checkpoint of it is written (with a
-  // checkpoint directory) and train() returns with interrupted() true. Data-parallel: a collective per
-  // batch, so that every rank stops at the same batch.
+  // own); true abandons the epoch: the matrices, the optimizer state and the warm-start basis return to
+  // those of the last complete epoch (kept in buffers allocated here, once), a checkpoint of it is
+  // written (with a checkpoint directory) and train() returns with interrupted() true. Data-parallel: a
+  // collective per batch, so that every rank stops at the same batch.
   using StopQuery = std::function<bool()>;
   void set_stop_query(StopQuery query) {
     stop_query_ = std::move(query);
@@ -271,6 +276,7 @@ class Trainer {
       snapshot_v_ =
           snapshot_moments_type(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::snapshot_v"), d, n, n);
       snapshot_step_ = Kokkos::View<int, memory_space>("qgml::Trainer::snapshot_step");
+      warm_.enable_rollback();
     }
   }
 
@@ -339,10 +345,12 @@ class Trainer {
   // What every checkpoint records as the run's fingerprint (checkpoint.hpp).
   void set_fingerprint(const CheckpointFingerprint& f) { fingerprint_ = f; }
 
-  // Writes the configuration, optimizer state, epoch and history (see checkpoint.hpp).
-  // Data-parallel: a collective; rank 0 writes, and a failure there is raised on every rank.
+  // Writes the configuration, optimizer state, epoch, history and warm-start basis (see checkpoint.hpp).
+  // Data-parallel: a collective; the shards' bases are gathered to rank 0 in point order (the file is
+  // that of a one-process run), rank 0 writes, and a failure there is raised on every rank.
   void save_checkpoint(const std::string& dir) {
     ScopedRegion region("qgml::Trainer::checkpoint");
+    HostMatrices basis = gathered_warm_basis();
     const auto write = [&] {
       CheckpointState s = checkpoint_state(config_, adam_, exec_);
       s.epoch = epoch_;
@@ -352,20 +360,7 @@ class Trainer {
       s.stopped_early = stopped_early_;
       s.max_epochs = stopped_early_ ? stopped_max_epochs_ : settings_.epochs;
       s.fingerprint = fingerprint_;
-      // The warm-start basis of one rank's points is all of them only without data parallelism.
-      if (warm_.ready() && !distributed_) {
-        const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), warm_.basis());
-        const int n = config_.matrix_size();
-        s.warm_basis.D = count_;
-        s.warm_basis.N = n;
-        s.warm_basis.values.resize(std::size_t(count_) * n * n);
-        for (int i = 0; i < count_; ++i)
-          for (int a = 0; a < n; ++a)
-            for (int c = 0; c < n; ++c) {
-              const auto z = b(i, a, c);
-              s.warm_basis(i, a, c) = std::complex<double>(double(z.real()), double(z.imag()));
-            }
-      }
+      s.warm_basis = std::move(basis);
       write_checkpoint(dir, s);
     };
     if (comm_)
@@ -377,29 +372,18 @@ class Trainer {
     checkpointed_epoch_ = epoch_;
   }
 
-  // Restores the configuration, optimizer state, epoch and history from a checkpoint written for the
-  // same data size and shape; training then continues exactly where the checkpoint was taken.
-  // Data-parallel: a collective (every rank reads it; a failure on any rank is raised on all), and the
-  // checkpoint may come from a run on any number of ranks.
+  // Restores the configuration, optimizer state, epoch, history and warm-start basis from a checkpoint
+  // written for the same data size and shape; training then continues exactly where the checkpoint was
+  // taken. Data-parallel: a collective (every rank reads it and takes its shard's rows of the basis; a
+  // failure on any rank is raised on all), and the checkpoint may come from a run on any number of
+  // ranks.
   void load_checkpoint(const std::string& dir) {
     const auto read = [&] {
       const CheckpointState s = read_checkpoint(dir);
       check_checkpoint_matches(s, dir, config_.dimension(), config_.matrix_size(), count_, settings_.seed,
                                precision_of<Real>());
       restore_checkpoint(s, config_, adam_, exec_);
-      if (warm_.enabled() && !distributed_ && !s.warm_basis.values.empty()) {
-        auto b = Kokkos::create_mirror_view(Kokkos::HostSpace(), warm_.basis());
-        const int n = config_.matrix_size();
-        for (int i = 0; i < count_; ++i)
-          for (int a = 0; a < n; ++a)
-            for (int c = 0; c < n; ++c) {
-              const auto z = s.warm_basis(i, a, c);
-              b(i, a, c) = complex_t<Real>(Real(z.real()), Real(z.imag()));
-            }
-        Kokkos::deep_copy(exec_, warm_.basis(), b);
-        qgml::fence(exec_, "qgml::Trainer: warm-start basis restored");
-        warm_.set_ready(true);
-      }
+      if (warm_.enabled() && !s.warm_basis.values.empty()) restore_warm_basis(s.warm_basis);
       epoch_ = s.epoch;
       history_ = s.history;
       stopped_early_ = s.stopped_early;
@@ -441,7 +425,7 @@ class Trainer {
   // that the model matches the allocations Kokkos reports).
   std::size_t bytes() const {
     return estimate_bytes(settings_, config_.dimension(), config_.matrix_size(), shard_.size(), count_,
-                          distributed_ ? comm_->size() : 1);
+                          distributed_ ? comm_->size() : 1, snapshot_matrices_.extent(0) > 0);
   }
 
  private:
@@ -524,12 +508,53 @@ class Trainer {
     r.points_per_second = count_ / r.seconds;
     history_.push_back(r);
     ++epoch_;
-    warm_.mark_ready();  // every point has been solved once
+    warm_.commit();  // every point has been solved once
     return true;
   }
 
+  // The warm-start basis of all T points (on rank 0; empty on the others and before the first epoch),
+  // gathered from the ranks' shards. A collective when distributed.
+  HostMatrices gathered_warm_basis() {
+    HostMatrices all;
+    if (!warm_.ready()) return all;
+    const int n = config_.matrix_size();
+    const std::size_t width = 2 * std::size_t(n) * std::size_t(n);
+    const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), warm_.basis());
+    std::vector<double> local(std::size_t(shard_.size()) * width);
+    for (std::int64_t i = 0; i < shard_.size(); ++i)
+      for (int a = 0; a < n; ++a)
+        for (int c = 0; c < n; ++c) {
+          const auto z = b(i, a, c);
+          const std::size_t q = std::size_t(i) * width + 2 * (std::size_t(a) * n + c);
+          local[q] = double(z.real());
+          local[q + 1] = double(z.imag());
+        }
+    const std::vector<double> rows = comm_ ? gather_shards_to_root(*comm_, local, count_, width) : std::move(local);
+    if (rows.empty()) return all;
+    all.D = count_;
+    all.N = n;
+    all.values.resize(std::size_t(count_) * n * n);
+    for (std::size_t q = 0; q < all.values.size(); ++q)
+      all.values[q] = std::complex<double>(rows[2 * q], rows[2 * q + 1]);
+    return all;
+  }
+  // This rank's rows [shard begin, end) of the basis of all T points.
+  void restore_warm_basis(const HostMatrices& all) {
+    auto b = Kokkos::create_mirror_view(Kokkos::HostSpace(), warm_.basis());
+    const int n = config_.matrix_size();
+    for (std::int64_t i = 0; i < shard_.size(); ++i)
+      for (int a = 0; a < n; ++a)
+        for (int c = 0; c < n; ++c) {
+          const auto z = all(int(shard_.begin + i), a, c);
+          b(i, a, c) = complex_t<Real>(Real(z.real()), Real(z.imag()));
+        }
+    Kokkos::deep_copy(exec_, warm_.basis(), b);
+    qgml::fence(exec_, "qgml::Trainer: warm-start basis restored");
+    warm_.set_ready(true);
+  }
+
   // The matrices and the optimizer state at the start of an epoch (device copies on exec, no fence),
-  // and back.
+  // and back (the warm-start basis of the last complete epoch stays in place, warm_start_cache.hpp).
   void save_snapshot() {
     Kokkos::deep_copy(exec_, snapshot_matrices_, config_.matrices());
     Kokkos::deep_copy(exec_, snapshot_m_, adam_.first_moment());

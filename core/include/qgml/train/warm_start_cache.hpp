@@ -1,7 +1,9 @@
 // Warm-started eigensolves (TrainingSettings::warm_start_eigh): each local point's eigenvectors of
 // the previous epoch are the starting basis of its Jacobi refinement in the next one (EighOptions::
 // warm_start). Holds T_local N^2 complex numbers, plus the local rows of the gathered batch and the
-// sweeps per point.
+// sweeps per point. With rollback (an interruptible trainer), a second T_local N^2 buffer takes the
+// epoch's new bases, and the epoch's end makes them the stored ones: an epoch abandoned between
+// batches leaves the bases of the last complete epoch untouched.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "qgml/common/memory_budget.hpp"
 #include "qgml/common/types.hpp"
@@ -67,9 +70,20 @@ class WarmStartCache {
         sweeps_("qgml::Trainer::sweeps", capacity) {}
 
   bool enabled() const { return basis_.extent(0) > 0; }
+  // Allocates the second buffer (once): from now on an epoch's stores go there until commit().
+  void enable_rollback() {
+    if (enabled() && next_.extent(0) == 0)
+      next_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::next_basis"),
+                                              basis_.extent(0), basis_.extent(1), basis_.extent(2));
+  }
+  bool rollback_enabled() const { return next_.extent(0) > 0; }
   // Whether every point has a stored basis (after one epoch).
   bool ready() const { return ready_; }
-  void mark_ready() { ready_ = enabled(); }
+  // At the end of a complete epoch (every local point stored once): its bases become the stored ones.
+  void commit() {
+    if (next_.extent(0) > 0) std::swap(basis_, next_);
+    ready_ = enabled();
+  }
 
   // Where the gather writes the local rows of the batch's points (empty when disabled).
   const IntVector<memory_space>& rows() const { return rows_; }
@@ -80,27 +94,29 @@ class WarmStartCache {
   void load(const ExecSpace& exec, const Vectors& v, int count) const {
     detail::copy_basis(exec, basis_, v, rows_, count, true);
   }
-  // The stored basis of the batch's i-th point <- v(i), i < count.
+  // The basis of the batch's i-th point <- v(i), i < count (the stored one, or with rollback the
+  // epoch's next one).
   template <class Vectors>
   void store(const ExecSpace& exec, const Vectors& v, int count) const {
-    detail::copy_basis(exec, basis_, v, rows_, count, false);
+    detail::copy_basis(exec, next_.extent(0) > 0 ? next_ : basis_, v, rows_, count, false);
   }
 
   // The stored bases (checkpointed, train/checkpoint.hpp) and marking them ready after a restore.
   const MatrixStack<Real, memory_space>& basis() const { return basis_; }
   void set_ready(bool ready) { ready_ = ready && enabled(); }
 
-  // Bytes allocated by a cache with these arguments.
-  static std::size_t estimate_bytes(std::int64_t local_points, int capacity, int n) {
-    return view_allocation_bytes(std::size_t(basis_extent(local_points)) * std::size_t(n) * std::size_t(n),
-                                 sizeof(complex_t<Real>)) +
+  // Bytes allocated by a cache with these arguments (and enable_rollback()).
+  static std::size_t estimate_bytes(std::int64_t local_points, int capacity, int n, bool rollback = false) {
+    return (rollback ? 2 : 1) *
+               view_allocation_bytes(std::size_t(basis_extent(local_points)) * std::size_t(n) * std::size_t(n),
+                                     sizeof(complex_t<Real>)) +
            2 * view_allocation_bytes(std::size_t(capacity), sizeof(int));
   }
 
  private:
   static std::int64_t basis_extent(std::int64_t local_points) { return std::max<std::int64_t>(1, local_points); }
 
-  MatrixStack<Real, memory_space> basis_;
+  MatrixStack<Real, memory_space> basis_, next_;
   IntVector<memory_space> rows_, sweeps_;
   bool ready_ = false;
 };
