@@ -1,0 +1,413 @@
+// The C interface (bindings/c, qgml/c_api.h): status codes and messages, settings, models, training with
+// points in memory, run directories, and the analyses on caller-owned arrays against the library.
+#include <Kokkos_Core.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "qgml/c_api.h"
+#include "qgml/io/configuration_io.hpp"
+#include "qgml/io/npy.hpp"
+#include "qgml/model/initializers.hpp"
+#include "qgml/train/evaluate.hpp"
+
+namespace fs = std::filesystem;
+
+// REQUIRE that a call succeeded, showing the library's message when it did not.
+#define REQUIRE_OK(call)                      \
+  do {                                        \
+    const int status_ = (call);               \
+    INFO(#call << ": " << qgml_last_error()); \
+    REQUIRE(status_ == QGML_OK);              \
+  } while (false)
+
+namespace {
+
+// A fresh directory under the system's temporary directory.
+fs::path scratch(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("qgml-c-api-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+// T points on the unit sphere in R^3 (a Fibonacci lattice), row-major T x 3.
+std::vector<double> sphere(int t) {
+  std::vector<double> x(std::size_t(t) * 3);
+  const double golden = M_PI * (3.0 - std::sqrt(5.0));
+  for (int i = 0; i < t; ++i) {
+    const double z = 1.0 - 2.0 * (i + 0.5) / t, r = std::sqrt(1.0 - z * z), phi = golden * i;
+    x[3 * i] = r * std::cos(phi);
+    x[3 * i + 1] = r * std::sin(phi);
+    x[3 * i + 2] = z;
+  }
+  return x;
+}
+
+// Interleaved (re, im) of HostMatrices.
+std::vector<double> interleaved(const qgml::HostMatrices& m) {
+  std::vector<double> v(2 * m.values.size());
+  for (std::size_t i = 0; i < m.values.size(); ++i) {
+    v[2 * i] = m.values[i].real();
+    v[2 * i + 1] = m.values[i].imag();
+  }
+  return v;
+}
+
+struct Settings {
+  qgml_settings* s = nullptr;
+  Settings() { REQUIRE_OK(qgml_settings_create(&s)); }
+  ~Settings() { qgml_settings_destroy(s); }
+  void set(const char* key, const std::string& value) {
+    REQUIRE_OK(qgml_settings_set(s, key, value.c_str()));
+  }
+};
+
+// A short training of the fuzzy sphere (spec 4.2) into dir.
+void short_training(Settings& s, const fs::path& dir, int epochs) {
+  s.set("model.N", "3");
+  s.set("training.epochs", std::to_string(epochs));
+  s.set("training.batch_size", "50");
+  s.set("training.lr", "0.02");
+  s.set("training.w", "0.25");
+  s.set("training.checkpoint_every", "1");
+  s.set("output.directory", dir.string());
+  s.set("output.plots", "false");
+}
+
+std::vector<double> history(const qgml_run* r) {
+  int epochs = -1;
+  REQUIRE_OK(qgml_run_history(r, &epochs, nullptr, nullptr, nullptr));
+  std::vector<double> loss(std::size_t(std::max(epochs, 0)));
+  REQUIRE_OK(qgml_run_history(r, &epochs, loss.data(), nullptr, nullptr));
+  return loss;
+}
+
+std::vector<double> matrices(const qgml_run* r) {
+  qgml_model* m = nullptr;
+  REQUIRE_OK(qgml_run_model(r, &m));
+  int d = 0, n = 0;
+  REQUIRE_OK(qgml_model_shape(m, &d, &n));
+  std::vector<double> v(std::size_t(2) * d * n * n);
+  REQUIRE_OK(qgml_model_matrices(m, v.data(), QGML_FLOAT64));
+  qgml_model_destroy(m);
+  return v;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("C API: Kokkos started by the host is left alone", "[bindings][c-api]") {
+  REQUIRE(Kokkos::is_initialized());
+  int started = -1;
+  REQUIRE_OK(qgml_initialize(2, &started));
+  CHECK(started == 0);
+  REQUIRE_OK(qgml_finalize());
+  CHECK(Kokkos::is_initialized());
+  CHECK(std::string(qgml_version()).find(Kokkos::DefaultExecutionSpace::name()) != std::string::npos);
+}
+
+TEST_CASE("C API: settings are validated at once, naming the key", "[bindings][c-api]") {
+  Settings s;
+  CHECK(qgml_settings_set(s.s, "training.learnin_rate", "0.1") == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()) ==
+        "qgml_settings_set: unknown setting 'training.learnin_rate' (did you mean 'training.lr'?)");
+  CHECK(qgml_settings_set(s.s, "training.epochs", "ten") == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("training.epochs = 'ten': expected an integer") != std::string::npos);
+  CHECK(qgml_settings_set(s.s, "model.precision", "half") == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("expected one of double, float") != std::string::npos);
+  s.set("training.epochs", "12");
+  char buf[64];
+  size_t needed = 0;
+  REQUIRE_OK(qgml_settings_get(s.s, "training.epochs", buf, sizeof buf, &needed));
+  CHECK(std::string(buf) == "12");
+  CHECK(needed == 3);
+  CHECK(std::string(qgml_last_error()).empty());  // a successful call clears it
+  REQUIRE_OK(qgml_settings_get(s.s, "training.lr", buf, sizeof buf, nullptr));
+  CHECK(std::string(buf) == "0.01");  // the default
+  CHECK(qgml_settings_get(s.s, "training.epochs", buf, 2, &needed) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(needed == 3);
+  CHECK(qgml_settings_get(s.s, "model.n", buf, sizeof buf, nullptr) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("unknown setting 'model.n'") != std::string::npos);
+  CHECK(qgml_settings_load(s.s, "/nonexistent/qgml.yaml") == QGML_ERROR_IO);
+  CHECK(std::string(qgml_last_error()).find("cannot open") != std::string::npos);
+  const fs::path dir = scratch("settings");
+  const fs::path yaml = dir / "bad.yaml";
+  {
+    std::FILE* f = std::fopen(yaml.c_str(), "w");
+    std::fputs("training:\n  epochz: 3\n", f);
+    std::fclose(f);
+  }
+  CHECK(qgml_settings_load(s.s, yaml.c_str()) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("unknown setting 'training.epochz' (did you mean 'training.epochs'?)") !=
+        std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("C API: null handles, null pointers and bad sizes are refused with a message", "[bindings][c-api]") {
+  const qgml::HostMatrices spin = qgml::spin_matrices(2);
+  const std::vector<double> a = interleaved(spin);
+  qgml_model* m = nullptr;
+  CHECK(qgml_model_create(3, 2, nullptr, QGML_FLOAT64, &m) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()) == "qgml_model_create: matrices is NULL");
+  CHECK(m == nullptr);
+  CHECK(qgml_model_create(0, 2, a.data(), QGML_FLOAT64, &m) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("d = 0") != std::string::npos);
+  CHECK(qgml_model_create(3, 2, a.data(), qgml_dtype(7), &m) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("dtype = 7") != std::string::npos);
+  std::vector<double> skew = a;
+  skew[2] += 0.5;  // (A_0)_01 no longer the conjugate of (A_0)_10
+  CHECK(qgml_model_create(3, 2, skew.data(), QGML_FLOAT64, &m) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("matrix 0 is not Hermitian") != std::string::npos);
+  REQUIRE_OK(qgml_model_create(3, 2, a.data(), QGML_FLOAT64, &m));
+  const std::vector<double> x = sphere(4);
+  std::vector<double> xbar(12);
+  double loss = 0;
+  CHECK(qgml_evaluate(m, x.data(), 4, 2, QGML_FLOAT64, 0.0, xbar.data(), nullptr, nullptr, &loss) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("d = 2 coordinates, the model D = 3") != std::string::npos);
+  CHECK(qgml_evaluate(m, x.data(), 0, 3, QGML_FLOAT64, 0.0, xbar.data(), nullptr, nullptr, &loss) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("t = 0") != std::string::npos);
+  CHECK(qgml_evaluate(nullptr, x.data(), 4, 3, QGML_FLOAT64, 0.0, xbar.data(), nullptr, nullptr, &loss) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()) == "qgml_evaluate: model is NULL");
+  CHECK(qgml_evaluate(m, x.data(), 4, 3, QGML_FLOAT64, -1.0, xbar.data(), nullptr, nullptr, &loss) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(qgml_train(nullptr, nullptr, 0, 0, QGML_FLOAT64, 1, nullptr, nullptr, nullptr) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()) == "qgml_train: out is NULL");
+  CHECK(qgml_run_open("/nonexistent/run", nullptr) == QGML_ERROR_INVALID_ARGUMENT);
+  qgml_run* r = nullptr;
+  CHECK(qgml_run_open("/nonexistent/run", &r) == QGML_ERROR_IO);
+  CHECK(std::string(qgml_last_error()).find("is not a directory") != std::string::npos);
+  qgml_model* loaded = nullptr;
+  CHECK(qgml_model_load("/nonexistent/m.npy", &loaded) == QGML_ERROR_IO);
+  CHECK(loaded == nullptr);
+  CHECK(qgml_settings_set(nullptr, "model.N", "3") == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()) == "qgml_settings_set: settings is NULL");
+  qgml_model_destroy(m);
+  qgml_settings_destroy(nullptr);
+  qgml_model_destroy(nullptr);
+  qgml_run_destroy(nullptr);
+}
+
+TEST_CASE("C API: model create, save and load round trip bit-exactly", "[bindings][c-api]") {
+  const qgml::HostMatrices h = qgml::gaussian_hermitian_matrices(3, 4, 0.7, 11);
+  const std::vector<double> a = interleaved(h);
+  qgml_model* m = nullptr;
+  REQUIRE_OK(qgml_model_create(3, 4, a.data(), QGML_FLOAT64, &m));
+  const fs::path dir = scratch("model");
+  const std::string path = (dir / "m.npy").string();
+  REQUIRE_OK(qgml_model_save(m, path.c_str(), QGML_FLOAT64));
+  qgml_model* back = nullptr;
+  REQUIRE_OK(qgml_model_load(path.c_str(), &back));
+  int d = 0, n = 0;
+  REQUIRE_OK(qgml_model_shape(back, &d, &n));
+  CHECK(d == 3);
+  CHECK(n == 4);
+  std::vector<double> out(a.size());
+  REQUIRE_OK(qgml_model_matrices(back, out.data(), QGML_FLOAT64));
+  CHECK(same_bits(out, a));
+  CHECK(qgml::load_matrices(path).values == h.values);  // the program's reader sees the same file
+  // float32: the same numbers rounded once.
+  std::vector<float> af(a.begin(), a.end()), outf(a.size());
+  qgml_model* mf = nullptr;
+  REQUIRE_OK(qgml_model_create(3, 4, af.data(), QGML_FLOAT32, &mf));
+  REQUIRE_OK(qgml_model_save(mf, path.c_str(), QGML_FLOAT32));
+  qgml_model* backf = nullptr;
+  REQUIRE_OK(qgml_model_load(path.c_str(), &backf));
+  REQUIRE_OK(qgml_model_matrices(backf, outf.data(), QGML_FLOAT32));
+  CHECK(std::memcmp(outf.data(), af.data(), af.size() * sizeof(float)) == 0);
+  CHECK(qgml_model_save(m, (dir / "m.txt").c_str(), QGML_FLOAT64) == QGML_ERROR_INVALID_ARGUMENT);
+  for (qgml_model* p : {m, back, mf, backf}) qgml_model_destroy(p);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("C API: qgml_evaluate equals qgml::evaluate to the last bit", "[bindings][c-api]") {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  const Exec exec;
+  const qgml::HostMatrices h = qgml::gaussian_hermitian_matrices(3, 4, 0.7, 5);
+  const int t = 257;
+  const std::vector<double> x = sphere(t);
+  qgml_model* m = nullptr;
+  REQUIRE_OK(qgml_model_create(3, 4, interleaved(h).data(), QGML_FLOAT64, &m));
+  std::vector<double> xbar(std::size_t(t) * 3), sigma2(t), energy(t);
+  double loss = 0;
+  REQUIRE_OK(qgml_evaluate(m, x.data(), t, 3, QGML_FLOAT64, 0.25, xbar.data(), sigma2.data(), energy.data(), &loss));
+  const auto config = qgml::to_configuration<double>(h, exec);
+  qgml::RealMatrix<double, Exec::memory_space> points("points", t, 3);
+  auto ph = Kokkos::create_mirror_view(points);
+  for (int i = 0; i < t; ++i)
+    for (int k = 0; k < 3; ++k) ph(i, k) = x[3 * i + k];
+  Kokkos::deep_copy(points, ph);
+  qgml::LossSettings settings;
+  settings.w = 0.25;
+  const auto e = qgml::evaluate(exec, config, points, settings);
+  auto xb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.xbar);
+  auto s2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.sigma2);
+  auto e0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.energy);
+  CHECK(std::memcmp(&loss, &e.loss, sizeof loss) == 0);
+  CHECK(std::memcmp(xbar.data(), xb.data(), xbar.size() * sizeof(double)) == 0);
+  CHECK(std::memcmp(sigma2.data(), s2.data(), sigma2.size() * sizeof(double)) == 0);
+  CHECK(std::memcmp(energy.data(), e0.data(), energy.size() * sizeof(double)) == 0);
+  // float32 points run the float instantiation: the same numbers to float accuracy.
+  std::vector<float> xf(x.begin(), x.end()), xbarf(xbar.size());
+  double lossf = 0;
+  REQUIRE_OK(qgml_evaluate(m, xf.data(), t, 3, QGML_FLOAT32, 0.25, xbarf.data(), nullptr, nullptr, &lossf));
+  CHECK(std::abs(lossf - loss) <= 1e-5 * std::abs(loss));
+  for (std::size_t i = 0; i < xbar.size(); ++i) CHECK(std::abs(double(xbarf[i]) - xbar[i]) <= 1e-5);
+  qgml_model_destroy(m);
+}
+
+// Spec 1.8 with A_k = J_k (spin j, N = 2j + 1) at |x| = 1: quantum metric eigenvalues {0, j, j}; the
+// intrinsic dimension is 2 at every point.
+TEST_CASE("C API: quantum metric and dimension of the fuzzy sphere", "[bindings][c-api]") {
+  const int n = 3, t = 40;
+  const double j = 0.5 * (n - 1);
+  qgml_model* m = nullptr;
+  REQUIRE_OK(qgml_model_create(3, n, interleaved(qgml::spin_matrices(n)).data(), QGML_FLOAT64, &m));
+  const std::vector<double> x = sphere(t);
+  std::vector<double> metric(std::size_t(t) * 9), ev(std::size_t(t) * 3);
+  REQUIRE_OK(qgml_quantum_metric(m, x.data(), t, 3, QGML_FLOAT64, metric.data(), ev.data()));
+  for (int p = 0; p < t; ++p) {
+    CHECK(std::abs(ev[3 * p]) <= 1e-10);
+    CHECK(std::abs(ev[3 * p + 1] - j) <= 1e-10);
+    CHECK(std::abs(ev[3 * p + 2] - j) <= 1e-10);
+    // g = j (1 - x x^T) at |x| = 1: the projector onto the tangent plane, times j.
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b)
+        CHECK(std::abs(metric[9 * p + 3 * a + b] - j * ((a == b ? 1.0 : 0.0) - x[3 * p + a] * x[3 * p + b])) <= 1e-10);
+  }
+  int dimension = -1, uncertain = -1;
+  std::vector<int> per_point(t, -1);
+  REQUIRE_OK(qgml_dimension(m, nullptr, x.data(), t, 3, QGML_FLOAT64, &dimension, per_point.data(), &uncertain));
+  CHECK(dimension == 2);
+  CHECK(uncertain == 0);
+  CHECK(per_point == std::vector<int>(t, 2));
+  std::vector<float> xf(x.begin(), x.end());
+  dimension = -1;
+  REQUIRE_OK(qgml_dimension(m, nullptr, xf.data(), t, 3, QGML_FLOAT32, &dimension, nullptr, nullptr));
+  CHECK(dimension == 2);
+  qgml_model_destroy(m);
+}
+
+TEST_CASE("C API: training on points in memory gives the history of the same points through data.file",
+          "[bindings][c-api][c-api-train]") {
+  const fs::path dir = scratch("train");
+  const int t = 300;
+  const std::vector<double> x = sphere(t);
+  const std::string npy = (dir / "points.npy").string();
+  qgml::write_npy(npy, qgml::NpyType::float64, {std::size_t(t), 3}, x.data());
+
+  Settings from_memory;
+  short_training(from_memory, dir / "memory", 6);
+  qgml_run* a = nullptr;
+  REQUIRE_OK(qgml_train(from_memory.s, x.data(), t, 3, QGML_FLOAT64, 1, nullptr, nullptr, &a));
+
+  Settings from_file;
+  short_training(from_file, dir / "file", 6);
+  from_file.set("data.file", npy);
+  qgml_run* b = nullptr;
+  REQUIRE_OK(qgml_train(from_file.s, nullptr, 0, 0, QGML_FLOAT64, 1, nullptr, nullptr, &b));
+
+  const std::vector<double> ha = history(a), hb = history(b);
+  CHECK(ha.size() == 6);
+  CHECK(same_bits(ha, hb));
+  CHECK(same_bits(matrices(a), matrices(b)));
+
+  char path[4096];
+  REQUIRE_OK(qgml_run_directory(a, path, sizeof path, nullptr));
+  qgml_run* opened = nullptr;
+  REQUIRE_OK(qgml_run_open(path, &opened));
+  CHECK(same_bits(history(opened), ha));
+  CHECK(same_bits(matrices(opened), matrices(a)));
+  int dimension = -1, uncertain = -1;
+  CHECK(qgml_run_dimension(opened, &dimension, &uncertain) == QGML_OK);
+  CHECK(dimension >= 0);
+  for (qgml_run* r : {a, b, opened}) qgml_run_destroy(r);
+
+  // Points in memory and data.file together are refused before any run directory is made.
+  qgml_run* c = nullptr;
+  CHECK(qgml_train(from_file.s, x.data(), t, 3, QGML_FLOAT64, 1, nullptr, nullptr, &c) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("are both given") != std::string::npos);
+  CHECK(c == nullptr);
+  fs::remove_all(dir);
+}
+
+namespace {
+struct StopAfter {
+  int batches = 0, limit = 0;
+};
+int stop_after(void* user_data) {
+  auto* s = static_cast<StopAfter*>(user_data);
+  return ++s->batches > s->limit ? 1 : 0;
+}
+}  // namespace
+
+TEST_CASE("C API: a stop callback interrupts training and qgml_resume reaches the uninterrupted run",
+          "[bindings][c-api][c-api-train]") {
+  const fs::path dir = scratch("resume");
+  const int t = 300, epochs = 5;
+  const std::vector<double> x = sphere(t);
+
+  Settings whole;
+  short_training(whole, dir / "whole", epochs);
+  whole.set("analysis.enabled", "false");
+  qgml_run* full = nullptr;
+  REQUIRE_OK(qgml_train(whole.s, x.data(), t, 3, QGML_FLOAT64, 1, nullptr, nullptr, &full));
+
+  Settings parts;
+  short_training(parts, dir / "parts", epochs);
+  parts.set("analysis.enabled", "false");
+  StopAfter stop{0, 13};  // 6 batches per epoch: stops in epoch 3
+  qgml_run* cut = nullptr;
+  REQUIRE(qgml_train(parts.s, x.data(), t, 3, QGML_FLOAT64, 1, stop_after, &stop, &cut) == QGML_ERROR_INTERRUPTED);
+  CHECK(std::string(qgml_last_error()).find("qgml_resume") != std::string::npos);
+  REQUIRE(cut != nullptr);
+  const std::vector<double> partial = history(cut);
+  CHECK(partial.size() >= 1);
+  CHECK(partial.size() < std::size_t(epochs));
+  char path[4096];
+  REQUIRE_OK(qgml_run_directory(cut, path, sizeof path, nullptr));
+  qgml_run* resumed = nullptr;
+  REQUIRE_OK(qgml_resume(path, x.data(), t, 3, QGML_FLOAT64, 1, nullptr, nullptr, &resumed));
+  CHECK(same_bits(history(resumed), history(full)));
+  CHECK(same_bits(matrices(resumed), matrices(full)));
+  int dimension = 0;
+  CHECK(qgml_run_dimension(resumed, &dimension, nullptr) == QGML_ERROR_IO);  // analysis.enabled = false
+  for (qgml_run* r : {full, cut, resumed}) qgml_run_destroy(r);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("C API: a trained sphere has intrinsic dimension 2", "[bindings][c-api][c-api-train]") {
+  const fs::path dir = scratch("sphere");
+  const int t = 500;
+  const std::vector<double> x = sphere(t);
+  Settings s;
+  short_training(s, dir, 40);
+  s.set("training.batch_size", "100");
+  qgml_run* r = nullptr;
+  REQUIRE_OK(qgml_train(s.s, x.data(), t, 3, QGML_FLOAT64, 1, nullptr, nullptr, &r));
+  int dimension = -1, uncertain = -1;
+  REQUIRE_OK(qgml_run_dimension(r, &dimension, &uncertain));
+  CHECK(dimension == 2);
+  qgml_model* m = nullptr;
+  REQUIRE_OK(qgml_run_model(r, &m));
+  int again = -1;
+  REQUIRE_OK(qgml_dimension(m, s.s, x.data(), t, 3, QGML_FLOAT64, &again, nullptr, nullptr));
+  CHECK(again == dimension);
+  qgml_model_destroy(m);
+  qgml_run_destroy(r);
+  fs::remove_all(dir);
+}
