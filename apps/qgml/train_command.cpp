@@ -623,7 +623,7 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
     const std::string result =
         format("estimated intrinsic dimension: %d%s", s.mode, s.uncertain ? " (uncertain: see the summary)" : "");
     log.line(result);
-    if (log.quiet() && root) std::printf("%s\n", result.c_str());
+    if (log.quiet() && root && request.print_result) std::printf("%s\n", result.c_str());
   }
   if (c.boolean("output.plots") && root) plot_run(run_dir, log.quiet());
   log.line("outputs: " + run_dir);
@@ -717,6 +717,7 @@ int train_command(const std::vector<std::string>& args) {
   request.accepted_changes = accepted;
   request.quiet = quiet;
   request.handle_signals = true;
+  request.print_result = true;
   return run_train(request).exit_code;
 }
 

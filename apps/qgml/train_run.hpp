@@ -18,7 +18,8 @@ struct TrainRequest {
   std::vector<std::pair<std::string, std::string>> overrides;  // after the file, in order
   std::string resume_dir;                                      // `--resume RUN_DIR` (then no config_path)
   std::vector<std::string> accepted_changes;                   // `--resume-with-changes` keys, or "all"
-  bool quiet = false;                                          // nothing on the terminal
+  bool quiet = false;                                          // nothing on the terminal ...
+  bool print_result = false;                                   // ... but the dimension line (the program's --quiet)
   const PointsInMemory* points = nullptr;                      // with data.array; read during the call only
   std::function<bool()> stop_requested;                        // polled between batches (may be empty)
   bool handle_signals = false;  // the program: SIGINT/SIGTERM stop training, a second one exits at once

@@ -82,7 +82,7 @@ typedef int (*qgml_stop_callback)(void* user_data);
  * checkpoints, history, final_matrices.npy and, with analysis.enabled, the dimension analysis; the same
  * loss history as the program for the same settings. points: T x D in host memory (dtype), or NULL to
  * take the data from the settings (data.file or data.generator); they are read during the call only.
- * output.quiet-like terminal output: `quiet` non-zero prints nothing. */
+ * `quiet` non-zero prints nothing on the terminal (log.txt in the run directory has it all). */
 int qgml_train(const qgml_settings* s, const void* points, int64_t t, int d, qgml_dtype dtype, int quiet,
                qgml_stop_callback stop, void* user_data, qgml_run** out);
 /* Continues a run directory (as `qgml train --resume RUN_DIR`); points as for qgml_train (the same
