@@ -1,0 +1,91 @@
+// The C interface's shared machinery: the handles' contents, the thread's last error, and `guarded`,
+// which turns every exception into a status code so that none crosses the C boundary.
+#pragma once
+
+#pragma GCC visibility push(default)
+#include "qgml/c_api.h"
+#pragma GCC visibility pop
+
+#include <complex>
+#include <cstdint>
+#include <exception>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "qgml/common/error.hpp"
+#include "qgml/model/initializers.hpp"
+
+struct qgml_settings {
+  std::string yaml_path;                                       // qgml_settings_load, or empty
+  std::vector<std::pair<std::string, std::string>> overrides;  // qgml_settings_set, in order
+};
+
+struct qgml_model {
+  qgml::HostMatrices matrices;  // D x N x N, row-major: (A_k)_ij at (k * N + i) * N + j
+};
+
+struct qgml_run {
+  std::string dir;
+  std::vector<double> loss, reconstruction, fluctuation;  // per epoch, from the run's history
+};
+
+namespace qgml::capi {
+
+// A failure with its status, thrown by the argument checks.
+struct Failure {
+  qgml_status status;
+  std::string message;
+};
+
+void set_last_error(const std::string& message);
+void clear_last_error();
+
+// qgml::Error's status: QGML_ERROR_IO when the message says a file could not be read or written or is
+// malformed, otherwise `otherwise`.
+qgml_status classify(const std::string& message, qgml_status otherwise);
+
+// Argument checks: QGML_ERROR_INVALID_ARGUMENT "<function>: <what>".
+inline void require(bool ok, const char* function, const std::string& what) {
+  if (!ok) throw Failure{QGML_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + what};
+}
+inline void require_pointer(const void* p, const char* function, const char* name) {
+  require(p != nullptr, function, std::string(name) + " is NULL");
+}
+// Kokkos must be running (qgml_initialize, or the host application).
+void require_kokkos(const char* function);
+// A points array: non-NULL, t >= 1, d >= 1, a known dtype.
+void require_points(const void* points, std::int64_t t, int d, qgml_dtype dtype, const char* function);
+void require_dtype(qgml_dtype dtype, const char* function);
+
+// Writes text (NUL-terminated) into buf of size bytes; *needed = length + 1.
+void copy_text(const std::string& text, char* buf, std::size_t size, std::size_t* needed, const char* function);
+
+// Runs f, returning QGML_OK, or the status of the exception it threw with its message recorded.
+// qgml::Error counts as `error_status` unless its message names a file problem (QGML_ERROR_IO).
+template <class F>
+int guarded(const char* function, qgml_status error_status, F&& f) noexcept {
+  try {
+    clear_last_error();
+    f();
+    return QGML_OK;
+  } catch (const Failure& e) {
+    set_last_error(e.message);
+    return e.status;
+  } catch (const qgml::Error& e) {
+    set_last_error(std::string(function) + ": " + e.what());
+    return classify(e.what(), error_status);
+  } catch (const std::bad_alloc&) {
+    set_last_error(std::string(function) + ": out of memory (std::bad_alloc)");
+    return QGML_ERROR_RUNTIME;
+  } catch (const std::exception& e) {
+    set_last_error(std::string(function) + ": " + e.what());
+    return QGML_ERROR_RUNTIME;
+  } catch (...) {
+    set_last_error(std::string(function) + ": an unknown exception");
+    return QGML_ERROR_RUNTIME;
+  }
+}
+
+}  // namespace qgml::capi

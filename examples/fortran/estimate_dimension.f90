@@ -1,0 +1,3 @@
+program estimate_dimension
+  use qgml
+end program estimate_dimension
