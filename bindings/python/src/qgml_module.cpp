@@ -6,10 +6,12 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
