@@ -1,22 +1,171 @@
-// Evaluate, quantum metric and dimension on caller-owned points: being implemented.
+// A configuration on the caller's points: evaluate (spec 1.3), the quantum metric (spec 3) and the
+// dimension estimate (spec 3.5), by the core library's kernels on Kokkos::DefaultExecutionSpace. The
+// points are wrapped as an unmanaged host View (no copy) where the execution space reads host memory;
+// float32 arrays run the float instantiation.
+#include "analysis.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "qgml/common/kokkos_compat.hpp"
+#include "qgml/geometry/analyze_dimension.hpp"
+#include "qgml/geometry/quantum_geometry.hpp"
+#include "qgml/train/evaluate.hpp"
+
 #include "c_api_internal.hpp"
+#include "config.hpp"
+#include "settings_internal.hpp"
 
 namespace {
-int not_yet(const char* f) {
-  return qgml::capi::guarded(f, QGML_ERROR_RUNTIME, [&] {
-    throw qgml::capi::Failure{QGML_ERROR_RUNTIME, std::string(f) + ": not implemented yet"};
-  });
+
+using Exec = Kokkos::DefaultExecutionSpace;
+using qgml::capi::Failure;
+using qgml::capi::require;
+using qgml::capi::require_pointer;
+
+template <class T>
+using HostArray = Kokkos::View<T, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+// f(points): the caller's T x D array as a View the execution space reads (one copy where it cannot
+// read host memory).
+template <class Real, class F>
+void with_points(const Exec& exec, const void* points, std::int64_t t, int d, F&& f) {
+  // Non-const for the kernels' signatures (analyze_dimension mirrors its points); they only read them.
+  const HostArray<Real**> host(const_cast<Real*>(static_cast<const Real*>(points)), std::size_t(t), std::size_t(d));
+  if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+    f(host);
+  } else {
+    qgml::RealMatrix<Real, Exec::memory_space> device(Kokkos::ViewAllocateWithoutInitializing("qgml::c_api::points"),
+                                                      std::size_t(t), std::size_t(d));
+    Kokkos::deep_copy(exec, device, host);
+    f(device);
+  }
 }
+
+void check_model_points(const qgml_model* m, const void* points, std::int64_t t, int d, qgml_dtype dtype,
+                        const char* f) {
+  require_pointer(m, f, "model");
+  qgml::capi::require_points(points, t, d, dtype, f);
+  require(d == m->matrices.D, f,
+          "the points have d = " + std::to_string(d) + " coordinates, the model D = " + std::to_string(m->matrices.D));
+  qgml::capi::require_kokkos(f);
+}
+
+// Runs body<float> or body<double> as the dtype says.
+template <class Body>
+void dispatch(qgml_dtype dtype, Body&& body) {
+  if (dtype == QGML_FLOAT32)
+    body(float{});
+  else
+    body(double{});
+}
+
+int default_chunk() { return int(std::stol(qgml::app::schema_default("analysis.chunk"))); }
+
 }  // namespace
 
+using qgml::capi::guarded;
+
 extern "C" {
-int qgml_evaluate(const qgml_model*, const void*, int64_t, int, qgml_dtype, double, void*, void*, void*, double*) {
-  return not_yet("qgml_evaluate");
+
+int qgml_evaluate(const qgml_model* m, const void* points, int64_t t, int d, qgml_dtype dtype, double w, void* xbar,
+                  void* sigma2, void* energy, double* loss) {
+  const char* f = "qgml_evaluate";
+  return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
+    check_model_points(m, points, t, d, dtype, f);
+    require(std::isfinite(w) && w >= 0, f, "w = " + std::to_string(w) + ": expected a finite number >= 0");
+    dispatch(dtype, [&](auto zero) {
+      using Real = decltype(zero);
+      const Exec exec;
+      const auto config = qgml::to_configuration<Real>(m->matrices, exec);
+      qgml::LossSettings settings;
+      settings.w = w;
+      with_points<Real>(exec, points, t, d, [&](const auto& x) {
+        const auto e = qgml::evaluate(exec, config, x, settings);
+        if (xbar)
+          Kokkos::deep_copy(exec, HostArray<Real**>(static_cast<Real*>(xbar), std::size_t(t), std::size_t(d)), e.xbar);
+        if (sigma2) Kokkos::deep_copy(exec, HostArray<Real*>(static_cast<Real*>(sigma2), std::size_t(t)), e.sigma2);
+        if (energy) Kokkos::deep_copy(exec, HostArray<Real*>(static_cast<Real*>(energy), std::size_t(t)), e.energy);
+        qgml::fence(exec, "qgml::c_api::evaluate: outputs on the host");
+        if (loss) *loss = e.loss;
+        if (e.eigh_failures >= t)
+          throw Failure{QGML_ERROR_NUMERICAL, std::string(f) + ": the eigensolve failed at every point (" +
+                                                  std::to_string(t) +
+                                                  "); the points or the matrices are likely "
+                                                  "of an extreme scale"};
+        if (!std::isfinite(e.loss))
+          throw Failure{QGML_ERROR_NUMERICAL, std::string(f) + ": the loss is not finite (" +
+                                                  std::to_string(e.eigh_failures) + " of " + std::to_string(t) +
+                                                  " points failed)"};
+      });
+    });
+  });
 }
-int qgml_quantum_metric(const qgml_model*, const void*, int64_t, int, qgml_dtype, void*, void*) {
-  return not_yet("qgml_quantum_metric");
+
+int qgml_quantum_metric(const qgml_model* m, const void* points, int64_t t, int d, qgml_dtype dtype, void* metric,
+                        void* eigenvalues) {
+  const char* f = "qgml_quantum_metric";
+  return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
+    check_model_points(m, points, t, d, dtype, f);
+    dispatch(dtype, [&](auto zero) {
+      using Real = decltype(zero);
+      const Exec exec;
+      const auto config = qgml::to_configuration<Real>(m->matrices, exec);
+      qgml::GeometrySettings settings;  // the quantum metric
+      const int chunk = int(std::min<std::int64_t>(t, default_chunk()));
+      qgml::QuantumGeometry<Real, Exec> geometry(d, m->matrices.N, chunk, settings);
+      auto ev = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.eigenvalues());
+      const HostArray<Real***> g(static_cast<Real*>(metric), metric ? std::size_t(t) : 0, std::size_t(d),
+                                 std::size_t(d));
+      Real* const lambda = static_cast<Real*>(eigenvalues);
+      with_points<Real>(exec, points, t, d, [&](const auto& x) {
+        for (std::int64_t start = 0; start < t; start += chunk) {
+          const int count = int(std::min<std::int64_t>(chunk, t - start));
+          const auto range = Kokkos::make_pair(std::size_t(start), std::size_t(start + count));
+          geometry.compute(exec, config, Kokkos::subview(x, range, Kokkos::ALL), settings);
+          if (metric)
+            Kokkos::deep_copy(
+                exec, Kokkos::subview(g, range, Kokkos::ALL, Kokkos::ALL),
+                Kokkos::subview(geometry.metric(), Kokkos::make_pair(0, count), Kokkos::ALL, Kokkos::ALL));
+          if (lambda) Kokkos::deep_copy(exec, ev, geometry.eigenvalues());
+          qgml::fence(exec, "qgml::c_api::quantum_metric: chunk on the host");
+          if (lambda)  // descending in the library, ascending here
+            for (int p = 0; p < count; ++p)
+              for (int k = 0; k < d; ++k) lambda[(std::size_t(start) + p) * d + k] = ev(p, d - 1 - k);
+        }
+      });
+    });
+  });
 }
-int qgml_dimension(const qgml_model*, const qgml_settings*, const void*, int64_t, int, qgml_dtype, int*, int*, int*) {
-  return not_yet("qgml_dimension");
+
+int qgml_dimension(const qgml_model* m, const qgml_settings* s, const void* points, int64_t t, int d, qgml_dtype dtype,
+                   int* dimension, int* per_point, int* uncertain) {
+  const char* f = "qgml_dimension";
+  return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
+    check_model_points(m, points, t, d, dtype, f);
+    require_pointer(dimension, f, "dimension");
+    const qgml::app::Config c = s ? qgml::capi::resolve(*s) : qgml::app::load_config("", {});
+    const qgml::GeometrySettings settings = qgml::app::geometry_settings(c);
+    dispatch(dtype, [&](auto zero) {
+      using Real = decltype(zero);
+      const Exec exec;
+      const auto config = qgml::to_configuration<Real>(m->matrices, exec);
+      with_points<Real>(exec, points, t, d, [&](const auto& x) {
+        const qgml::DimensionAnalysis a =
+            qgml::analyze_dimension(exec, config, x, settings, int(c.integer("analysis.chunk")));
+        *dimension = a.summary.mode;
+        if (uncertain) *uncertain = a.summary.uncertain ? 1 : 0;
+        if (per_point) std::copy(a.dimension.begin(), a.dimension.end(), per_point);
+        if (a.failed_points >= t)
+          throw Failure{QGML_ERROR_NUMERICAL,
+                        std::string(f) + ": the eigensolve failed at every point (" + std::to_string(t) + ")"};
+      });
+    });
+  });
 }
-}
+
+}  // extern "C"

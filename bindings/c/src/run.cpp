@@ -1,26 +1,197 @@
-// Training (qgml_train, qgml_resume) and run directories: being implemented.
+// Training (`qgml train` in process: qgml::app::run_train) and the run directories it writes.
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "qgml/io/configuration_io.hpp"
+#include "qgml/train/training_settings.hpp"
+
 #include "c_api_internal.hpp"
+#include "train_run.hpp"
+
+namespace fs = std::filesystem;
 
 namespace {
-int not_yet(const char* f) {
-  return qgml::capi::guarded(f, QGML_ERROR_RUNTIME, [&] {
-    throw qgml::capi::Failure{QGML_ERROR_RUNTIME, std::string(f) + ": not implemented yet"};
+
+using qgml::capi::Failure;
+using qgml::capi::require;
+using qgml::capi::require_pointer;
+
+std::unique_ptr<qgml_run> open_run(const std::string& dir, const char* f) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw Failure{QGML_ERROR_IO, std::string(f) + ": '" + dir + "' is not a directory"};
+  if (!fs::exists(fs::path(dir) / "config.yaml", ec))
+    throw Failure{QGML_ERROR_IO, std::string(f) + ": '" + dir + "' has no config.yaml (not a qgml run directory)"};
+  auto run = std::make_unique<qgml_run>();
+  run->dir = dir;
+  const fs::path history = fs::path(dir) / "history.csv";
+  if (fs::exists(history, ec)) {
+    for (const qgml::EpochRecord& r : qgml::read_history_csv(history.string())) {
+      run->loss.push_back(r.total);
+      run->reconstruction.push_back(r.reconstruction);
+      run->fluctuation.push_back(r.fluctuation);
+    }
+  }
+  return run;
+}
+
+// The points of qgml_train / qgml_resume, as the program's data.array source (or none).
+struct Points {
+  qgml::app::PointsInMemory memory;
+  std::string description;
+};
+
+Points points_argument(const void* points, std::int64_t t, int d, qgml_dtype dtype, const char* f) {
+  Points p;
+  if (!points) return p;
+  qgml::capi::require_points(points, t, d, dtype, f);
+  p.memory.values = points;
+  p.memory.rows = t;
+  p.memory.columns = d;
+  p.memory.single_precision = dtype == QGML_FLOAT32;
+  p.description =
+      "C array, " + std::to_string(t) + " x " + std::to_string(d) + (dtype == QGML_FLOAT32 ? " float32" : " float64");
+  return p;
+}
+
+int train(const char* f, qgml::app::TrainRequest& request, const Points& points, int quiet, qgml_stop_callback stop,
+          void* user_data, qgml_run** out) {
+  return qgml::capi::guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
+    qgml::capi::require_kokkos(f);
+    request.quiet = quiet != 0;
+    if (points.memory.values) request.points = &points.memory;
+    if (stop) request.stop_requested = [stop, user_data] { return stop(user_data) != 0; };
+    const qgml::app::TrainOutcome outcome = qgml::app::run_train(request);
+    *out = open_run(outcome.run_dir, f).release();
+    if (outcome.exit_code == 130)
+      throw Failure{QGML_ERROR_INTERRUPTED, std::string(f) + ": stopped by the stop callback; the run directory '" +
+                                                outcome.run_dir + "' continues with qgml_resume"};
+    if (outcome.exit_code != 0)
+      throw Failure{QGML_ERROR_RUNTIME, std::string(f) + ": training ended with exit code " +
+                                            std::to_string(outcome.exit_code) + " (run directory '" + outcome.run_dir +
+                                            "')"};
   });
 }
+
 }  // namespace
 
+using qgml::capi::guarded;
+
 extern "C" {
-int qgml_train(const qgml_settings*, const void*, int64_t, int, qgml_dtype, int, qgml_stop_callback, void*,
-               qgml_run**) {
-  return not_yet("qgml_train");
+
+int qgml_train(const qgml_settings* s, const void* points, int64_t t, int d, qgml_dtype dtype, int quiet,
+               qgml_stop_callback stop, void* user_data, qgml_run** out) {
+  const char* f = "qgml_train";
+  Points p;
+  qgml::app::TrainRequest request;
+  const int checked = guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
+    require_pointer(out, f, "out");
+    *out = nullptr;
+    require_pointer(s, f, "settings");
+    p = points_argument(points, t, d, dtype, f);
+    request.config_path = s->yaml_path;
+    request.overrides = s->overrides;
+    if (points) request.overrides.emplace_back("data.array", p.description);
+  });
+  if (checked != QGML_OK) return checked;
+  return train(f, request, p, quiet, stop, user_data, out);
 }
-int qgml_resume(const char*, const void*, int64_t, int, qgml_dtype, int, qgml_stop_callback, void*, qgml_run**) {
-  return not_yet("qgml_resume");
+
+int qgml_resume(const char* run_dir, const void* points, int64_t t, int d, qgml_dtype dtype, int quiet,
+                qgml_stop_callback stop, void* user_data, qgml_run** out) {
+  const char* f = "qgml_resume";
+  Points p;
+  qgml::app::TrainRequest request;
+  const int checked = guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
+    require_pointer(out, f, "out");
+    *out = nullptr;
+    require_pointer(run_dir, f, "run_dir");
+    require(*run_dir != '\0', f, "run_dir is empty");
+    p = points_argument(points, t, d, dtype, f);
+    request.resume_dir = run_dir;
+  });
+  if (checked != QGML_OK) return checked;
+  return train(f, request, p, quiet, stop, user_data, out);
 }
-int qgml_run_open(const char*, qgml_run**) { return not_yet("qgml_run_open"); }
-int qgml_run_directory(const qgml_run*, char*, size_t, size_t*) { return not_yet("qgml_run_directory"); }
-int qgml_run_model(const qgml_run*, qgml_model**) { return not_yet("qgml_run_model"); }
-int qgml_run_history(const qgml_run*, int*, double*, double*, double*) { return not_yet("qgml_run_history"); }
-int qgml_run_dimension(const qgml_run*, int*, int*) { return not_yet("qgml_run_dimension"); }
+
+int qgml_run_open(const char* run_dir, qgml_run** out) {
+  const char* f = "qgml_run_open";
+  return guarded(f, QGML_ERROR_IO, [&] {
+    require_pointer(out, f, "out");
+    *out = nullptr;
+    require_pointer(run_dir, f, "run_dir");
+    *out = open_run(run_dir, f).release();
+  });
+}
+
+int qgml_run_directory(const qgml_run* r, char* buf, size_t size, size_t* needed) {
+  const char* f = "qgml_run_directory";
+  return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
+    require_pointer(r, f, "run");
+    qgml::capi::copy_text(r->dir, buf, size, needed, f);
+  });
+}
+
+int qgml_run_model(const qgml_run* r, qgml_model** out) {
+  const char* f = "qgml_run_model";
+  return guarded(f, QGML_ERROR_IO, [&] {
+    require_pointer(out, f, "out");
+    *out = nullptr;
+    require_pointer(r, f, "run");
+    auto model = std::make_unique<qgml_model>();
+    const fs::path final_matrices = fs::path(r->dir) / "final_matrices.npy";
+    std::error_code ec;
+    if (fs::exists(final_matrices, ec)) {
+      model->matrices = qgml::load_matrices(final_matrices.string());
+    } else {
+      // An interrupted run before its outputs: the checkpoint LATEST names.
+      const fs::path checkpoints = fs::path(r->dir) / "checkpoints";
+      std::ifstream latest(checkpoints / "LATEST");
+      std::string epoch_dir;
+      if (!(latest >> epoch_dir))
+        throw Failure{QGML_ERROR_IO, std::string(f) + ": run directory '" + r->dir +
+                                         "' has neither final_matrices.npy nor a checkpoint"};
+      model->matrices = qgml::load_matrices((checkpoints / epoch_dir / "matrices.npy").string());
+    }
+    *out = model.release();
+  });
+}
+
+int qgml_run_history(const qgml_run* r, int* epochs, double* loss, double* reconstruction, double* fluctuation) {
+  const char* f = "qgml_run_history";
+  return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
+    require_pointer(r, f, "run");
+    if (epochs) *epochs = int(r->loss.size());
+    for (std::size_t e = 0; e < r->loss.size(); ++e) {
+      if (loss) loss[e] = r->loss[e];
+      if (reconstruction) reconstruction[e] = r->reconstruction[e];
+      if (fluctuation) fluctuation[e] = r->fluctuation[e];
+    }
+  });
+}
+
+int qgml_run_dimension(const qgml_run* r, int* dimension, int* uncertain) {
+  const char* f = "qgml_run_dimension";
+  return guarded(f, QGML_ERROR_IO, [&] {
+    require_pointer(r, f, "run");
+    const fs::path summary = fs::path(r->dir) / "dimension_summary.json";
+    std::ifstream in(summary);
+    if (!in)
+      throw Failure{QGML_ERROR_IO, std::string(f) + ": run directory '" + r->dir +
+                                       "' has no dimension_summary.json (train with analysis.enabled = true)"};
+    nlohmann::json j;
+    try {
+      in >> j;
+      if (dimension) *dimension = j.at("mode").get<int>();
+      if (uncertain) *uncertain = j.at("uncertain").get<bool>() ? 1 : 0;
+    } catch (const nlohmann::json::exception& e) {
+      throw Failure{QGML_ERROR_IO, std::string(f) + ": '" + summary.string() + "': " + e.what()};
+    }
+  });
+}
+
 void qgml_run_destroy(qgml_run* r) { delete r; }
-}
+
+}  // extern "C"
