@@ -8,7 +8,7 @@ import pytest
 import qgml
 from conftest import sphere_points
 
-FAST = {"epochs": 30, "batch_size": 200}
+FAST = {"epochs": 30, "batch_size": 200, "N": 4}
 
 
 def test_fit_on_the_sphere():
@@ -97,8 +97,8 @@ def test_skdim_interface():
         theirs = list(inspect.signature(getattr(reference, method)).parameters)
         assert ours[:len(theirs)] == theirs, (method, ours, theirs)
     # the usage pattern of skdim's estimators, on one of its data sets
-    x = skdim.datasets.hyperSphere(n=500, d=3, random_state=0)  # the 2-sphere in R^3
+    x = skdim.datasets.hyperSphere(n=500, d=3, random_state=0)  # the 3-sphere in R^4
     estimators = [skdim.id.TwoNN(), qgml.QGMLDimension(**FAST)]
     dims = [e.fit(x).dimension_ for e in estimators]
-    assert dims[1] == 2 and round(dims[0]) == 2
+    assert dims[1] == 3 and round(dims[0]) == 3
     assert qgml.QGMLDimension(**FAST).fit_transform(x) == estimators[1].dimension_
