@@ -3,15 +3,14 @@
 // float32 points, complex128 or complex64 matrices), converted otherwise; outputs are arrays the caller
 // (the pure-Python layer, bindings/python/qgml) allocated. The GIL is released around every call that
 // runs kernels. The pure-Python package documents the user-facing API; this module is its plumbing.
+#include <complex>
+#include <cstdint>
+#include <memory>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
-
-#include <complex>
-#include <cstdint>
-#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -30,11 +29,20 @@ namespace {
 [[noreturn]] void raise(int status, const std::string& message) {
   PyObject* type = PyExc_RuntimeError;
   switch (status) {
-    case QGML_ERROR_INVALID_ARGUMENT: type = PyExc_ValueError; break;
-    case QGML_ERROR_IO: type = PyExc_OSError; break;
-    case QGML_ERROR_NUMERICAL: type = PyExc_FloatingPointError; break;
-    case QGML_ERROR_INTERRUPTED: type = PyExc_KeyboardInterrupt; break;
-    default: break;
+    case QGML_ERROR_INVALID_ARGUMENT:
+      type = PyExc_ValueError;
+      break;
+    case QGML_ERROR_IO:
+      type = PyExc_OSError;
+      break;
+    case QGML_ERROR_NUMERICAL:
+      type = PyExc_FloatingPointError;
+      break;
+    case QGML_ERROR_INTERRUPTED:
+      type = PyExc_KeyboardInterrupt;
+      break;
+    default:
+      break;
   }
   PyErr_SetString(type, message.empty() ? "qgml: unknown error" : message.c_str());
   throw nb::python_error();
@@ -251,8 +259,8 @@ nb::tuple train_settings(const Settings& s, bool quiet, nb::object stop) {
   StopState state{std::move(stop), std::nullopt};
   qgml_settings* sh = s.get();
   qgml_run* out = nullptr;
-  const Result r = call_released(
-      [&] { return qgml_train(sh, nullptr, 0, 0, QGML_FLOAT64, quiet, stop_callback, &state, &out); });
+  const Result r =
+      call_released([&] { return qgml_train(sh, nullptr, 0, 0, QGML_FLOAT64, quiet, stop_callback, &state, &out); });
   return finish_training(r, out, state);
 }
 
@@ -261,9 +269,8 @@ nb::tuple resume_points(const std::string& dir, const Points<Real>& x, bool quie
   const auto [t, d] = points_shape<Real>(x);
   StopState state{std::move(stop), std::nullopt};
   qgml_run* out = nullptr;
-  const Result r = call_released([&] {
-    return qgml_resume(dir.c_str(), x.data(), t, d, dtype_of<Real>(), quiet, stop_callback, &state, &out);
-  });
+  const Result r = call_released(
+      [&] { return qgml_resume(dir.c_str(), x.data(), t, d, dtype_of<Real>(), quiet, stop_callback, &state, &out); });
   return finish_training(r, out, state);
 }
 
@@ -313,8 +320,7 @@ nb::tuple dimension(const Model& m, const Settings* s, const Points<Real>& x, st
   const qgml_settings* sh = s ? s->get() : nullptr;
   int* pp = per_point ? per_point->data() : nullptr;
   int dim = 0, uncertain = 0;
-  check(call_released(
-      [&] { return qgml_dimension(mh, sh, x.data(), t, d, dtype_of<Real>(), &dim, pp, &uncertain); }));
+  check(call_released([&] { return qgml_dimension(mh, sh, x.data(), t, d, dtype_of<Real>(), &dim, pp, &uncertain); }));
   return nb::make_tuple(dim, uncertain != 0);
 }
 
@@ -322,8 +328,9 @@ nb::tuple dimension(const Model& m, const Settings* s, const Points<Real>& x, st
 
 template <class Real>
 Model* model_create(const In<std::complex<Real>, nb::ndim<3>>& a) {
-  if (a.shape(1) != a.shape(2)) bad_shape("matrices must have shape (D, N, N), got " + std::to_string(a.shape(0)) +
-                                          " x " + std::to_string(a.shape(1)) + " x " + std::to_string(a.shape(2)));
+  if (a.shape(1) != a.shape(2))
+    bad_shape("matrices must have shape (D, N, N), got " + std::to_string(a.shape(0)) + " x " +
+              std::to_string(a.shape(1)) + " x " + std::to_string(a.shape(2)));
   if (a.shape(0) > INT32_MAX || a.shape(1) > INT32_MAX) bad_shape("too many or too large matrices");
   qgml_model* out = nullptr;
   const int d = static_cast<int>(a.shape(0)), n = static_cast<int>(a.shape(1));
@@ -350,7 +357,8 @@ NB_MODULE(_qgml, mod) {
   mod.doc() = "qgml's C interface (qgml/c_api.h) for Python; the package qgml is its documented front end.";
   nb::set_leak_warnings(false);
 
-  mod.def("version", [] { return std::string(qgml_version()); }, "qgml's version, git revision and Kokkos backend.");
+  mod.def(
+      "version", [] { return std::string(qgml_version()); }, "qgml's version, git revision and Kokkos backend.");
   mod.def(
       "initialize",
       [](int num_threads) {
@@ -358,8 +366,7 @@ NB_MODULE(_qgml, mod) {
         check(qgml_initialize(num_threads, &started));
         return started != 0;
       },
-      "num_threads"_a = 0,
-      "Starts Kokkos unless the process has already; True when this call started it.");
+      "num_threads"_a = 0, "Starts Kokkos unless the process has already; True when this call started it.");
   mod.def(
       "finalize",
       [] {
@@ -370,20 +377,23 @@ NB_MODULE(_qgml, mod) {
 
   nb::class_<Settings>(mod, "Settings", "The program's settings (qgml --help): defaults, a YAML file, overrides.")
       .def(nb::init<>())
-      .def("load", [](Settings& s, const std::string& path) { check(qgml_settings_load(s.get(), path.c_str())); },
-           "path"_a, "Reads a YAML config file as `qgml train FILE.yaml` does.")
-      .def("set",
-           [](Settings& s, const std::string& key, const std::string& value) {
-             check(qgml_settings_set(s.get(), key.c_str(), value.c_str()));
-           },
-           "key"_a, "value"_a, "Sets one setting (validated at once).")
-      .def("get",
-           [](const Settings& s, const std::string& key) {
-             return text([&](char* buf, size_t size, size_t* needed) {
-               return qgml_settings_get(s.get(), key.c_str(), buf, size, needed);
-             });
-           },
-           "key"_a, "The resolved value of a setting, as text.");
+      .def(
+          "load", [](Settings& s, const std::string& path) { check(qgml_settings_load(s.get(), path.c_str())); },
+          "path"_a, "Reads a YAML config file as `qgml train FILE.yaml` does.")
+      .def(
+          "set",
+          [](Settings& s, const std::string& key, const std::string& value) {
+            check(qgml_settings_set(s.get(), key.c_str(), value.c_str()));
+          },
+          "key"_a, "value"_a, "Sets one setting (validated at once).")
+      .def(
+          "get",
+          [](const Settings& s, const std::string& key) {
+            return text([&](char* buf, size_t size, size_t* needed) {
+              return qgml_settings_get(s.get(), key.c_str(), buf, size, needed);
+            });
+          },
+          "key"_a, "The resolved value of a setting, as text.");
 
   nb::class_<Model>(mod, "Model", "D Hermitian N x N matrices in host memory.")
       .def_static("create", &model_create<double>, "matrices"_a.noconvert(), nb::rv_policy::take_ownership)
@@ -398,11 +408,12 @@ NB_MODULE(_qgml, mod) {
             return new Model(out);
           },
           "path"_a, nb::rv_policy::take_ownership, "Reads an NPY file as the program writes it.")
-      .def("save",
-           [](const Model& m, const std::string& path, bool single) {
-             check(qgml_model_save(m.get(), path.c_str(), single ? QGML_FLOAT32 : QGML_FLOAT64));
-           },
-           "path"_a, "single"_a = false, "Writes an NPY file (complex128, or complex64 with single=True).")
+      .def(
+          "save",
+          [](const Model& m, const std::string& path, bool single) {
+            check(qgml_model_save(m.get(), path.c_str(), single ? QGML_FLOAT32 : QGML_FLOAT64));
+          },
+          "path"_a, "single"_a = false, "Writes an NPY file (complex128, or complex64 with single=True).")
       .def_prop_ro("shape", &model_shape, "(D, N)")
       .def("matrices", &model_matrices<double>, "out"_a.noconvert(), "Copies the matrices into out (D, N, N).")
       .def("matrices", &model_matrices<float>, "out"_a.noconvert());
@@ -430,16 +441,17 @@ NB_MODULE(_qgml, mod) {
             return new Model(out);
           },
           nb::rv_policy::take_ownership)
-      .def("history",
-           [](const Run& r) {
-             int epochs = 0;
-             check(qgml_run_history(r.get(), &epochs, nullptr, nullptr, nullptr));
-             std::vector<double> loss(epochs), rec(epochs), fluct(epochs);
-             check(qgml_run_history(r.get(), &epochs, loss.data(), rec.data(), fluct.data()));
-             return nb::make_tuple(owned_vector(std::move(loss)), owned_vector(std::move(rec)),
-                                   owned_vector(std::move(fluct)));
-           },
-           "(loss, reconstruction, fluctuation) per epoch.")
+      .def(
+          "history",
+          [](const Run& r) {
+            int epochs = 0;
+            check(qgml_run_history(r.get(), &epochs, nullptr, nullptr, nullptr));
+            std::vector<double> loss(epochs), rec(epochs), fluct(epochs);
+            check(qgml_run_history(r.get(), &epochs, loss.data(), rec.data(), fluct.data()));
+            return nb::make_tuple(owned_vector(std::move(loss)), owned_vector(std::move(rec)),
+                                  owned_vector(std::move(fluct)));
+          },
+          "(loss, reconstruction, fluctuation) per epoch.")
       .def("dimension", [](const Run& r) {
         int dim = 0, uncertain = 0;
         check(qgml_run_dimension(r.get(), &dim, &uncertain));
