@@ -184,8 +184,6 @@ def test_ctrl_c_raises_keyboard_interrupt_and_the_run_resumes(tmp_path):
     assert resumed.interrupted and len(resumed.history["loss"]) > before
 
 
-@pytest.mark.xfail(strict=True, reason="run_train (apps/qgml/train_command.cpp) prints the estimate line when quiet, "
-                                      "as `qgml train --quiet` does; the C interface promises silence")
 def test_quiet_training_prints_nothing(tmp_path, capfd):
     qgml.train(sphere_points(200, seed=9), small(tmp_path))
     out, err = capfd.readouterr()
