@@ -55,7 +55,7 @@ lib.qgml_finalize()
 
 
 class _SilentStdout:
-    """fd 1 to /dev/null: run_train prints the estimate line even when quiet (a known defect)."""
+    """fd 1 to /dev/null for the timed calls (nothing of the training reaches the terminal)."""
 
     def __enter__(self):
         sys.stdout.flush()
