@@ -7,10 +7,10 @@
 # --peers: requirements-peers-torch.txt (torch alone) is installed with --no-deps, then requirements-peers.txt
 # (torch's Python dependencies, the CUDA runtime libraries libtorch is linked against, and jax[cpu]).
 # PyPI's only Linux x86_64 torch wheel is the CUDA build; `import torch` fails without the libraries its
-# shared objects name (libcufile, libcusparseLt, libnvshmem_host, ..., ~2.6 GB of nvidia-* wheels), so they
-# are kept; what --no-deps leaves out is what the CPU never loads: triton (torch.compile's GPU code
-# generator) and cuda-bindings. The environment is then ~3.2 GB; torch runs on the CPU with or without
-# a GPU or driver. perf/baselines/README.md says more.
+# shared objects name (libcufile, libcusparseLt, libnvshmem_host, ...: 3.0 GB installed), so they are kept;
+# what --no-deps leaves out is what the CPU never loads: triton (torch.compile's GPU code generator) and
+# cuda-bindings (pip then warns that they are missing; harmless). The environment is then ~5.3 GB (torch
+# 1.2 GB, jaxlib 0.35 GB); torch runs on the CPU with or without a GPU or driver. perf/baselines/README.md.
 # Debian's python3 has no venv/ensurepip without the python3-venv package: when it is missing and
 # this runs as root, it is installed with apt-get (said on stderr); otherwise the script stops.
 set -eu
