@@ -18,6 +18,10 @@ Examples (after `cmake --workflow --preset openmp`):
   perf/compare.py sample --N 8 32 --chains 10000 --sampler ula mala hmc --precision double float
 Torch is looked for in /usr/bin/python3 (Debian's python3-torch) unless --python is given; without
 it the qgml side still runs and the table says so.
+Peers (issue 15): --all-peers runs torch (reference style, --python), torch2 (reference style),
+torch2_vectorised and jax (under --peers-python, the venv of perf/make_venv.sh --peers); --peer
+LABEL=SCRIPT[@PYTHON] adds any other. With more than one peer the table ends with "fastest peer / qgml":
+  perf/compare.py train --N 3 8 16 32 64 --batch 2500 --w 0 --precision double --all-peers
 """
 import argparse
 import datetime

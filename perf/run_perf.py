@@ -445,7 +445,8 @@ def run_info(a, cfg, peers, torch_note, budget, stamp):
             "eigh_impls": a.eigh_impls, "batch": a.batch, "w": a.w, "max_seconds_per_case": a.max_seconds,
             "memory_budget_gib": round(budget / 2**30, 2), "torch": torch_note if not peers else "yes",
             "python": a.python,
-            "peers": [{"label": p.label, "script": p.script, "python": p.python} for p in peers], "launcher": a.launcher, "cpus": os.cpu_count(),
+            "peers": [{"label": p.label, "script": p.script, "python": p.python} for p in peers],
+            "launcher": a.launcher, "cpus": os.cpu_count(),
             "loadavg_before": [round(x, 2) for x in os.getloadavg()],
             "command": " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])}
     for k in ("OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "SLURM_JOB_ID", "SLURM_JOB_PARTITION",
@@ -732,8 +733,9 @@ def summary_markdown(lines, name):
                    ", ".join(f"{p:.1f} GFLOP/s with {t} thread{'s' if t > 1 else ''}" for t, p in sorted(peaks.items())) +
                    "; % of peak compares a case with the peak at its thread count (float too).")
     if many:
-        out.append("Peers: " + "; ".join(f"{i}: {v}" for i, v in sorted(versions.items(), key=lambda x: impl_order(x[0])))
-                   + ". \"fastest peer / qgml\" is the smallest peer time over qgml's, with that peer named.")
+        ordered = sorted(versions.items(), key=lambda x: impl_order(x[0]))
+        out.append("Peers: " + "; ".join(f"{i}: {v}" for i, v in ordered) +
+                   ". \"fastest peer / qgml\" is the smallest peer time over qgml's, with that peer named.")
     out.append("Times are medians of the timed runs of one unit (eigh: all T matrices; train: one epoch; "
                "metric: all T points); ratios > 1 mean qgml is faster.")
     out.append("")
