@@ -63,12 +63,11 @@ PRIOR = {
 }
 STARTUP_S = {"qgml": 0.5, "torch": 0.5}             # process start; torch is imported once per thread count
 
-# The PyTorch baselines run in one long-lived interpreter per thread count (importing torch takes seconds,
-# more than most cases): it reads one request per line, {"script": path, "argv": [...]}, calls the script's
-# main(argv) with its stdout captured, and answers with one line {"out": ..., "rc": ..., "error": ...}.
+# The Python peers run in one long-lived interpreter per peer and thread count (importing torch or jax takes
+# seconds, more than most cases): it reads one request per line, {"script": path, "argv": [...]}, calls the
+# script's main(argv) with its stdout captured, and answers with one line {"out": ..., "rc": ..., "error": ...}.
 TORCH_WORKER = r"""
 import contextlib, importlib.util, io, json, os, sys, traceback
-import torch
 modules = {}
 for raw in sys.stdin:
     req = json.loads(raw)
@@ -113,8 +112,18 @@ def parse_args(argv=None):
     p.add_argument("--build", default=os.path.join(ROOT, "build", "openmp"), help="qgml build tree (default build/openmp)")
     p.add_argument("--out", default=os.path.join(HERE, "results"), help="output directory (default perf/results)")
     p.add_argument("--name", help="output file stem (default run-<UTC time>, with --quick quick-<date>)")
-    p.add_argument("--python", default="/usr/bin/python3", help="interpreter with torch (default /usr/bin/python3)")
-    p.add_argument("--no-torch", action="store_true", help="qgml only")
+    p.add_argument("--python", default="/usr/bin/python3",
+                   help="interpreter with torch, of every peer unless said (default /usr/bin/python3)")
+    p.add_argument("--peer", nargs="+", action="extend", metavar="LABEL=SCRIPT[@PYTHON]",
+                   help="a Python peer (see compare.py --help): SCRIPT torch (every suite), torch_vectorised or "
+                        "jax (train); its lines get impl LABEL. Default: torch=torch")
+    p.add_argument("--all-peers", action="store_true",
+                   help="torch (reference style, --python), torch2 (reference style), torch2_vectorised and jax "
+                        "(--peers-python)")
+    p.add_argument("--peers-python", default=compare.DEFAULT_PEERS_PYTHON,
+                   help="interpreter of the --all-peers peers other than torch (default build/perf-venv/bin/python, "
+                        "from perf/make_venv.sh --peers)")
+    p.add_argument("--no-torch", action="store_true", help="qgml only (no peer)")
     p.add_argument("--no-gemm", action="store_true", help="do not measure the GEMM peak")
     p.add_argument("--max-seconds-per-case", dest="max_seconds", type=float,
                    help="skip a case whose estimated wall time is longer; a case that runs over twice this is "
@@ -139,6 +148,10 @@ def parse_args(argv=None):
     a.N, a.T = sorted(set(a.N)), sorted(set(a.T))
     if any(n < 1 for n in a.N) or any(t < 1 for t in a.T) or any(t < 1 for t in a.threads) or a.repeats < 1:
         p.error("--N, --T, --threads and --repeats must be positive")
+    try:
+        a.peers = compare.parse_peers(a.peer, a.all_peers, a.python, a.peers_python)
+    except ValueError as e:
+        p.error(str(e))
     return a
 
 
@@ -195,13 +208,16 @@ def kokkos_threads_flag(kokkos_version, threads):
 
 
 class Case:
-    def __init__(self, suite, impl, N, T, precision, threads, batch=None, w=None, chunk=None):
+    """One measurement; `peer` is the compare.Peer that runs it (True for a peer's line read back), else None."""
+
+    def __init__(self, suite, impl, N, T, precision, threads, batch=None, w=None, chunk=None, peer=None):
         self.suite, self.impl, self.N, self.T = suite, impl, N, T
         self.precision, self.threads, self.batch, self.w, self.chunk = precision, threads, batch, w, chunk
+        self.peer = peer
 
     @property
     def kind(self):
-        return "torch" if self.impl == "torch" else "qgml"
+        return "torch" if self.peer or self.impl == "torch" else "qgml"
 
     def series(self):
         """Cases of one series differ only in N and T; the estimator extrapolates within a series."""
@@ -271,7 +287,7 @@ class Estimator:
         c = Case(suite, line["impl"], int(line["N"]), int(line["T"]), line.get("precision", "double"),
                  int(line.get("requested_threads", line.get("threads", 1))),
                  line.get("batch") if suite == "train" else None,
-                 float(line.get("w", 0)) if suite == "train" else None)
+                 float(line.get("w", 0)) if suite == "train" else None, peer=compare.is_peer_line(line))
         self.add(c, float(line["median_s"]))
 
     def unit_seconds(self, c):
@@ -288,27 +304,28 @@ class Estimator:
                 p = min(3.0, max(1.0, math.log(pts[(n0, t0)] / pts[(n1, t0)]) / math.log(n0 / n1)))
             est = pts[(n0, t0)] * (c.T / t0) * (c.N / n0) ** p
             return est, f"from N={n0} T={t0}" + (f", N^{p:.1f}" if n0 != c.N else "")
-        a_, b_ = PRIOR.get((c.suite, c.impl), PRIOR[(c.suite, "qgml")])
+        a_, b_ = PRIOR.get((c.suite, c.impl), PRIOR[(c.suite, c.kind)])
         est = c.T * (a_ + b_ * c.N**3) * (2.0 / c.threads) * (0.8 if c.precision == "float" else 1.0)
         return est, "model"
 
 
-def plan(a, torch_ok, budget):
-    """All cases in run order."""
+def plan(a, peers, budget):
+    """All cases in run order: qgml's, then every peer's (the available compare.Peer list `peers`)."""
     for threads in a.threads:
         if not a.no_gemm:
             yield Case("gemm", "openblas_dgemm", 2048, None, "double", threads)
         for suite in a.suites:
-            impls = (a.eigh_impls if suite == "eigh" else ["qgml"]) + (["torch"] if torch_ok else [])
+            impls = [(i, None) for i in (a.eigh_impls if suite == "eigh" else ["qgml"])] + \
+                [(p.label, p) for p in peers if p.script_path(suite)]
             for precision in a.precision:
                 for T in a.T:
                     for N in a.N:
-                        for impl in impls:
+                        for impl, peer in impls:
                             if suite == "train":
-                                yield Case(suite, impl, N, T, precision, threads, min(a.batch, T), a.w)
+                                yield Case(suite, impl, N, T, precision, threads, min(a.batch, T), a.w, peer=peer)
                             else:
                                 yield Case(suite, impl, N, T, precision, threads,
-                                           chunk=chunk_for(a, N, T, precision, budget))
+                                           chunk=chunk_for(a, N, T, precision, budget), peer=peer)
 
 
 def decide(c, a, est, budget, failures):
@@ -420,14 +437,16 @@ def case_env(threads):
 # ---------------------------------------------------------------------------------------------- running
 
 
-def run_info(a, cfg, torch_ok, torch_note, budget, stamp):
+def run_info(a, cfg, peers, torch_note, budget, stamp):
     info = {"suite": "run_info", "impl": "run_perf", "status": "info", "run_perf": stamp,
             "host": socket.gethostname(), "git_revision": compare.git_revision(), "build": os.path.abspath(a.build),
             "backend": cfg["backend"], "kokkos_version": cfg["kokkos_version"], "suites": a.suites, "N": a.N,
             "T": a.T, "precision": a.precision, "threads": a.threads, "repeats": a.repeats,
             "eigh_impls": a.eigh_impls, "batch": a.batch, "w": a.w, "max_seconds_per_case": a.max_seconds,
-            "memory_budget_gib": round(budget / 2**30, 2), "torch": torch_note if not torch_ok else "yes",
-            "python": a.python, "launcher": a.launcher, "cpus": os.cpu_count(),
+            "memory_budget_gib": round(budget / 2**30, 2), "torch": torch_note if not peers else "yes",
+            "python": a.python,
+            "peers": [{"label": p.label, "script": p.script, "python": p.python} for p in peers],
+            "launcher": a.launcher, "cpus": os.cpu_count(),
             "loadavg_before": [round(x, 2) for x in os.getloadavg()],
             "command": " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])}
     for k in ("OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "SLURM_JOB_ID", "SLURM_JOB_PARTITION",
@@ -438,11 +457,14 @@ def run_info(a, cfg, torch_ok, torch_note, budget, stamp):
 
 
 def torch_status(a):
+    """(the available peers, a note on the missing ones)."""
     if a.no_torch:
-        return False, "disabled (--no-torch)"
-    if compare.torch_available(a.python):
-        return True, "yes"
-    return False, f"not importable by {a.python}"
+        return [], "disabled (--no-torch)"
+    ok = [p for p in a.peers if p.available()]
+    missing = [p for p in a.peers if p not in ok]
+    note = "; ".join(f"{p.label}: {'jax' if p.script == 'jax' else 'torch'} not importable by {p.python}"
+                     for p in missing)
+    return ok, note or "yes"
 
 
 def main(argv=None):
@@ -471,7 +493,7 @@ def main(argv=None):
             a.no_gemm = True
             print("run_perf.py: CUDA build: the GEMM peak (host OpenBLAS) is not measured", file=sys.stderr)
     budget = memory_budget_bytes(a)
-    torch_ok, torch_note = torch_status(a)
+    peers, torch_note = torch_status(a)
     est = Estimator()
     for path in a.calibrate:
         try:
@@ -482,7 +504,7 @@ def main(argv=None):
             return 2
 
     if a.dry_run:
-        return dry_run(a, cfg, torch_ok, torch_note, budget, est)
+        return dry_run(a, cfg, peers, torch_note, budget, est)
 
     missing = sorted({compare.bench_binary(a.build, s) for s in a.suites + (["eigh"] if not a.no_gemm else [])
                       if not os.access(compare.bench_binary(a.build, s), os.X_OK)})
@@ -491,15 +513,17 @@ def main(argv=None):
               f"cmake --preset openmp && cmake --build {a.build} --target qgml_bench_eigh qgml_bench_train "
               f"qgml_bench_metric", file=sys.stderr)
         return 2
-    if not torch_ok:
+    if not peers:
         print(f"run_perf.py: torch baseline {torch_note}: qgml only", file=sys.stderr)
+    elif torch_note != "yes":
+        print(f"run_perf.py: peers not run: {torch_note}", file=sys.stderr)
 
     os.makedirs(a.out, exist_ok=True)
     jsonl = os.path.join(a.out, name + ".jsonl")
-    info = run_info(a, cfg, torch_ok, torch_note, budget, stamp)
+    info = run_info(a, cfg, peers, torch_note, budget, stamp)
     lines = [info]
     failures = {}
-    cases = list(plan(a, torch_ok, budget))
+    cases = list(plan(a, peers, budget))
 
     def on_term(signum, frame):
         raise Stop()
@@ -509,7 +533,7 @@ def main(argv=None):
         if k in info:
             common[k] = info[k]
     stopped = False
-    worker = TorchWorker(a.python)
+    workers = {p.label: TorchWorker(p.python) for p in peers}
     with open(jsonl, "w") as out:
         out.write(json.dumps(info) + "\n")
         out.flush()
@@ -527,9 +551,10 @@ def main(argv=None):
                 else:
                     timeout = max(2 * a.max_seconds, 60.0) if a.max_seconds else None
                     t0 = time.monotonic()
-                    if c.kind == "torch":
-                        got, error = worker.run(compare.baseline_script(c.suite), command(c, a, cfg), c.threads,
-                                                timeout)
+                    if c.peer:
+                        got, error = workers[c.impl].run(c.peer.script_path(c.suite), command(c, a, cfg), c.threads,
+                                                         timeout)
+                        c.peer.relabel(got)
                     else:
                         got, error = compare.run_json_lines(command(c, a, cfg), case_env(c.threads), timeout)
                     wall = time.monotonic() - t0
@@ -567,7 +592,8 @@ def main(argv=None):
             stopped = True
             print("run_perf.py: stopped; writing the summary of what was measured", file=sys.stderr)
         finally:
-            worker.close()
+            for w in workers.values():
+                w.close()
     info["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
     if stopped:
         info["stopped_early"] = True
@@ -580,7 +606,7 @@ def main(argv=None):
     return 130 if stopped else rc
 
 
-def dry_run(a, cfg, torch_ok, torch_note, budget, est):
+def dry_run(a, cfg, peers, torch_note, budget, est):
     print(f"# plan: build {a.build} (backend {cfg['backend']}, Kokkos {cfg['kokkos_version']}), torch: "
           f"{torch_note}, memory budget {budget / 2**30:.1f} GiB, max {a.max_seconds:g} s per case, "
           f"{a.repeats} repeats")
@@ -591,7 +617,7 @@ def dry_run(a, cfg, torch_ok, torch_note, budget, est):
     print(f"{'#':>4} {'suite':<9} {'impl':<14} {'N':>5} {'T':>8} {'precision':<9} {'thr':>3} "
           f"{'decision':<8} {'estimate':>10} {'memory':>9}  reason")
     total, counts, plan_lines = 0.0, {}, []
-    for i, c in enumerate(plan(a, torch_ok, budget), 1):
+    for i, c in enumerate(plan(a, peers, budget), 1):
         go, rule, reason, seconds, need = decide(c, a, est, budget, {})
         decision = "run" if go else "skip"
         counts[decision] = counts.get(decision, 0) + 1
@@ -651,9 +677,20 @@ def collect(lines):
     return {k: statistics.median(v) for k, v in peaks.items()}, tables
 
 
+PEER_IMPLS = set()     # impls of peer lines in the lines being summarised (set by summary_markdown)
+PEER_RANK = {}         # peer label -> position in the run's peer list (run_info "peers")
+
+
 def impl_order(impl):
-    """qgml first, then its variants, LAPACKE, torch last."""
-    return ({"qgml": 0, "lapacke": 2, "torch": 3}.get(impl, 1), impl)
+    """qgml first, then its variants, LAPACKE, the peers (torch first, then in the run's order) last."""
+    group = {"qgml": 0, "lapacke": 2, "torch": 3}.get(impl, 4 if impl in PEER_IMPLS else 1)
+    return (group, PEER_RANK.get(impl, len(PEER_RANK)), impl)
+
+
+def fastest_cell(row, q, peers):
+    """'ratio (peer)' of the fastest peer's time over qgml's, for the "fastest peer / qgml" column."""
+    f = compare.fastest_peer(row["ok"], peers)
+    return f"{f[1] / q['median_s']:.2f} ({f[0]})" if f and q else "-"
 
 
 def notes(row):
@@ -670,6 +707,17 @@ def summary_markdown(lines, name):
     qline = next((l for l in lines if l.get("impl") == "qgml" and compare.is_measurement(l)), {})
     tline = next((l for l in lines if l.get("impl") == "torch" and compare.is_measurement(l)), {})
     revs = sorted({l.get("git_revision") for l in lines if compare.is_measurement(l) and l.get("git_revision")})
+    PEER_IMPLS.clear()
+    PEER_RANK.clear()
+    PEER_RANK.update((p["label"], i) for i, p in enumerate(info.get("peers", [])))
+    PEER_IMPLS.update(l["impl"] for l in lines if compare.is_measurement(l) and compare.is_peer_line(l))
+    many = len(PEER_IMPLS) > 1      # the "fastest peer / qgml" column
+    versions = {}
+    for l in lines:
+        if compare.is_measurement(l) and compare.is_peer_line(l) and l["impl"] not in versions:
+            v = [f"torch {l['torch_version']}"] if l.get("torch_version") else []
+            v += [f"jax {l['jax_version']}"] if l.get("jax_version") else []
+            versions[l["impl"]] = (", ".join(v) or "?") + (f" ({l['peer_impl']})" if l.get("peer_impl") else "")
     out = [f"# Performance run `{name}`", ""]
     if info:
         out.append(f"Host `{info.get('host')}`, {info.get('cpus')} CPUs, backend {info.get('backend')}, "
@@ -684,6 +732,10 @@ def summary_markdown(lines, name):
         out.append("Measured double GEMM peak (OpenBLAS dgemm 2048^3): " +
                    ", ".join(f"{p:.1f} GFLOP/s with {t} thread{'s' if t > 1 else ''}" for t, p in sorted(peaks.items())) +
                    "; % of peak compares a case with the peak at its thread count (float too).")
+    if many:
+        ordered = sorted(versions.items(), key=lambda x: impl_order(x[0]))
+        out.append("Peers: " + "; ".join(f"{i}: {v}" for i, v in ordered) +
+                   ". \"fastest peer / qgml\" is the smallest peer time over qgml's, with that peer named.")
     out.append("Times are medians of the timed runs of one unit (eigh: all T matrices; train: one epoch; "
                "metric: all T points); ratios > 1 mean qgml is faster.")
     out.append("")
@@ -695,24 +747,27 @@ def summary_markdown(lines, name):
         out.append(f"## {s}")
         out.append("")
         others = sorted({i for r in rows.values() for i in r["ok"]} - {"qgml", "lapacke", "torch"}, key=impl_order)
+        fh, fr = (" fastest peer / qgml |", "---|") if many else ("", "")
         if s == "eigh":
             out.append("| precision | threads | T | N | qgml ms | lapacke ms | " +
                        "".join(f"{i} ms | " for i in others) + "torch ms | torch / qgml | lapacke / qgml |"
-                       " qgml GFLOP/s | % of GEMM peak | notes |")
-            out.append("|---|---|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(others))
+                       " qgml GFLOP/s | % of GEMM peak |" + fh + " notes |")
+            out.append("|---|---|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(others) + fr)
         elif s == "train_epoch":
             out.append("| precision | threads | T | batch | w | N | qgml ms/epoch | torch ms/epoch | torch / qgml | " +
-                       "".join(f"{i} ms/epoch | {i} / qgml | " for i in others) + "qgml points/s | notes |")
-            out.append("|---|---|---|---|---|---|---|---|---|---|---|" + "---|---|" * len(others))
+                       "".join(f"{i} ms/epoch | {i} / qgml | " for i in others) + "qgml points/s |" + fh + " notes |")
+            out.append("|---|---|---|---|---|---|---|---|---|---|---|" + "---|---|" * len(others) + fr)
         else:
-            out.append("| precision | threads | T | N | qgml ms | torch ms | torch / qgml | qgml points/s | notes |")
-            out.append("|---|---|---|---|---|---|---|---|---|")
+            out.append("| precision | threads | T | N | qgml ms | torch ms | torch / qgml | " +
+                       "".join(f"{i} ms | {i} / qgml | " for i in others) + "qgml points/s |" + fh + " notes |")
+            out.append("|---|---|---|---|---|---|---|---|---|" + "---|---|" * len(others) + fr)
         for key in sorted(rows, key=lambda k: (k[0] != "double", k[1], k[2], k[3] or 0, k[4] or 0, k[5])):
             row = rows[key]
             prec, t, T, batch, w, N = key
             q, lp, tr = (row["ok"].get(i) for i in ("qgml", "lapacke", "torch"))
             med = lambda x: x["median_s"] if x else None
             n = notes(row)
+            fc = f" {fastest_cell(row, q, PEER_IMPLS)} |" if many else ""
             for impl, rec in row["not"].items():
                 if impl not in row["ok"]:
                     skipped.append((s, impl, prec, t, T, N, rec))
@@ -721,17 +776,19 @@ def summary_markdown(lines, name):
                 gf = f"{q['gflops']:.2f}" if q and q.get("gflops") else "-"
                 extra = "".join(f"{ms(med(row['ok'].get(i)))} | " for i in others)
                 out.append(f"| {prec} | {t} | {T} | {N} | {ms(med(q))} | {ms(med(lp))} | {extra}{ms(med(tr))} | "
-                           f"{ratio(med(tr), med(q))} | {ratio(med(lp), med(q))} | {gf} | {pct} | {n} |")
+                           f"{ratio(med(tr), med(q))} | {ratio(med(lp), med(q))} | {gf} | {pct} |{fc} {n} |")
             elif s == "train_epoch":
                 pps = f"{q['points_per_s']:.0f}" if q and q.get("points_per_s") else "-"
                 extra = "".join(f"{ms(med(row['ok'].get(i)))} | {ratio(med(row['ok'].get(i)), med(q))} | "
                                 for i in others)
                 out.append(f"| {prec} | {t} | {T} | {batch} | {w:g} | {N} | {ms(med(q))} | {ms(med(tr))} | "
-                           f"{ratio(med(tr), med(q))} | {extra}{pps} | {n} |")
+                           f"{ratio(med(tr), med(q))} | {extra}{pps} |{fc} {n} |")
             else:
                 pps = f"{q['points_per_s']:.0f}" if q and q.get("points_per_s") else "-"
+                extra = "".join(f"{ms(med(row['ok'].get(i)))} | {ratio(med(row['ok'].get(i)), med(q))} | "
+                                for i in others)
                 out.append(f"| {prec} | {t} | {T} | {N} | {ms(med(q))} | {ms(med(tr))} | {ratio(med(tr), med(q))} "
-                           f"| {pps} | {n} |")
+                           f"| {extra}{pps} |{fc} {n} |")
         out.append("")
     if skipped:
         out.append("## Cases not measured")
