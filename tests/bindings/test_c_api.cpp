@@ -66,9 +66,7 @@ struct Settings {
   qgml_settings* s = nullptr;
   Settings() { REQUIRE_OK(qgml_settings_create(&s)); }
   ~Settings() { qgml_settings_destroy(s); }
-  void set(const char* key, const std::string& value) {
-    REQUIRE_OK(qgml_settings_set(s, key, value.c_str()));
-  }
+  void set(const char* key, const std::string& value) { REQUIRE_OK(qgml_settings_set(s, key, value.c_str())); }
 };
 
 // A short training of the fuzzy sphere (spec 4.2) into dir.
