@@ -9,7 +9,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
-#include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 #include "qgml/io/parse_number.hpp"
 
 namespace qgml::app {
@@ -527,26 +527,28 @@ Config load_config(const std::string& path, const std::vector<std::pair<std::str
   for (const auto& s : schema()) c.set(s.key, s.default_value, "default");
   if (!path.empty()) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw Error("config '" + path + "': is a directory, expected a file");
+    if (std::filesystem::is_directory(path, ec))
+      throw FileError("config '" + path + "': is a directory, expected a file");
     std::ifstream file(path, std::ios::binary);
-    if (!file) throw Error("config '" + path + "': cannot open");
+    if (!file) throw FileError("config '" + path + "': cannot open");
     std::ostringstream text;
     text << file.rdbuf();
     YamlDocuments documents;
     try {
       documents = load_documents(text.str());
     } catch (const YAML::Exception& e) {
-      throw Error("config '" + path + "': line " + std::to_string(e.mark.line + 1) + ", column " +
-                  std::to_string(e.mark.column + 1) + ": not valid YAML (" + e.msg + ")");
+      throw FileError("config '" + path + "': line " + std::to_string(e.mark.line + 1) + ", column " +
+                      std::to_string(e.mark.column + 1) + ": not valid YAML (" + e.msg + ")");
     }
     if (documents.count > 1) {
       const int line = second_document_line(path);
       if (line == 0)  // no '---' after content: text the parser could not place after the first node
-        throw Error("config '" + path + "': line " + std::to_string(documents.second_start.line + 1) + ", column " +
-                    std::to_string(documents.second_start.column + 1) +
-                    ": not valid YAML (unexpected text after the end of the document)");
-      throw Error(path + ":" + std::to_string(line) +
-                  ": a second YAML document; a config file holds one (remove the '---' and what follows, or merge it)");
+        throw FileError("config '" + path + "': line " + std::to_string(documents.second_start.line + 1) + ", column " +
+                        std::to_string(documents.second_start.column + 1) +
+                        ": not valid YAML (unexpected text after the end of the document)");
+      throw FileError(
+          path + ":" + std::to_string(line) +
+          ": a second YAML document; a config file holds one (remove the '---' and what follows, or merge it)");
     }
     const YAML::Node root = documents.count == 0 ? YAML::Node() : documents.first;
     if (!root.IsNull() && !root.IsMap())

@@ -11,7 +11,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 #include "qgml/common/random.hpp"
 
 namespace qgml::app {
@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 RunLock::RunLock(const std::string& run_dir) {
   const std::string path = (fs::path(run_dir) / "lock").string();
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw Error("run directory '" + run_dir + "': cannot open its lock file: " + std::strerror(errno));
+  if (fd_ < 0) throw FileError("run directory '" + run_dir + "': cannot open its lock file: " + std::strerror(errno));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
     char holder[32] = {0};
@@ -33,7 +33,7 @@ RunLock::RunLock(const std::string& run_dir) {
     if (error == EWOULDBLOCK)
       throw Error("run directory '" + run_dir + "' is in use: another qgml process (pid " + pid + ") holds its lock " +
                   path + "; wait for it to end");
-    throw Error("run directory '" + run_dir + "': cannot lock " + path + ": " + std::strerror(error));
+    throw FileError("run directory '" + run_dir + "': cannot lock " + path + ": " + std::strerror(error));
   }
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) != ssize_t(pid.size())) {
@@ -57,7 +57,7 @@ RunLock& RunLock::operator=(RunLock&& o) noexcept {
 void check_writable_directory(const std::string& dir) {
   const fs::path probe = fs::path(dir) / (".qgml-write-test-" + std::to_string(::getpid()));
   std::ofstream out(probe);
-  if (!out) throw Error("output directory '" + dir + "' is not writable");
+  if (!out) throw FileError("output directory '" + dir + "' is not writable");
   out.close();
   std::error_code ec;
   fs::remove(probe, ec);
@@ -66,7 +66,7 @@ void check_writable_directory(const std::string& dir) {
 std::string create_run_directory(const std::string& parent, const std::string& name) {
   std::error_code ec;
   fs::create_directories(parent, ec);
-  if (ec) throw Error("output directory '" + parent + "': cannot create: " + ec.message());
+  if (ec) throw FileError("output directory '" + parent + "': cannot create: " + ec.message());
   check_writable_directory(parent);
   const std::time_t now = std::time(nullptr);
   char stamp[32];
@@ -77,7 +77,7 @@ std::string create_run_directory(const std::string& parent, const std::string& n
   std::snprintf(hex, sizeof hex, "%06llx", static_cast<unsigned long long>(id & 0xffffff));
   const fs::path dir = fs::path(parent) / (name + "_" + stamp + "_" + hex);
   if (!fs::create_directory(dir, ec) || ec)
-    throw Error("run directory '" + dir.string() + "': cannot create" + (ec ? ": " + ec.message() : ""));
+    throw FileError("run directory '" + dir.string() + "': cannot create" + (ec ? ": " + ec.message() : ""));
   return dir.string();
 }
 

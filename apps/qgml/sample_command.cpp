@@ -18,7 +18,7 @@
 #include <fstream>
 #include <map>
 
-#include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 #include "qgml/common/random.hpp"
 #include "qgml/io/configuration_io.hpp"
 #include "qgml/io/npy.hpp"
@@ -77,7 +77,7 @@ struct SampleSetup {
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw Error("'" + path + "': cannot open");
+  if (!in) throw FileError("'" + path + "': cannot open");
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
@@ -474,7 +474,7 @@ int sample_command(const std::vector<std::string>& args) {
                   ", or choose another --out");
     std::error_code ec;
     fs::create_directories(s.out, ec);
-    if (ec) throw Error("output directory '" + s.out + "': cannot create: " + ec.message());
+    if (ec) throw FileError("output directory '" + s.out + "': cannot create: " + ec.message());
     check_writable_directory(s.out);
   }
   std::printf("automatic: thin %s\n", s.thin_origin.c_str());

@@ -8,7 +8,7 @@
 #include <limits>
 #include <sstream>
 
-#include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 #include "qgml/common/random.hpp"
 #include "qgml/data/datasets.hpp"
 #include "qgml/io/atomic_file.hpp"
@@ -98,7 +98,7 @@ Loaded<Real> load_inputs(const Exec& exec, const std::string& matrices, const st
 void prepare_output(const std::string& out) {
   std::error_code ec;
   fs::create_directories(out, ec);
-  if (ec) throw Error("output directory '" + out + "': cannot create: " + ec.message());
+  if (ec) throw FileError("output directory '" + out + "': cannot create: " + ec.message());
   check_writable_directory(out);
 }
 

@@ -226,6 +226,12 @@ module qgml
       integer(c_int) :: dimension
       integer(c_int) :: c_dimension
     end function
+    function c_report_error(status, message) bind(C, name="qgml_report_error")
+      import :: c_int, c_char
+      integer(c_int), value :: status
+      character(kind=c_char), intent(in) :: message(*)
+      integer(c_int) :: c_report_error
+    end function
   end interface
 
 contains
@@ -252,6 +258,30 @@ contains
     character(len=*), intent(in) :: s
     character(kind=c_char, len=:), allocatable :: c
     c = s//c_null_char
+  end function
+
+  ! "E1 x E2 x ..." for an array shape.
+  function extents(e) result(text)
+    integer, intent(in) :: e(:)
+    character(len=:), allocatable :: text
+    character(len=24) :: number
+    integer :: i
+    text = ""
+    do i = 1, size(e)
+      write (number, '(i0)') e(i)
+      if (i > 1) text = text//" x "
+      text = text//trim(number)
+    end do
+  end function
+
+  ! QGML_ERROR_INVALID_ARGUMENT with "<function>: <what> (got E1 x E2 ...)" as the thread's last error, for
+  ! the array shapes this module checks before calling in.
+  function shape_error(function_name, what, got) result(status)
+    character(len=*), intent(in) :: function_name, what
+    integer, intent(in) :: got(:)
+    integer :: status
+    status = int(c_report_error(QGML_ERROR_INVALID_ARGUMENT, to_c(function_name//": "//what//" (got "// &
+                                                                  extents(got)//")")))
   end function
 
   ! The text a C call writes into a buffer (qgml_settings_get, qgml_run_directory), as a Fortran string.
@@ -371,8 +401,10 @@ contains
     complex(c_double_complex), intent(in), target, contiguous :: a(:, :, :)
     type(qgml_model_t), intent(out) :: m
     integer :: status
-    status = QGML_ERROR_INVALID_ARGUMENT
-    if (size(a, 1) /= size(a, 2)) return
+    if (size(a, 1) /= size(a, 2)) then
+      status = shape_error("qgml_model_create", "a must be N x N x D, its first two extents equal", shape(a))
+      return
+    end if
     status = int(c_model_create(int(size(a, 3), c_int), int(size(a, 1), c_int), c_loc(a), QGML_FLOAT64, m%ptr))
   end function
 
@@ -599,17 +631,28 @@ contains
     ps = c_null_ptr
     pe = c_null_ptr
     pl = c_null_ptr
-    status = QGML_ERROR_INVALID_ARGUMENT
     if (present(xbar)) then
-      if (any(shape(xbar) /= shape(x))) return
+      if (any(shape(xbar) /= shape(x))) then
+        status = shape_error("qgml_evaluate", "xbar must have the shape of x, D x T = "//extents(shape(x)), &
+                             shape(xbar))
+        return
+      end if
       px = c_loc(xbar)
     end if
     if (present(sigma2)) then
-      if (size(sigma2) /= size(x, 2)) return
+      if (size(sigma2) /= size(x, 2)) then
+        status = shape_error("qgml_evaluate", "sigma2 must have T = size(x, 2) = "//extents([size(x, 2)])//" entries", &
+                             shape(sigma2))
+        return
+      end if
       ps = c_loc(sigma2)
     end if
     if (present(energy)) then
-      if (size(energy) /= size(x, 2)) return
+      if (size(energy) /= size(x, 2)) then
+        status = shape_error("qgml_evaluate", "energy must have T = size(x, 2) = "//extents([size(x, 2)])//" entries", &
+                             shape(energy))
+        return
+      end if
       pe = c_loc(energy)
     end if
     if (present(loss)) pl = c_loc(loss)
@@ -629,17 +672,28 @@ contains
     ps = c_null_ptr
     pe = c_null_ptr
     pl = c_null_ptr
-    status = QGML_ERROR_INVALID_ARGUMENT
     if (present(xbar)) then
-      if (any(shape(xbar) /= shape(x))) return
+      if (any(shape(xbar) /= shape(x))) then
+        status = shape_error("qgml_evaluate", "xbar must have the shape of x, D x T = "//extents(shape(x)), &
+                             shape(xbar))
+        return
+      end if
       px = c_loc(xbar)
     end if
     if (present(sigma2)) then
-      if (size(sigma2) /= size(x, 2)) return
+      if (size(sigma2) /= size(x, 2)) then
+        status = shape_error("qgml_evaluate", "sigma2 must have T = size(x, 2) = "//extents([size(x, 2)])//" entries", &
+                             shape(sigma2))
+        return
+      end if
       ps = c_loc(sigma2)
     end if
     if (present(energy)) then
-      if (size(energy) /= size(x, 2)) return
+      if (size(energy) /= size(x, 2)) then
+        status = shape_error("qgml_evaluate", "energy must have T = size(x, 2) = "//extents([size(x, 2)])//" entries", &
+                             shape(energy))
+        return
+      end if
       pe = c_loc(energy)
     end if
     if (present(loss)) pl = c_loc(loss)
@@ -656,13 +710,20 @@ contains
     type(c_ptr) :: pm, pe
     pm = c_null_ptr
     pe = c_null_ptr
-    status = QGML_ERROR_INVALID_ARGUMENT
     if (present(metric)) then
-      if (size(metric, 1) /= size(x, 1) .or. size(metric, 2) /= size(x, 1) .or. size(metric, 3) /= size(x, 2)) return
+      if (size(metric, 1) /= size(x, 1) .or. size(metric, 2) /= size(x, 1) .or. size(metric, 3) /= size(x, 2)) then
+        status = shape_error("qgml_quantum_metric", "metric must be D x D x T = "// &
+                             extents([size(x, 1), size(x, 1), size(x, 2)]), shape(metric))
+        return
+      end if
       pm = c_loc(metric)
     end if
     if (present(eigenvalues)) then
-      if (any(shape(eigenvalues) /= shape(x))) return
+      if (any(shape(eigenvalues) /= shape(x))) then
+        status = shape_error("qgml_quantum_metric", "eigenvalues must have the shape of x, D x T = "// &
+                             extents(shape(x)), shape(eigenvalues))
+        return
+      end if
       pe = c_loc(eigenvalues)
     end if
     status = int(c_quantum_metric(m%ptr, c_loc(x), size(x, 2, kind=c_int64_t), int(size(x, 1), c_int), &
@@ -677,13 +738,20 @@ contains
     type(c_ptr) :: pm, pe
     pm = c_null_ptr
     pe = c_null_ptr
-    status = QGML_ERROR_INVALID_ARGUMENT
     if (present(metric)) then
-      if (size(metric, 1) /= size(x, 1) .or. size(metric, 2) /= size(x, 1) .or. size(metric, 3) /= size(x, 2)) return
+      if (size(metric, 1) /= size(x, 1) .or. size(metric, 2) /= size(x, 1) .or. size(metric, 3) /= size(x, 2)) then
+        status = shape_error("qgml_quantum_metric", "metric must be D x D x T = "// &
+                             extents([size(x, 1), size(x, 1), size(x, 2)]), shape(metric))
+        return
+      end if
       pm = c_loc(metric)
     end if
     if (present(eigenvalues)) then
-      if (any(shape(eigenvalues) /= shape(x))) return
+      if (any(shape(eigenvalues) /= shape(x))) then
+        status = shape_error("qgml_quantum_metric", "eigenvalues must have the shape of x, D x T = "// &
+                             extents(shape(x)), shape(eigenvalues))
+        return
+      end if
       pe = c_loc(eigenvalues)
     end if
     status = int(c_quantum_metric(m%ptr, c_loc(x), size(x, 2, kind=c_int64_t), int(size(x, 1), c_int), &
@@ -729,9 +797,11 @@ contains
     type(c_ptr) :: pp, ps
     pp = c_null_ptr
     ps = c_null_ptr
-    status = QGML_ERROR_INVALID_ARGUMENT
     if (present(per_point)) then
-      if (size(per_point, kind=c_int64_t) /= t) return
+      if (size(per_point, kind=c_int64_t) /= t) then
+        status = shape_error("qgml_dimension", "per_point must have T = size(x, 2) entries", shape(per_point))
+        return
+      end if
       pp = c_loc(per_point)
     end if
     if (present(s)) ps = s%ptr

@@ -206,6 +206,39 @@ TEST_CASE("C API: null handles, null pointers and bad sizes are refused with a m
   qgml_run_destroy(nullptr);
 }
 
+// The status follows the library's error type, not its wording: a file whose contents a reader refuses
+// is QGML_ERROR_IO whatever its message says, and qgml_report_error records a wrapper's own check.
+TEST_CASE("C API: a file with the wrong contents is QGML_ERROR_IO; qgml_report_error", "[bindings][c-api]") {
+  const fs::path dir = scratch("io-status");
+  const std::string real_array = (dir / "real.npy").string();
+  const std::vector<double> values = {1.0, 0.0, 0.0, 1.0};
+  qgml::write_npy(real_array, qgml::NpyType::float64, {1, 2, 2}, values.data());
+  qgml_model* m = nullptr;
+  CHECK(qgml_model_load(real_array.c_str(), &m) == QGML_ERROR_IO);
+  CHECK(std::string(qgml_last_error()).find("expected a complex128 or complex64 array") != std::string::npos);
+  CHECK(m == nullptr);
+
+  const std::string yaml = (dir / "two.yaml").string();
+  {
+    std::FILE* f = std::fopen(yaml.c_str(), "w");
+    REQUIRE(f != nullptr);
+    std::fputs("model:\n  N: 3\n---\nmodel:\n  N: 4\n", f);
+    std::fclose(f);
+  }
+  Settings s;
+  CHECK(qgml_settings_load(s.s, yaml.c_str()) == QGML_ERROR_IO);
+  CHECK(std::string(qgml_last_error()).find("a second YAML document") != std::string::npos);
+  CHECK(qgml_settings_load(s.s, "/nonexistent-qgml-dir/c.yaml") == QGML_ERROR_IO);
+  CHECK(qgml_settings_set(s.s, "model.N", "many") == QGML_ERROR_INVALID_ARGUMENT);  // not a file
+
+  CHECK(qgml_report_error(QGML_ERROR_INVALID_ARGUMENT, "wrapper: x has the wrong shape") ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()) == "wrapper: x has the wrong shape");
+  CHECK(qgml_report_error(QGML_ERROR_RUNTIME, nullptr) == QGML_ERROR_RUNTIME);
+  CHECK(std::string(qgml_last_error()).empty());
+  fs::remove_all(dir);
+}
+
 TEST_CASE("C API: model create, save and load round trip bit-exactly", "[bindings][c-api]") {
   const qgml::HostMatrices h = qgml::gaussian_hermitian_matrices(3, 4, 0.7, 11);
   const std::vector<double> a = interleaved(h);

@@ -68,6 +68,13 @@ def test_load_missing_file_is_an_oserror(tmp_path):
         qgml.MatrixConfiguration.load(tmp_path / "missing.npy")
 
 
+def test_load_a_real_array_is_an_oserror_naming_the_dtype(tmp_path):
+    real = tmp_path / "real.npy"
+    np.save(real, np.eye(2).reshape(1, 2, 2))
+    with pytest.raises(OSError, match="complex128 or complex64"):
+        qgml.MatrixConfiguration.load(real)
+
+
 def test_load_not_an_npy_file(tmp_path):
     bad = tmp_path / "bad.npy"
     bad.write_text("not an npy file")

@@ -8,6 +8,7 @@
 #include <limits>
 #include <unistd.h>
 
+#include "qgml/common/file_error.hpp"
 #include "qgml/data/datasets.hpp"
 #include "qgml/model/initializers.hpp"
 #include "qgml/model/observables.hpp"
@@ -369,6 +370,13 @@ TEST_CASE("a checkpoint's files are verified against its checksums before use; L
     spit(file, "x");
     expected = "not listed in checksums";
   }
+  SECTION("a checksums line naming a file longer than the file system allows") {
+    // Found by fuzz_checkpoint: the name reached std::filesystem, whose error escaped the reader.
+    const std::string list = (sub / "checksums").string();
+    spit(list, slurp(list) + "0123456789abcdef  " + std::string(300, 'x') + "\n");
+    file = (sub / std::string(300, 'x')).string();
+    expected = "listed in checksums but missing";
+  }
   SECTION("no checksums") {
     fs::remove(sub / "checksums");
     file = sub.string();
@@ -385,6 +393,14 @@ TEST_CASE("a checkpoint's files are verified against its checksums before use; L
     expected = "does not exist";
   }
   CHECK_THROWS_WITH(read_checkpoint(dir.path.string()), ContainsSubstring(file) && ContainsSubstring(expected));
+}
+
+TEST_CASE("a checkpoint path the file system refuses is a FileError that names it", "[training][checkpoint]") {
+  using Catch::Matchers::ContainsSubstring;
+  TempDir dir;
+  const std::string path = (dir.path / std::string(300, 'x')).string();
+  CHECK_THROWS_AS(read_checkpoint(path), FileError);
+  CHECK_THROWS_WITH(read_checkpoint(path), ContainsSubstring(path) && ContainsSubstring("too long"));
 }
 
 TEST_CASE("early stop: the mean loss of a window against the window before", "[training][early-stop]") {

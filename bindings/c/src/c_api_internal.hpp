@@ -9,12 +9,14 @@
 #include <complex>
 #include <cstdint>
 #include <exception>
+#include <filesystem>
+#include <ios>
 #include <new>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 #include "qgml/model/initializers.hpp"
 
 struct qgml_settings {
@@ -42,10 +44,6 @@ struct Failure {
 void set_last_error(const std::string& message);
 void clear_last_error();
 
-// qgml::Error's status: QGML_ERROR_IO when the message says a file could not be read or written or is
-// malformed, otherwise `otherwise`.
-qgml_status classify(const std::string& message, qgml_status otherwise);
-
 // Argument checks: QGML_ERROR_INVALID_ARGUMENT "<function>: <what>".
 inline void require(bool ok, const char* function, const std::string& what) {
   if (!ok) throw Failure{QGML_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + what};
@@ -63,7 +61,7 @@ void require_dtype(qgml_dtype dtype, const char* function);
 void copy_text(const std::string& text, char* buf, std::size_t size, std::size_t* needed, const char* function);
 
 // Runs f, returning QGML_OK, or the status of the exception it threw with its message recorded.
-// qgml::Error counts as `error_status` unless its message names a file problem (QGML_ERROR_IO).
+// qgml::FileError is QGML_ERROR_IO, any other qgml::Error `error_status`.
 template <class F>
 int guarded(const char* function, qgml_status error_status, F&& f) noexcept {
   try {
@@ -73,9 +71,18 @@ int guarded(const char* function, qgml_status error_status, F&& f) noexcept {
   } catch (const Failure& e) {
     set_last_error(e.message);
     return e.status;
+  } catch (const qgml::FileError& e) {
+    set_last_error(std::string(function) + ": " + e.what());
+    return QGML_ERROR_IO;
   } catch (const qgml::Error& e) {
     set_last_error(std::string(function) + ": " + e.what());
-    return classify(e.what(), error_status);
+    return error_status;
+  } catch (const std::filesystem::filesystem_error& e) {
+    set_last_error(std::string(function) + ": " + e.what());
+    return QGML_ERROR_IO;
+  } catch (const std::ios_base::failure& e) {
+    set_last_error(std::string(function) + ": " + e.what());
+    return QGML_ERROR_IO;
   } catch (const std::bad_alloc&) {
     set_last_error(std::string(function) + ": out of memory (std::bad_alloc)");
     return QGML_ERROR_RUNTIME;

@@ -17,15 +17,6 @@ thread_local std::string last_error;
 void set_last_error(const std::string& message) { last_error = message; }
 void clear_last_error() { last_error.clear(); }
 
-qgml_status classify(const std::string& message, qgml_status otherwise) {
-  static const char* const file_problems[] = {"cannot open",  "cannot read",    "cannot write",  "cannot create",
-                                              "not writable", "is a directory", "npy file '",    "csv file '",
-                                              "No such file", "json",           "not valid YAML"};
-  for (const char* p : file_problems)
-    if (message.find(p) != std::string::npos) return QGML_ERROR_IO;
-  return otherwise;
-}
-
 void require_kokkos(const char* function) {
   if (!Kokkos::is_initialized())
     throw Failure{QGML_ERROR_RUNTIME, std::string(function) +
@@ -59,6 +50,14 @@ void copy_text(const std::string& text, char* buf, std::size_t size, std::size_t
 extern "C" {
 
 const char* qgml_last_error(void) { return qgml::capi::last_error.c_str(); }
+
+int qgml_report_error(int status, const char* message) {
+  try {
+    qgml::capi::set_last_error(message ? message : "");
+  } catch (...) {  // no memory for the message: the status still gets through
+  }
+  return status;
+}
 
 const char* qgml_version(void) {
   static const std::string v = std::string(QGML_VERSION_STRING) + " (" + QGML_GIT_REVISION + ", Kokkos " +

@@ -6,7 +6,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 
 namespace qgml {
 
@@ -19,7 +19,7 @@ std::string system_error(const std::string& what, const std::string& path) {
 void write_file_atomically(const std::string& path, const void* data, std::size_t size) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error(system_error("cannot create", tmp));
+  if (!f) throw FileError(system_error("cannot create", tmp));
   const bool written = std::fwrite(data, 1, size, f) == size;
   const int write_errno = errno;
   const bool flushed = written && std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
@@ -29,12 +29,12 @@ void write_file_atomically(const std::string& path, const void* data, std::size_
     errno = !written ? write_errno : flush_errno;
     const std::string msg = system_error("cannot write", path);
     std::remove(tmp.c_str());
-    throw Error(msg + " (the previous file, if any, is unchanged)");
+    throw FileError(msg + " (the previous file, if any, is unchanged)");
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string msg = system_error("cannot rename the temporary file onto", path);
     std::remove(tmp.c_str());
-    throw Error(msg);
+    throw FileError(msg);
   }
 }
 

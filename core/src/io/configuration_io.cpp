@@ -5,7 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 #include "qgml/io/npy.hpp"
 
 #include "io/json_file.hpp"
@@ -49,17 +49,17 @@ HostMatrices load_matrices(const std::string& path, Precision* precision) {
   check_npy_path(path);
   const NpyArray a = read_npy(path);
   if (a.type != NpyType::complex128 && a.type != NpyType::complex64)
-    throw Error("matrix configuration '" + path + "': expected a complex128 or complex64 array, got dtype " +
-                npy_descr(a.type));
+    throw FileError("matrix configuration '" + path + "': expected a complex128 or complex64 array, got dtype " +
+                    npy_descr(a.type));
   if (a.shape.size() != 3 || a.shape[1] != a.shape[2] || a.shape[0] == 0 || a.shape[1] == 0) {
     std::string s = "(";
     for (std::size_t i = 0; i < a.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(a.shape[i]);
-    throw Error("matrix configuration '" + path + "': expected shape (D, N, N) with D, N >= 1, got " + s + ")");
+    throw FileError("matrix configuration '" + path + "': expected shape (D, N, N) with D, N >= 1, got " + s + ")");
   }
   if (a.shape[0] > std::size_t(INT_MAX) || a.shape[1] > std::size_t(INT_MAX))
-    throw Error("matrix configuration '" + path + "': shape (" + std::to_string(a.shape[0]) + ", " +
-                std::to_string(a.shape[1]) + ", " + std::to_string(a.shape[2]) +
-                ") is too large (D, N <= " + std::to_string(INT_MAX) + ")");
+    throw FileError("matrix configuration '" + path + "': shape (" + std::to_string(a.shape[0]) + ", " +
+                    std::to_string(a.shape[1]) + ", " + std::to_string(a.shape[2]) +
+                    ") is too large (D, N <= " + std::to_string(INT_MAX) + ")");
   HostMatrices m{int(a.shape[0]), int(a.shape[1]), {}};
   m.values.resize(a.count());
   if (a.type == NpyType::complex128) {
@@ -80,16 +80,17 @@ HostMatrices load_matrices(const std::string& path, Precision* precision) {
     const detail::Json meta = detail::read_json_object(json_path, what);
     const auto format = meta.find("format");
     if (format == meta.end() || *format != "qgml-matrix-configuration")
-      throw Error(what + ": field \"format\" must be \"qgml-matrix-configuration\", got " +
-                  (format == meta.end() ? std::string("nothing (the field is missing)") : detail::json_text(*format)));
+      throw FileError(
+          what + ": field \"format\" must be \"qgml-matrix-configuration\", got " +
+          (format == meta.end() ? std::string("nothing (the field is missing)") : detail::json_text(*format)));
     for (const auto& [key, value] : {std::pair<const char*, int>{"D", m.D}, {"N", m.N}}) {
       const auto v = meta.find(key);
       if (v != meta.end() && !v->is_number_integer())
-        throw Error(what + ": field \"" + key + "\" must be an integer, got " + detail::json_text(*v));
+        throw FileError(what + ": field \"" + key + "\" must be an integer, got " + detail::json_text(*v));
       if (v == meta.end() || *v != value)
-        throw Error(what + ": field \"" + key + "\" is " +
-                    (v == meta.end() ? std::string("missing") : detail::json_text(*v)) + " but '" + path + "' holds " +
-                    std::to_string(value));
+        throw FileError(what + ": field \"" + key + "\" is " +
+                        (v == meta.end() ? std::string("missing") : detail::json_text(*v)) + " but '" + path +
+                        "' holds " + std::to_string(value));
     }
   }
 
@@ -98,14 +99,15 @@ HostMatrices load_matrices(const std::string& path, Precision* precision) {
       for (int j = 0; j < m.N; ++j) {
         const auto v = m(k, i, j);
         if (!std::isfinite(v.real()) || !std::isfinite(v.imag()))
-          throw Error("matrix configuration '" + path + "': non-finite entry at (k, i, j) = (" + std::to_string(k) +
-                      ", " + std::to_string(i) + ", " + std::to_string(j) + ")");
+          throw FileError("matrix configuration '" + path + "': non-finite entry at (k, i, j) = (" + std::to_string(k) +
+                          ", " + std::to_string(i) + ", " + std::to_string(j) + ")");
         const double scale = std::max(1.0, std::abs(v));
         const double tol = (a.type == NpyType::complex128 ? 1e-12 : 1e-5) * scale;
         if (std::abs(v - std::conj(m(k, j, i))) > tol)
-          throw Error("matrix configuration '" + path + "': matrix " + std::to_string(k) +
-                      " is not Hermitian (entry (" + std::to_string(i) + ", " + std::to_string(j) + ") differs from " +
-                      "the conjugate of (" + std::to_string(j) + ", " + std::to_string(i) + "))");
+          throw FileError("matrix configuration '" + path + "': matrix " + std::to_string(k) +
+                          " is not Hermitian (entry (" + std::to_string(i) + ", " + std::to_string(j) +
+                          ") differs from " + "the conjugate of (" + std::to_string(j) + ", " + std::to_string(i) +
+                          "))");
       }
   return m;
 }

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "qgml/common/file_error.hpp"
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/io/npy.hpp"
 
@@ -18,11 +19,11 @@ namespace qgml {
 namespace {
 
 [[noreturn]] void csv_fail(const std::string& path, const std::string& what) {
-  throw Error("csv file '" + path + "': " + what);
+  throw FileError("csv file '" + path + "': " + what);
 }
 
 [[noreturn]] void npy_fail(const std::string& path, const std::string& what) {
-  throw Error("npy file '" + path + "': " + what);
+  throw FileError("npy file '" + path + "': " + what);
 }
 
 std::string_view trim(std::string_view s) {
@@ -120,7 +121,7 @@ const char* npy_type_name(NpyType t) {
 
 // Shape and finiteness checks before writing: a file qgml writes is one it can read back.
 void check_writable(const std::string& path, const HostData& data) {
-  const auto fail = [&](const std::string& what) { throw Error("cannot write points to '" + path + "': " + what); };
+  const auto fail = [&](const std::string& what) { throw FileError("cannot write points to '" + path + "': " + what); };
   if (data.rows < 1 || data.cols < 1 || data.values.size() != std::size_t(data.rows) * std::size_t(data.cols))
     fail("need rows >= 1, cols >= 1 and rows * cols values, got " + std::to_string(data.rows) + " x " +
          std::to_string(data.cols) + " with " + std::to_string(data.values.size()) + " values");
@@ -280,7 +281,7 @@ HostData read_points(const std::string& path) {
   for (auto& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (ext == ".csv") return read_points_csv(path);
   if (ext == ".npy") return read_points_npy(path);
-  throw Error("cannot read points from '" + path + "': unknown extension '" + ext + "' (expected .csv or .npy)");
+  throw FileError("cannot read points from '" + path + "': unknown extension '" + ext + "' (expected .csv or .npy)");
 }
 
 HostShard read_points_shard(const std::string& path, int rank, int ranks) {
@@ -310,7 +311,7 @@ HostShard read_points_shard(const std::string& path, int rank, int ranks) {
         &shard.total);
     shard.first = first;
   } else {
-    throw Error("cannot read points from '" + path + "': unknown extension '" + ext + "' (expected .csv or .npy)");
+    throw FileError("cannot read points from '" + path + "': unknown extension '" + ext + "' (expected .csv or .npy)");
   }
   return shard;
 }

@@ -25,16 +25,16 @@ void write_json_file(const std::string& path, const Json& j) {
 
 Json read_json_object(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(what + ": cannot open");
+  if (!in) throw FileError(what + ": cannot open");
   std::stringstream buf;
   buf << in.rdbuf();
   Json j;
   try {
     j = Json::parse(buf.str());
   } catch (const Json::exception& e) {  // parse_error, and out_of_range for a number beyond double (1e400)
-    throw Error(what + ": not valid JSON (" + without_exception_id(e.what()) + ")");
+    throw FileError(what + ": not valid JSON (" + without_exception_id(e.what()) + ")");
   }
-  if (!j.is_object()) throw Error(what + ": expected a JSON object, got " + std::string(j.type_name()));
+  if (!j.is_object()) throw FileError(what + ": expected a JSON object, got " + std::string(j.type_name()));
   return j;
 }
 
@@ -47,13 +47,13 @@ void append_fields(Json& j, const JsonFields& fields) {
 
 const Json& json_member(const Json& j, const std::string& key, const std::string& what) {
   const auto it = j.find(key);
-  if (it == j.end()) throw Error(what + ": missing field \"" + key + "\"");
+  if (it == j.end()) throw FileError(what + ": missing field \"" + key + "\"");
   return *it;
 }
 
 std::string json_string(const Json& j, const std::string& key, const std::string& what) {
   const Json& v = json_member(j, key, what);
-  if (!v.is_string()) throw Error(what + ": field \"" + key + "\" must be a string, got " + json_text(v));
+  if (!v.is_string()) throw FileError(what + ": field \"" + key + "\" must be a string, got " + json_text(v));
   return v.get<std::string>();
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <type_traits>
 
-#include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 #include "qgml/io/json_fields.hpp"
 
 namespace qgml::detail {
@@ -62,8 +62,8 @@ Int json_integer(const Json& j, const std::string& key, const std::string& what,
       in_range = s >= std::int64_t(lo);
     if (in_range) return Int(s);
   }
-  throw Error(what + ": field \"" + key + "\" must be an integer in [" + std::to_string(lo) + ", " +
-              std::to_string(hi) + "], got " + json_text(v));
+  throw FileError(what + ": field \"" + key + "\" must be an integer in [" + std::to_string(lo) + ", " +
+                  std::to_string(hi) + "], got " + json_text(v));
 }
 
 }  // namespace qgml::detail

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/io/parse_number.hpp"
 
@@ -53,7 +53,7 @@ std::size_t NpyArray::count() const {
 namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw Error("npy file '" + path + "': " + what);
+  throw FileError("npy file '" + path + "': " + what);
 }
 
 // Value of 'key' in the header dictionary, e.g. "'<f8'", "False", "(3, 4, 4)".

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/io/npy.hpp"
 
@@ -40,7 +40,7 @@ std::vector<double> read_moments(const std::string& path, const HostMatrices& sh
   const NpyArray a = read_npy(path);
   if (a.shape != std::vector<std::size_t>{std::size_t(shape.D), std::size_t(shape.N), std::size_t(shape.N)} ||
       (a.type != NpyType::float64 && a.type != NpyType::float32))
-    throw Error("checkpoint '" + path + "': expected a real (D, N, N) array matching the matrices");
+    throw FileError("checkpoint '" + path + "': expected a real (D, N, N) array matching the matrices");
   std::vector<double> m(a.count());
   for (std::size_t i = 0; i < m.size(); ++i) {
     if (a.type == NpyType::float64) {
@@ -62,7 +62,7 @@ bool is_epoch_name(const std::string& n) {
 
 std::uint64_t file_hash(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
-  if (!in) throw Error("checkpoint file '" + p.string() + "': cannot open");
+  if (!in) throw FileError("checkpoint file '" + p.string() + "': cannot open");
   std::uint64_t h = fnv1a64_offset;
   char buffer[1 << 16];
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) h = fnv1a64(buffer, std::size_t(in.gcount()), h);
@@ -74,8 +74,8 @@ void verify_checksums(const fs::path& sub) {
   const fs::path list = sub / "checksums";
   std::ifstream in(list);
   if (!in)
-    throw Error("checkpoint '" + sub.string() +
-                "': no checksums file (written by an older qgml, or damaged): it cannot be verified");
+    throw FileError("checkpoint '" + sub.string() +
+                    "': no checksums file (written by an older qgml, or damaged): it cannot be verified");
   std::set<std::string> listed;
   std::string line;
   int number = 0;
@@ -85,21 +85,22 @@ void verify_checksums(const fs::path& sub) {
     const std::string digest = line.substr(0, space);
     const std::string name = space == std::string::npos ? "" : line.substr(space + 2);
     if (digest.size() != 16 || name.empty() || name.find('/') != std::string::npos || name == "checksums")
-      throw Error("checkpoint file '" + list.string() + "' line " + std::to_string(number) +
-                  ": expected '<16 hex digits>  <file name>'");
+      throw FileError("checkpoint file '" + list.string() + "' line " + std::to_string(number) +
+                      ": expected '<16 hex digits>  <file name>'");
     const fs::path file = sub / name;
-    if (!fs::is_regular_file(file))
-      throw Error("checkpoint file '" + file.string() + "': listed in checksums but missing");
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+      throw FileError("checkpoint file '" + file.string() + "': listed in checksums but missing");
     if (hex64(file_hash(file)) != digest)
-      throw Error("checkpoint file '" + file.string() +
-                  "': checksum mismatch (the file was changed or damaged after it was written)");
+      throw FileError("checkpoint file '" + file.string() +
+                      "': checksum mismatch (the file was changed or damaged after it was written)");
     listed.insert(name);
   }
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(sub, ec)) {
     const std::string n = e.path().filename().string();
     if (n != "checksums" && !listed.count(n))
-      throw Error("checkpoint file '" + e.path().string() + "': not listed in checksums");
+      throw FileError("checkpoint file '" + e.path().string() + "': not listed in checksums");
   }
 }
 
@@ -111,8 +112,8 @@ HostMatrices read_warm_basis(const std::string& path, long points, int n) {
   const NpyArray a = read_npy(path);
   if (a.type != NpyType::complex128 ||
       a.shape != std::vector<std::size_t>{std::size_t(points), std::size_t(n), std::size_t(n)})
-    throw Error("checkpoint '" + path + "': expected a complex128 (T, N, N) array for T = " + std::to_string(points) +
-                ", N = " + std::to_string(n));
+    throw FileError("checkpoint '" + path + "': expected a complex128 (T, N, N) array for T = " +
+                    std::to_string(points) + ", N = " + std::to_string(n));
   HostMatrices b;
   b.D = int(points);
   b.N = n;
@@ -154,7 +155,7 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
   const fs::path root(dir);
   std::error_code ec;
   fs::create_directories(root, ec);
-  if (ec) throw Error("checkpoint directory '" + dir + "': cannot create: " + ec.message());
+  if (ec) throw FileError("checkpoint directory '" + dir + "': cannot create: " + ec.message());
   const std::string name = epoch_name(s.epoch);
   const fs::path final_dir = root / name;
   const fs::path sub = root / (name + ".tmp");
@@ -188,7 +189,7 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
     fs::remove_all(root / (name + ".old"));
   } catch (const fs::filesystem_error& e) {
     fs::remove_all(sub, ec);
-    throw Error("checkpoint directory '" + dir + "': " + e.what());
+    throw FileError("checkpoint directory '" + dir + "': " + e.what());
   } catch (...) {
     fs::remove_all(sub, ec);
     throw;
@@ -204,34 +205,36 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
   for (std::size_t i = 0; i + 1 < old.size(); ++i) fs::remove_all(root / old[i], ec);
 }
 
-CheckpointState read_checkpoint(const std::string& dir) {
+namespace {
+
+CheckpointState read_checkpoint_files(const std::string& dir) {
   fs::path sub(dir);
   std::string latest_name;
   if (fs::exists(sub / "LATEST")) {
     std::ifstream in(sub / "LATEST");
     std::getline(in, latest_name);
     if (!is_epoch_name(latest_name))
-      throw Error("checkpoint file '" + (sub / "LATEST").string() + "': names '" + latest_name +
-                  "', not an epoch-NNNNNN directory of this checkpoint directory");
+      throw FileError("checkpoint file '" + (sub / "LATEST").string() + "': names '" + latest_name +
+                      "', not an epoch-NNNNNN directory of this checkpoint directory");
     sub /= latest_name;
     if (!fs::is_directory(sub))
-      throw Error("checkpoint file '" + (fs::path(dir) / "LATEST").string() + "': names '" + latest_name +
-                  "', which does not exist");
+      throw FileError("checkpoint file '" + (fs::path(dir) / "LATEST").string() + "': names '" + latest_name +
+                      "', which does not exist");
   }
   const fs::path state_path = sub / "state.json";
   if (!fs::exists(state_path))
-    throw Error("checkpoint '" + dir + "': no state.json found (not a qgml checkpoint directory?)");
+    throw FileError("checkpoint '" + dir + "': no state.json found (not a qgml checkpoint directory?)");
   verify_checksums(sub);
   const std::string what = "checkpoint '" + state_path.string() + "'";
   const detail::Json state = detail::read_json_object(state_path.string(), what);
   const auto format = state.find("format");
   if (format == state.end() || *format != "qgml-checkpoint")
-    throw Error(what + ": field \"format\" is not \"qgml-checkpoint\" (got " +
-                (format == state.end() ? std::string("nothing: the field is missing") : detail::json_text(*format)) +
-                ")");
+    throw FileError(
+        what + ": field \"format\" is not \"qgml-checkpoint\" (got " +
+        (format == state.end() ? std::string("nothing: the field is missing") : detail::json_text(*format)) + ")");
   const detail::Json& version = detail::json_member(state, "version", what);
   if (version != 2)
-    throw Error(what + ": unsupported version " + detail::json_text(version) + " (this qgml reads version 2)");
+    throw FileError(what + ": unsupported version " + detail::json_text(version) + " (this qgml reads version 2)");
   CheckpointState s;
   s.epoch = detail::json_integer<int>(state, "epoch", what, 0);
   s.adam_step = detail::json_integer<int>(state, "adam_step", what, 0);
@@ -241,7 +244,7 @@ CheckpointState read_checkpoint(const std::string& dir) {
   if (state.contains("stopped_early")) {
     const detail::Json& v = state["stopped_early"];
     if (!v.is_boolean())
-      throw Error(what + ": field \"stopped_early\" must be true or false, got " + detail::json_text(v));
+      throw FileError(what + ": field \"stopped_early\" must be true or false, got " + detail::json_text(v));
     s.stopped_early = v.get<bool>();
     s.max_epochs = detail::json_integer<int>(state, "max_epochs", what, 0);
   }
@@ -250,23 +253,34 @@ CheckpointState read_checkpoint(const std::string& dir) {
   s.adam_v = read_moments((sub / "adam_v.npy").string(), s.matrices);
   s.history = read_history_csv((sub / "history.csv").string());
   if (!latest_name.empty() && latest_name != epoch_name(s.epoch))
-    throw Error(what + ": epoch " + std::to_string(s.epoch) + " but the directory is " + latest_name);
+    throw FileError(what + ": epoch " + std::to_string(s.epoch) + " but the directory is " + latest_name);
   if (s.history.size() != std::size_t(s.epoch))
-    throw Error("checkpoint '" + (sub / "history.csv").string() + "': " + std::to_string(s.history.size()) +
-                " epochs recorded, the checkpoint is at epoch " + std::to_string(s.epoch));
+    throw FileError("checkpoint '" + (sub / "history.csv").string() + "': " + std::to_string(s.history.size()) +
+                    " epochs recorded, the checkpoint is at epoch " + std::to_string(s.epoch));
   const detail::Json& fingerprint = detail::json_member(state, "fingerprint", what);
   const detail::Json& data = detail::json_member(fingerprint, "data", what + " fingerprint");
   const detail::Json& settings = detail::json_member(fingerprint, "settings", what + " fingerprint");
   if (!data.is_string() || !settings.is_object())
-    throw Error(what + ": field \"fingerprint\" must hold a text \"data\" and an object \"settings\"");
+    throw FileError(what + ": field \"fingerprint\" must hold a text \"data\" and an object \"settings\"");
   s.fingerprint.data = data.get<std::string>();
   for (const auto& [key, value] : settings.items()) {
-    if (!value.is_string()) throw Error(what + ": fingerprint setting \"" + key + "\" must be text");
+    if (!value.is_string()) throw FileError(what + ": fingerprint setting \"" + key + "\" must be text");
     s.fingerprint.settings.emplace_back(key, value.get<std::string>());
   }
   if (fs::exists(sub / "warm_start.npy"))
     s.warm_basis = read_warm_basis((sub / "warm_start.npy").string(), s.points, s.matrices.N);
   return s;
+}
+
+}  // namespace
+
+CheckpointState read_checkpoint(const std::string& dir) {
+  try {
+    return read_checkpoint_files(dir);
+  } catch (const fs::filesystem_error& e) {
+    // A name the file system refuses (too long, a loop of links) in LATEST or checksums is a damaged checkpoint.
+    throw FileError("checkpoint '" + dir + "': " + e.code().message() + " for '" + e.path1().string() + "'");
+  }
 }
 
 void check_checkpoint_matches(const CheckpointState& s, const std::string& dir, int D, int N, long points,

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/io/parse_number.hpp"
 
@@ -154,7 +154,7 @@ bool parse_history_integer(const std::string& text, Int& value) {
 
 std::vector<EpochRecord> read_history_csv(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw Error("history '" + path + "': cannot open");
+  if (!in) throw FileError("history '" + path + "': cannot open");
   std::string line;
   if (!std::getline(in, line) || line != csv_header)
     throw Error("history '" + path + "': line 1: expected the header '" + std::string(csv_header) + "'");

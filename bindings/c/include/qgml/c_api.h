@@ -39,6 +39,9 @@ typedef enum qgml_dtype { QGML_FLOAT64 = 0, QGML_FLOAT32 = 1 } qgml_dtype;
 
 /* The message of the last failed call on this thread ("" when none); valid until the next call. */
 const char* qgml_last_error(void);
+/* For wrappers that check arguments before calling in (the Fortran module): records message as this
+ * thread's last error and returns status (NULL message: ""). */
+int qgml_report_error(int status, const char* message);
 /* "MAJOR.MINOR.PATCH (git revision, Kokkos backend)". */
 const char* qgml_version(void);
 
@@ -106,8 +109,8 @@ void qgml_run_destroy(qgml_run* r);
 /* ---- analysis of a configuration on caller-owned points ---- */
 /* Per point: the reconstruction xbar (T x D), sigma^2 (T) and E_0 (T); each output may be NULL. *loss
  * (may be NULL) gets mean(|x - xbar|^2 + w sigma^2) (spec 1.3). */
-int qgml_evaluate(const qgml_model* m, const void* points, int64_t t, int d, qgml_dtype dtype, double w,
-                  void* xbar, void* sigma2, void* energy, double* loss);
+int qgml_evaluate(const qgml_model* m, const void* points, int64_t t, int d, qgml_dtype dtype, double w, void* xbar,
+                  void* sigma2, void* energy, double* loss);
 /* The quantum metric g(x) (spec 3) at each point: T x D x D reals into metric, its eigenvalues
  * (ascending, T x D) into eigenvalues; either may be NULL. */
 int qgml_quantum_metric(const qgml_model* m, const void* points, int64_t t, int d, qgml_dtype dtype, void* metric,
@@ -115,8 +118,8 @@ int qgml_quantum_metric(const qgml_model* m, const void* points, int64_t t, int 
 /* The intrinsic dimension by the program's rule (analysis.* settings of s, or the defaults when s is
  * NULL): the mode over the points into *dimension, per point estimates (T ints) into per_point (may be
  * NULL), *uncertain as the program reports it (may be NULL). */
-int qgml_dimension(const qgml_model* m, const qgml_settings* s, const void* points, int64_t t, int d,
-                   qgml_dtype dtype, int* dimension, int* per_point, int* uncertain);
+int qgml_dimension(const qgml_model* m, const qgml_settings* s, const void* points, int64_t t, int d, qgml_dtype dtype,
+                   int* dimension, int* per_point, int* uncertain);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,7 @@
 
 namespace qgml {
 
-// Writes size bytes to path atomically; throws qgml::Error naming path on any failure (including a
+// Writes size bytes to path atomically; throws qgml::FileError naming path on any failure (including a
 // full disk), after removing the temporary file.
 void write_file_atomically(const std::string& path, const void* data, std::size_t size);
 void write_file_atomically(const std::string& path, const std::string& contents);

@@ -16,7 +16,7 @@ enum class Precision { single_precision, double_precision };
 
 // Writes path (which must end in .npy) and the sibling .json.
 void save_matrices(const std::string& path, const HostMatrices& m, Precision precision);
-// Reads path (.npy) and checks it against the sibling .json if that exists. Throws qgml::Error naming
+// Reads path (.npy) and checks it against the sibling .json if that exists. Throws qgml::FileError naming
 // the file and the problem: wrong rank or dtype, non-square matrices, truncated data, metadata
 // mismatch, non-finite or non-Hermitian matrices. The stored precision is reported in *precision.
 HostMatrices load_matrices(const std::string& path, Precision* precision = nullptr);

@@ -1,5 +1,5 @@
 // Point data sets from files: T x D real matrices in CSV or NumPy .npy, read on the host and copied to
-// the device. Every failure throws qgml::Error naming the file and where in it the problem is.
+// the device. Every failure of a file throws qgml::FileError naming it and where in it the problem is.
 #pragma once
 
 #include <Kokkos_Core.hpp>

@@ -25,7 +25,7 @@ struct NpyArray {
   std::size_t count() const;
 };
 
-// Throws qgml::Error naming the file and what was wrong (not an npy file, unsupported dtype,
+// Throws qgml::FileError naming the file and what was wrong (not an npy file, unsupported dtype,
 // Fortran order, truncated data, ...).
 NpyArray read_npy(const std::string& path);
 

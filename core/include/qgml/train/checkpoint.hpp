@@ -58,11 +58,11 @@ struct CheckpointState {
   HostMatrices warm_basis;
 };
 
-// Writes dir/epoch-<epoch>/ and points dir/LATEST at it. Throws qgml::Error on failure, after
+// Writes dir/epoch-<epoch>/ and points dir/LATEST at it. Throws qgml::FileError on failure, after
 // removing the partial subdirectory.
 void write_checkpoint(const std::string& dir, const CheckpointState& state);
 // Reads the checkpoint LATEST names (dir may also be one epoch-NNNNNN subdirectory). Throws
-// qgml::Error naming the file before any file is used when LATEST names anything but an epoch-NNNNNN
+// qgml::FileError naming the file before any file is used when LATEST names anything but an epoch-NNNNNN
 // directory of `dir`, when a file's checksum differs from the one in `checksums` or when a file is
 // missing or not listed there.
 CheckpointState read_checkpoint(const std::string& dir);
