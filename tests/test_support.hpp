@@ -80,6 +80,19 @@ inline HostMatrix multiply(const HostMatrix& x, const HostMatrix& y) {
   return r;
 }
 
+// a + h e, entry by entry: a step along a direction e (finite differences).
+inline HostMatrices axpy(const HostMatrices& a, double h, const HostMatrices& e) {
+  HostMatrices r = a;
+  for (std::size_t i = 0; i < r.values.size(); ++i) r.values[i] += h * e.values[i];
+  return r;
+}
+
+inline HostMatrix axpy(const HostMatrix& a, double h, const HostMatrix& e) {
+  HostMatrix r = a;
+  for (std::size_t i = 0; i < r.a.size(); ++i) r.a[i] += h * e.a[i];
+  return r;
+}
+
 inline double max_abs_difference(const HostMatrix& x, const HostMatrix& y) {
   double m = 0;
   for (std::size_t i = 0; i < x.a.size(); ++i) m = std::max(m, std::abs(x.a[i] - y.a[i]));

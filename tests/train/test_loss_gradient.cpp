@@ -5,39 +5,14 @@
 #include "qgml/train/loss_gradient.hpp"
 
 #include "test_support.hpp"
+#include "train/loss_gradient_on_host.hpp"
 
 using namespace qgml;
 using namespace qgml::test;
 
 namespace {
 
-// Mean loss (plus penalty) and gradient of the points, on the host in double.
-template <class Real, class Space>
-std::pair<double, HostMatrices> loss_and_gradient(const HostMatrices& m, const std::vector<double>& pts,
-                                                  const LossSettings& s, const EighOptions& eigh = {}) {
-  const Space exec;
-  auto config = to_configuration<Real>(m, exec);
-  const int count = int(pts.size()) / m.D;
-  auto points = to_device_points<Real, Space>(pts, count, m.D);
-  LossGradient<Real, Space> engine(m.D, m.N, count);
-  engine.compute(exec, config, points, s, Real(1) / count, false, eigh);
-  engine.add_penalty(exec, config, s);
-  auto sums = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.sums());
-  auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.gradient());
-  HostMatrices gh{m.D, m.N, std::vector<cplx>(m.values.size())};
-  for (int k = 0; k < m.D; ++k)
-    for (int i = 0; i < m.N; ++i)
-      for (int j = 0; j < m.N; ++j) gh(k, i, j) = cplx(g(k, i, j).real(), g(k, i, j).imag());
-  return {sums(loss_total) / count + sums(loss_penalty), gh};
-}
-
 HostMatrices random_direction(int d, int n, std::uint64_t seed) { return gaussian_hermitian_matrices(d, n, 1.0, seed); }
-
-HostMatrices axpy(const HostMatrices& a, double h, const HostMatrices& e) {
-  HostMatrices r = a;
-  for (std::size_t i = 0; i < r.values.size(); ++i) r.values[i] += h * e.values[i];
-  return r;
-}
 
 // Tr(G E) summed over the matrices: the directional derivative along the Hermitian direction E.
 double pair(const HostMatrices& g, const HostMatrices& e) {
