@@ -86,6 +86,9 @@ def main():
     import qgml
 
     qgml.initialize()
+    # Every line carries the build (version, git revision, Kokkos backend) and the thread setting.
+    context = {"qgml": qgml.version(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS", "default"),
+               "cpus": os.cpu_count(), "repeat": args.repeat}
     work = tempfile.mkdtemp(prefix="qgml-overhead-")
     x = sphere(args.points)
     data = os.path.join(work, "x.npy")
@@ -107,7 +110,7 @@ def main():
         dims.add(("program", int(r.stdout.split()[-1]) if r.stdout.split()[-1].isdigit() else r.stdout.strip()))
     print(json.dumps({"case": "fit", "points": args.points, "python_s": min(py), "program_s": min(prog),
                       "ratio": min(py) / min(prog), "python_all_s": py, "program_all_s": prog,
-                      "dimensions": sorted(map(list, dims))}), flush=True)
+                      "dimensions": sorted(map(list, dims)), **context}), flush=True)
 
     # evaluate on 1e5 points: the trained configuration of the last fit
     xe = sphere(args.eval_points, seed=1) * 1.1
@@ -124,10 +127,10 @@ def main():
         times.append(time.perf_counter() - t0)
     r = subprocess.run([sys.executable, "-c", C_EVALUATE, args.libqgml_c, matrices, points, str(args.repeat)],
                        capture_output=True, text=True, check=True)
-    c_seconds, c_loss = r.stdout.split()
+    c_seconds, c_loss = r.stdout.strip().splitlines()[-1].split()  # Kokkos may print warnings first
     print(json.dumps({"case": "evaluate", "points": args.eval_points, "N": config.N, "python_s": min(times),
                       "c_s": float(c_seconds), "ratio": min(times) / float(c_seconds),
-                      "same_loss": float(c_loss) == ev.loss}), flush=True)
+                      "same_loss": float(c_loss) == ev.loss, **context}), flush=True)
 
 
 if __name__ == "__main__":
