@@ -74,9 +74,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   qgml::fuzz::expect_value_or_error([&] {
     const qgml::CheckpointState s = qgml::read_checkpoint(root.string());
     const std::size_t n = std::size_t(s.matrices.D) * std::size_t(s.matrices.N) * std::size_t(s.matrices.N);
-    if (s.matrices.D < 1 || s.matrices.N < 1 || s.matrices.values.size() != n || s.adam_m.size() != n ||
-        s.adam_v.size() != n || s.epoch < 0 || s.adam_step < 0 || s.points < 1)
-      std::abort();
+    QGML_FUZZ_CHECK(s.matrices.D >= 1 && s.matrices.N >= 1 && s.matrices.values.size() == n);
+    QGML_FUZZ_CHECK(s.adam_m.size() == n && s.adam_v.size() == n);
+    QGML_FUZZ_CHECK(s.epoch >= 0 && s.adam_step >= 0 && s.points >= 1);
   });
   qgml::fuzz::write_file(f.path, f.bytes.data(), f.bytes.size());
   return 0;

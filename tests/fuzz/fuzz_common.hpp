@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,16 @@
 
 #include "qgml/common/error.hpp"
 #include "qgml/io/data_io.hpp"
+
+// A rule of the target: when `condition` is false, the input is a finding (printed, then abort(), which
+// libFuzzer records as a crash with the input that caused it).
+#define QGML_FUZZ_CHECK(condition)                                                                  \
+  do {                                                                                              \
+    if (!(condition)) {                                                                             \
+      std::fprintf(stderr, "qgml fuzz check failed: %s (%s:%d)\n", #condition, __FILE__, __LINE__); \
+      std::abort();                                                                                 \
+    }                                                                                               \
+  } while (0)
 
 namespace qgml::fuzz {
 
@@ -46,7 +57,7 @@ void expect_value_or_error(F&& read) {
   try {
     read();
   } catch (const qgml::Error& e) {
-    if (e.what()[0] == '\0') std::abort();
+    QGML_FUZZ_CHECK(e.what()[0] != '\0');
   }
 }
 
@@ -59,18 +70,17 @@ int check_points_reader(const char* name, const std::uint8_t* data, std::size_t 
   HostData whole;
   expect_value_or_error([&] {
     whole = read(path);
-    if (whole.rows < 1 || whole.cols < 1 || whole.values.size() != std::size_t(whole.rows) * std::size_t(whole.cols))
-      std::abort();
-    for (double v : whole.values)
-      if (!std::isfinite(v)) std::abort();
+    QGML_FUZZ_CHECK(whole.rows >= 1 && whole.cols >= 1 &&
+                    whole.values.size() == std::size_t(whole.rows) * std::size_t(whole.cols));
+    for (double v : whole.values) QGML_FUZZ_CHECK(std::isfinite(v));
   });
   if (whole.rows == 0) return 0;
   for (int rank = 0; rank < 3; ++rank) {
     const HostShard s = read_points_shard(path, rank, 3);
-    if (s.total != whole.rows || s.first < 0 || s.first + s.data.rows > s.total) std::abort();
-    if (s.data.rows > 0 && s.data.cols != whole.cols) std::abort();
+    QGML_FUZZ_CHECK(s.total == whole.rows && s.first >= 0 && s.first + s.data.rows <= s.total);
+    QGML_FUZZ_CHECK(s.data.rows == 0 || s.data.cols == whole.cols);
     for (std::size_t i = 0; i < s.data.values.size(); ++i)
-      if (s.data.values[i] != whole.values[std::size_t(s.first) * whole.cols + i]) std::abort();
+      QGML_FUZZ_CHECK(s.data.values[i] == whole.values[std::size_t(s.first) * whole.cols + i]);
   }
   return 0;
 }

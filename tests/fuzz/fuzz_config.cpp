@@ -17,12 +17,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     switch (s.type) {
       case qgml::app::SettingType::integer: {
         const long v = config.integer(s.key);
-        if (double(v) < s.min || double(v) > s.max) std::abort();  // accepted outside its range
+        QGML_FUZZ_CHECK(double(v) >= s.min && double(v) <= s.max);  // never accepted outside its range
         break;
       }
       case qgml::app::SettingType::real: {
         const double v = config.real(s.key);
-        if (!(v >= s.min && v <= s.max)) std::abort();
+        QGML_FUZZ_CHECK(v >= s.min && v <= s.max);
         break;
       }
       case qgml::app::SettingType::boolean:

@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   qgml::fuzz::expect_value_or_error([&] {
     qgml::Precision p;
     const qgml::HostMatrices m = qgml::load_matrices(path, &p);
-    if (m.D < 1 || m.N < 1 || m.values.size() != std::size_t(m.D) * std::size_t(m.N) * std::size_t(m.N)) std::abort();
+    QGML_FUZZ_CHECK(m.D >= 1 && m.N >= 1 && m.values.size() == std::size_t(m.D) * std::size_t(m.N) * std::size_t(m.N));
   });
   return 0;
 }
