@@ -2,6 +2,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <sstream>
@@ -31,8 +32,10 @@ struct State {
   std::vector<Event> events;
   long dropped = 0;
   std::map<std::string, double> epoch_regions;
-  std::unordered_map<const void*, std::uint64_t> sizes;
-  std::uint64_t current = 0, peak = 0;
+  // Allocation callbacks also come from worker threads (Kokkos' OpenMP backend resizes its per-thread
+  // scratch inside a parallel region), so the byte counts are atomics; every other callback runs on
+  // the thread that launches kernels.
+  std::atomic<std::uint64_t> current{0}, peak{0};
 };
 
 State& state() {
@@ -80,17 +83,20 @@ void end_kernel(std::uint64_t id) {
   s.kernels.erase(it);
 }
 
-void allocate(Kokkos::Profiling::SpaceHandle, const char*, const void* ptr, std::uint64_t size) {
+void allocate(Kokkos::Profiling::SpaceHandle, const char*, const void*, std::uint64_t size) {
   State& s = state();
-  s.sizes[ptr] = size;
-  s.current += size;
-  if (s.current > s.peak) s.peak = s.current;
+  const std::uint64_t now = s.current.fetch_add(size) + size;
+  std::uint64_t peak = s.peak.load();
+  while (now > peak && !s.peak.compare_exchange_weak(peak, now)) {
+  }
 }
 
-void deallocate(Kokkos::Profiling::SpaceHandle, const char*, const void* ptr, std::uint64_t size) {
+// Memory allocated before install() and freed while installed is not counted: the count stays >= 0.
+void deallocate(Kokkos::Profiling::SpaceHandle, const char*, const void*, std::uint64_t size) {
   State& s = state();
-  s.sizes.erase(ptr);
-  s.current = s.current >= size ? s.current - size : 0;
+  std::uint64_t current = s.current.load();
+  while (!s.current.compare_exchange_weak(current, current >= size ? current - size : 0)) {
+  }
 }
 
 }  // namespace
@@ -99,7 +105,18 @@ bool Profiler::install(const ProfilerOptions& options) {
   if (std::getenv("KOKKOS_TOOLS_LIBS") || std::getenv("KOKKOS_PROFILE_LIBRARY")) return false;
   namespace T = Kokkos::Tools::Experimental;
   State& s = state();
+  // A fresh record per install: a process (the Python package, the C interface) trains many times.
   s.options = options;
+  s.recording = false;
+  s.origin = std::chrono::steady_clock::now();
+  s.stack.clear();
+  s.kernels.clear();
+  s.next_kernel = 1;
+  s.events.clear();
+  s.dropped = 0;
+  s.epoch_regions.clear();
+  s.current = 0;
+  s.peak = 0;
   s.events.reserve(std::size_t(std::min<long>(options.max_events, 1 << 20)));
   T::set_push_region_callback(push_region);
   T::set_pop_region_callback(pop_region);
