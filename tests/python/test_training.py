@@ -165,12 +165,20 @@ def test_ctrl_c_raises_keyboard_interrupt_and_the_run_resumes(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", CTRL_C_SCRIPT, str(tmp_path)], stdout=subprocess.PIPE,
                             text=True)
     assert proc.stdout.readline().strip() == "training"
+    def latest_epoch():
+        """The epoch of the newest checkpoint (LATEST; older epoch directories are rotated away)."""
+        for d in os.listdir(tmp_path):
+            try:
+                with open(os.path.join(tmp_path, d, "checkpoints", "LATEST")) as f:
+                    return int(f.read().strip().split("-")[1])
+            except (OSError, IndexError, ValueError):
+                pass
+        return 0
+
     deadline = time.time() + 60
-    checkpoints = []
-    while time.time() < deadline and not checkpoints:  # wait for the checkpoint of epoch 2
+    while time.time() < deadline and latest_epoch() < 2:  # wait for a checkpoint of epoch 2 or later
         time.sleep(0.1)
-        checkpoints = [os.path.join(tmp_path, d, "checkpoints", "epoch-000002", "checksums") for d in os.listdir(tmp_path)]
-        checkpoints = [c for c in checkpoints if os.path.exists(c)]
+    assert latest_epoch() >= 2, "no checkpoint of epoch 2 within 60 s"
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 0, out
