@@ -1,10 +1,12 @@
 // The supervised losses and the reference gradient of the supervised objective (docs/supervised.md):
 // against central finite differences, against an independent formula for grad_B, at degenerate
 // spectra, and against LossGradient where only the unsupervised term is left.
+#include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/model/hamiltonian.hpp"
@@ -388,4 +390,95 @@ TEST_CASE("with the supervised term switched off the gradient is lambda times Lo
       }
     }
   }
+}
+
+TEMPLATE_TEST_CASE("LossGradient::compute_supervised gives the reference's loss, predictions and gradient",
+                   "[supervised][gradient]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using Memory = typename Space::memory_space;
+  const Space exec;
+  const double tol = std::is_same_v<Real, float> ? 2e-4 : 1e-11;
+  for (auto [d, n, count] : {std::tuple{2, 3, 7}, std::tuple{3, 6, 300}}) {
+    const Problem p = random_problem(d, n, count, 90 + n);
+    const std::vector<double> y_hat = supervised_reference(p.a, p.b, p.x, std::vector<double>(count, 0.0), {}).y_hat;
+    // (A_1..A_D, B) as one configuration for the penalty; the features alone for H.
+    HostMatrices all{d + 1, n, p.a.values};
+    all.values.insert(all.values.end(), p.b.a.begin(), p.b.a.end());
+    const auto features = to_configuration<Real>(p.a, exec);
+    const auto operators = to_configuration<Real>(all, exec);
+    const Matrix<Real, Memory> b = Kokkos::subview(operators.matrices(), d, Kokkos::ALL, Kokkos::ALL);
+    const auto points = to_device_points<Real, Space>(p.x, count, d);
+    for (SupervisedLoss loss : all_losses) {
+      const std::vector<double> y = targets(loss, y_hat, 0.5);
+      const auto targets_2d = to_device_points<Real, Space>(y, count, 1);
+      const auto y_device = Kokkos::subview(targets_2d, Kokkos::ALL, 0);
+      for (double lambda : {0.0, 0.5})
+        for (double w : {0.0, 0.3})
+          for (PenaltyKind kind : {PenaltyKind::none, PenaltyKind::frobenius}) {
+            CAPTURE(d, n, count, to_string(loss), lambda, w, to_string(kind));
+            SupervisedObjective objective;
+            objective.loss = loss;
+            objective.huber_delta = 0.5;
+            objective.lambda = lambda;
+            objective.settings.w = w;
+            objective.settings.penalty = kind;
+            objective.settings.penalty_weight = kind == PenaltyKind::none ? 0.0 : 0.1;
+            const SupervisedReference r = supervised_reference(p.a, p.b, p.x, y, objective);
+            SupervisedSettings sup;
+            sup.loss = loss;
+            sup.huber_delta = 0.5;
+            sup.lambda = lambda;
+            LossGradient<Real, Space> engine(d, n, count, LossKernel::automatic, 1);
+            engine.compute_supervised(exec, features, b, points, y_device, objective.settings, sup, Real(1) / count,
+                                      false);
+            engine.add_penalty(exec, operators, objective.settings);
+            const auto sums = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.sums());
+            const auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.gradient());
+            const auto predictions = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.predictions());
+            REQUIRE(g.extent(0) == std::size_t(d + 1));
+            CHECK(std::abs(sums(loss_total) / count + sums(loss_penalty) - r.loss) <= tol * std::max(1.0, r.loss));
+            CHECK(std::abs(sums(loss_supervised) / count - r.supervised) <= tol * std::max(1.0, r.supervised));
+            CHECK(std::abs(sums(loss_penalty) - r.penalty) <= tol * std::max(1.0, r.penalty));
+            double prediction_error = 0;
+            for (int t = 0; t < count; ++t)
+              prediction_error = std::max(prediction_error, std::abs(double(predictions(t)) - r.y_hat[t]));
+            CHECK(prediction_error <= tol * std::max(1.0, max_abs(p.b.a)));
+            const double scale = std::max({1.0, max_abs(r.grad_a.values), max_abs(r.grad_b.a)});
+            double diff = 0;
+            for (int k = 0; k <= d; ++k)
+              for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j) {
+                  const cplx expected = k < d ? r.grad_a(k, i, j) : r.grad_b(i, j);
+                  diff = std::max(diff, std::abs(cplx(g(k, i, j).real(), g(k, i, j).imag()) - expected));
+                }
+            CHECK(diff <= tol * scale);
+          }
+    }
+  }
+}
+
+TEST_CASE("a supervised LossGradient refuses the unsupervised calls and the fused and team kernels",
+          "[supervised][gradient]") {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  const Space exec;
+  const Problem p = random_problem(2, 3, 4, 5);
+  const auto features = to_configuration<double>(p.a, exec);
+  const auto points = to_device_points<double, Space>(p.x, 4, 2);
+  LossGradient<double, Space> supervised(2, 3, 4, LossKernel::automatic, 1);
+  CHECK(supervised.kernel() == LossKernel::separate);
+  CHECK(supervised.gradient().extent(0) == 3);
+  CHECK_THROWS_AS(supervised.compute(exec, features, points, LossSettings{}, 0.25, false), Error);
+  CHECK_THROWS_AS(supervised.set_kernel(LossKernel::team), Error);
+  LossSettings penalty;
+  penalty.penalty = PenaltyKind::frobenius;
+  penalty.penalty_weight = 0.1;
+  CHECK_THROWS_AS(supervised.add_penalty(exec, features, penalty), Error);  // needs the D + 1 operators
+  LossGradient<double, Space> unsupervised(2, 3, 4);
+  const Matrix<double, Space::memory_space> b("qgml::test::B", 3, 3);
+  const Kokkos::View<double*, Space::memory_space> y("qgml::test::y", 4);
+  CHECK_THROWS_AS(
+      unsupervised.compute_supervised(exec, features, b, points, y, LossSettings{}, SupervisedSettings{}, 0.25, false),
+      Error);
+  CHECK_THROWS_AS((LossGradient<double, Space>(2, 3, 4, LossKernel::automatic, 2)), Error);
 }

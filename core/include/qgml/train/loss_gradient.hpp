@@ -16,6 +16,14 @@
 // per point on the ground-state path (loss_gradient_team.hpp), the GPU kernel; the separate batch
 // kernels, build H, batched_eigh, per-point terms into U and W, the GEMM (the only one with warm
 // starts). All give the same results to rounding (tests/train/test_loss_gradient.cpp).
+//
+// Supervised training (docs/supervised.md) adds a target operator B and a target y per point: with
+// y_hat = <psi|B|psi>, l' = dl/dy_hat (train/supervised_loss.hpp) and the unsupervised loss weighted
+// by lambda, the same formulas hold with
+//   s = lambda (1 - w) sum_k r_k y_k + (l'/2) B psi,
+//   a_l = lambda w b_l + lambda (1 - w) r_l psi - c_l,  e_l = -b_l,  and the block of B: a_B = (l'/2) psi, e_B = 0,
+// so B is block D of U (D + 1 blocks) and one resolvent application serves both terms. It runs on the
+// separate kernels (compute_supervised).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -32,10 +40,22 @@
 #include "qgml/train/loss_gradient_team.hpp"
 #include "qgml/train/loss_kernel.hpp"
 #include "qgml/train/loss_settings.hpp"
+#include "qgml/train/supervised_loss.hpp"
 
 namespace qgml {
 
 namespace detail {
+
+// The supervised inputs of the per-point kernel (docs/supervised.md); `enabled` false: unsupervised.
+template <class Real, class MemorySpace>
+struct SupervisedInputs {
+  bool enabled = false;
+  SupervisedLoss loss = SupervisedLoss::mse;
+  Real delta = Real(default_huber_delta), lambda = Real(0);
+  Matrix<Real, MemorySpace> b;                                     // B, N x N
+  Kokkos::View<const Real*, Kokkos::LayoutStride, MemorySpace> y;  // y_t
+  RealVector<Real, MemorySpace> y_hat;                             // <- <psi_t|B|psi_t>
+};
 
 // The buffers of a LossGradient that the implementation steps of LossGradient::compute() use.
 template <class Real, class MemorySpace>
@@ -55,7 +75,8 @@ template <class Real, class ExecSpace, class PointsView>
 void loss_gradient_per_point(const ExecSpace& exec,
                              const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
                              const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
-                             const LossSettings& settings, Real weight, int count) {
+                             const LossSettings& settings, Real weight, int count,
+                             const SupervisedInputs<Real, typename ExecSpace::memory_space>& sup = {}) {
   using complex_type = complex_t<Real>;
   const int d = buf.d, n = buf.n;
   const auto a = config.matrices();
@@ -78,11 +99,25 @@ void loss_gradient_per_point(const ExecSpace& exec,
                                      Kokkos::subview(xbar, t, Kokkos::ALL),
                                      [&](const int k, const int i, const complex_type& y) { u(t, k * n + i) = y; });
         const Real sigma2 = gs.sigma2, dist2 = gs.distance2;
-        // 2. s = sum_k r_k y_k, kept in row count + t of W.
+        // Supervised: B psi into block D of row t of U; y_hat, l and l'.
+        Real loss_sup = 0, half_dl = 0;
+        if (sup.enabled) {
+          Real y_hat = 0;
+          for (int i = 0; i < n; ++i) {
+            complex_type beta(0);
+            for (int j = 0; j < n; ++j) beta += sup.b(i, j) * v(t, 0, j);
+            u(t, d * n + i) = beta;
+            y_hat += v(t, 0, i).real() * beta.real() + v(t, 0, i).imag() * beta.imag();
+          }
+          sup.y_hat(t) = y_hat;
+          loss_sup = supervised_loss_value(sup.loss, y_hat, sup.y(t), sup.delta);
+          half_dl = Real(0.5) * supervised_loss_derivative(sup.loss, y_hat, sup.y(t), sup.delta);
+        }
+        // 2. s = sum_k r_k y_k (supervised: lambda (1 - w) sum_k r_k y_k + (l'/2) B psi), in row count + t of W.
         for (int i = 0; i < n; ++i) {
           complex_type s(0);
           for (int k = 0; k < d; ++k) s += (xbar(t, k) - x(t, k)) * u(t, k * n + i);
-          wv(count + t, i) = s;
+          wv(count + t, i) = sup.enabled ? sup.lambda * (Real(1) - lw) * s + half_dl * u(t, d * n + i) : s;
         }
         // 3. c_n = f(E_n - E_0) <n|s>, n >= 1, kept in row count + t of U.
         const Real eta = eta_rel * spectral_scale(e0, w(t, n - 1));
@@ -111,11 +146,21 @@ void loss_gradient_per_point(const ExecSpace& exec,
             const complex_type psi_i = v(t, 0, i);
             const complex_type b = u(t, l * n + i) - xl * psi_i;
             const complex_type c = aphi - xl * wv(count + t, i);
-            u(t, l * n + i) = pw * (lw * b - (Real(1) - lw) * c + (Real(1) - lw) * rl * psi_i);
-            u(count + t, l * n + i) = pw * (-(Real(1) - lw)) * b;
+            if (sup.enabled) {
+              u(t, l * n + i) = pw * (sup.lambda * lw * b + sup.lambda * (Real(1) - lw) * rl * psi_i - c);
+              u(count + t, l * n + i) = -pw * b;
+            } else {
+              u(t, l * n + i) = pw * (lw * b - (Real(1) - lw) * c + (Real(1) - lw) * rl * psi_i);
+              u(count + t, l * n + i) = pw * (-(Real(1) - lw)) * b;
+            }
           }
         }
-        const Real total = dist2 + lw * sigma2;
+        if (sup.enabled)
+          for (int i = 0; i < n; ++i) {
+            u(t, d * n + i) = pw * half_dl * v(t, 0, i);
+            u(count + t, d * n + i) = complex_type(0);
+          }
+        const Real total = sup.enabled ? loss_sup + sup.lambda * (dist2 + lw * sigma2) : dist2 + lw * sigma2;
         const bool finite = math::isfinite(total) && math::isfinite(e0);
         terms(t, int(loss_total)) = total;
         terms(t, int(loss_reconstruction)) = dist2;
@@ -124,6 +169,7 @@ void loss_gradient_per_point(const ExecSpace& exec,
         terms(t, int(loss_degenerate_points)) = degenerate ? Real(1) : Real(0);
         terms(t, int(loss_nonfinite_points)) = finite ? Real(0) : Real(1);
         terms(t, int(loss_eigh_failures)) = info(t) == 0 ? Real(0) : Real(1);
+        terms(t, int(loss_supervised)) = loss_sup;
       });
 }
 
@@ -281,21 +327,30 @@ class LossGradient {
   // buffers of the kernel that default options resolve to are allocated; another one's (the separate
   // kernels' H, V and spectrum, ~2 N^2 complex numbers per point; U and W, (D + 1) N complex numbers
   // per point and side) when a compute() first needs them.
-  LossGradient(int d, int n, int max_batch, LossKernel kernel = LossKernel::automatic)
+  // target_operators = 1: supervised training (compute_supervised), whose gradient has D + 1 matrices,
+  // the last one with respect to the target operator B.
+  LossGradient(int d, int n, int max_batch, LossKernel kernel = LossKernel::automatic, int target_operators = 0)
       : d_(d),
         n_(n),
         max_batch_(max_batch),
+        targets_(target_operators),
         info_("qgml::LossGradient::info", max_batch),
         xbar_("qgml::LossGradient::xbar", max_batch, d),
         terms_("qgml::LossGradient::terms", max_batch, int(loss_penalty)),
         term_partials_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::term_partials"),
                        detail::term_sum_chunks(max_batch), int(loss_penalty)),
-        y_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::Y"), n, d * n),
-        g_("qgml::LossGradient::gradient", d, n, n),
+        y_(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::Y"), n, (d + target_operators) * n),
+        g_("qgml::LossGradient::gradient", d + target_operators, n, n),
         sums_("qgml::LossGradient::sums", int(loss_sum_count)),
-        penalty_(d, n),
+        penalty_(d + target_operators, n),
         kernel_(kernel) {
     QGML_REQUIRE(max_batch >= 1, "qgml::LossGradient: max_batch must be >= 1");
+    QGML_REQUIRE(target_operators == 0 || target_operators == 1,
+                 "qgml::LossGradient: target_operators must be 0 or 1, got " + std::to_string(target_operators));
+    if (targets_ > 0) {
+      y_hat_ = RealVector<Real, memory_space>("qgml::LossGradient::y_hat", max_batch);
+      kernel_ = LossKernel::separate;
+    }
     allocate_for(this->kernel());
     if constexpr (is_host_space_v<ExecSpace>) {
       partials_ = MatrixStack4(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::partials"),
@@ -306,7 +361,10 @@ class LossGradient {
   // The requested implementation (automatic: see resolve_loss_kernel).
   void set_kernel(LossKernel kernel) {
     (void)resolve_loss_kernel<ExecSpace>(kernel, n_);  // rejects fused_host on devices
-    kernel_ = kernel;
+    QGML_REQUIRE(targets_ == 0 || kernel == LossKernel::separate || kernel == LossKernel::automatic,
+                 "qgml::LossGradient: supervised training runs on the separate kernels only (loss kernel '" +
+                     to_string(kernel) + "' requested)");
+    kernel_ = targets_ > 0 ? LossKernel::separate : kernel;
   }
   LossKernel requested_kernel() const { return kernel_; }
   // The implementation compute() runs with these eigensolver options.
@@ -333,9 +391,10 @@ class LossGradient {
   void allocate_for(LossKernel kernel) {
     const int n = n_, max_batch = max_batch_;
     if (kernel == LossKernel::fused_host) return;
+    const int blocks = d_ + targets_;
     if (u_.extent(0) == 0) {
       u_ = ComplexMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::U"),
-                                             2 * max_batch, d_ * n);
+                                             2 * max_batch, blocks * n);
       wv_ = ComplexMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::W"),
                                               2 * max_batch, n);
 #if defined(QGML_HAVE_KOKKOSKERNELS)
@@ -346,7 +405,7 @@ class LossGradient {
       if (!gemm_always)
         product_partials_ =
             ProductPartials(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::product_partials"),
-                            detail::gradient_max_chunks<Real>(n, d_, 2 * max_batch), n, d_ * n);
+                            detail::gradient_max_chunks<Real>(n, blocks, 2 * max_batch), n, blocks * n);
     }
     if (kernel == LossKernel::separate && h_.extent(0) == 0) {
       h_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::H"), max_batch,
@@ -370,6 +429,48 @@ class LossGradient {
   void compute(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
                const LossSettings& settings, Real weight, bool accumulate, const EighOptions& eigh = {},
                const IntVector<memory_space>& sweeps = IntVector<memory_space>()) {
+    QGML_REQUIRE(targets_ == 0,
+                 "qgml::LossGradient::compute: this LossGradient was made for supervised training: "
+                 "call compute_supervised");
+    compute_impl(exec, config, points, settings, weight, accumulate, eigh, sweeps, {});
+  }
+
+  // compute() for supervised training (docs/supervised.md; a LossGradient made with target_operators =
+  // 1): the features' configuration (D matrices), the target operator B (N x N, Hermitian), the points
+  // (count x D) and their targets y (count). gradient() then holds D + 1 matrices, the last one dL/dB;
+  // sums(loss_total) adds the supervised loss to lambda times the unsupervised one, sums(loss_supervised)
+  // holds the supervised loss alone, and predictions() the y_hat of the points.
+  template <class PointsView, class TargetsView>
+  void compute_supervised(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& features,
+                          const Matrix<Real, memory_space>& b, const PointsView& points, const TargetsView& y,
+                          const LossSettings& settings, const SupervisedSettings& supervised, Real weight,
+                          bool accumulate, const EighOptions& eigh = {},
+                          const IntVector<memory_space>& sweeps = IntVector<memory_space>()) {
+    QGML_REQUIRE(targets_ == 1,
+                 "qgml::LossGradient::compute_supervised: this LossGradient was made without a "
+                 "target operator (target_operators = 1)");
+    QGML_REQUIRE(int(b.extent(0)) == n_ && int(b.extent(1)) == n_ && y.extent(0) == points.extent(0),
+                 "qgml::LossGradient::compute_supervised: B must be N x N and there must be one target per point");
+    detail::SupervisedInputs<Real, memory_space> sup;
+    sup.enabled = true;
+    sup.loss = supervised.loss;
+    sup.delta = Real(supervised.huber_delta);
+    sup.lambda = Real(supervised.lambda);
+    sup.b = b;
+    sup.y = y;
+    sup.y_hat = y_hat_;
+    compute_impl(exec, features, points, settings, weight, accumulate, eigh, sweeps, sup);
+  }
+
+  // y_hat of the points of the last compute_supervised (first count entries).
+  const RealVector<Real, memory_space>& predictions() const { return y_hat_; }
+  int target_operators() const { return targets_; }
+
+ private:
+  template <class PointsView>
+  void compute_impl(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
+                    const LossSettings& settings, Real weight, bool accumulate, const EighOptions& eigh,
+                    const IntVector<memory_space>& sweeps, const detail::SupervisedInputs<Real, memory_space>& sup) {
     const int count = static_cast<int>(points.extent(0));
     QGML_REQUIRE(count <= max_batch_, "qgml::LossGradient::compute: " + std::to_string(count) +
                                           " points exceed max_batch = " + std::to_string(max_batch_));
@@ -419,12 +520,13 @@ class LossGradient {
     }
     {
       ScopedRegion region("qgml::gradient");
-      per_point(exec, config, points, settings, weight, count);
+      detail::loss_gradient_per_point(exec, views(), config, points, settings, weight, count, sup);
     }
     ScopedRegion region("qgml::reduction");
     reduce(exec, count, accumulate);
   }
 
+ public:
   // sweeps(t) = 0 for t < count: the fused and team paths solve cold (no Jacobi sweeps).
   static void zero_sweeps(const ExecSpace& exec, const IntVector<memory_space>& sweeps, int count) {
     Kokkos::parallel_for(
@@ -437,7 +539,7 @@ class LossGradient {
     const auto g = g_;
     const int n = n_;
     Kokkos::parallel_for(
-        "qgml::LossGradient::zero_gradient", Kokkos::RangePolicy<ExecSpace>(exec, 0, d_ * n * n),
+        "qgml::LossGradient::zero_gradient", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(g.extent(0)) * n * n),
         KOKKOS_LAMBDA(const int lij) { g(lij / (n * n), (lij / n) % n, lij % n) = complex_type(0); });
     const auto sums = sums_;
     Kokkos::parallel_for(
@@ -445,15 +547,19 @@ class LossGradient {
         KOKKOS_LAMBDA(const int q) { sums(q) = 0; });
   }
 
-  // gradient += lambda dP/dA and sums(loss_penalty) += lambda P.
+  // gradient += lambda dP/dA and sums(loss_penalty) += lambda P. Supervised: config holds all D + 1
+  // operators A_1..A_D, B (the penalty has the pairs [A_k, B]).
   void add_penalty(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
                    const LossSettings& settings) {
     if (settings.penalty == PenaltyKind::none || settings.penalty_weight == 0) return;
+    QGML_REQUIRE(config.dimension() == d_ + targets_ && config.matrix_size() == n_,
+                 "qgml::LossGradient::add_penalty: the configuration must hold the " + std::to_string(d_ + targets_) +
+                     " operators of the gradient");
     const auto pen = Kokkos::subview(sums_, int(loss_penalty));
     penalty_.add(exec, config, settings.penalty, Real(settings.penalty_weight), g_, pen);
   }
 
-  // D x N x N Hermitian gradient, valid after compute().
+  // D x N x N Hermitian gradient (supervised: D + 1 matrices), valid after compute().
   const MatrixStack<Real, memory_space>& gradient() const { return g_; }
   // loss_sum_count sums (see LossSum).
   const sums_type& sums() const { return sums_; }
@@ -474,7 +580,7 @@ class LossGradient {
            u_.span() * sizeof(complex_type) + wv_.span() * sizeof(complex_type) + xbar_.span() * sizeof(Real) +
            terms_.span() * sizeof(Real) + term_partials_.span() * sizeof(double) + y_.span() * sizeof(complex_type) +
            g_.span() * sizeof(complex_type) + partials_.span() * sizeof(complex_type) +
-           product_partials_.span() * sizeof(complex_type);
+           product_partials_.span() * sizeof(complex_type) + y_hat_.span() * sizeof(Real);
   }
 
  private:
@@ -498,11 +604,6 @@ class LossGradient {
     b.term_partials = term_partials_;
     return b;
   }
-  template <class PointsView>
-  void per_point(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
-                 const LossSettings& settings, Real weight, int count) {
-    detail::loss_gradient_per_point(exec, views(), config, x, settings, weight, count);
-  }
   void reduce(const ExecSpace& exec, int count, bool accumulate) {
     detail::loss_gradient_reduce(exec, views(), count, accumulate);
   }
@@ -518,7 +619,8 @@ class LossGradient {
     detail::loss_gradient_reduce_chunks(exec, views(), count, accumulate);
   }
 
-  int d_ = 0, n_ = 0, max_batch_ = 0;
+  int d_ = 0, n_ = 0, max_batch_ = 0, targets_ = 0;
+  RealVector<Real, memory_space> y_hat_;
   MatrixStack<Real, memory_space> h_, v_;
   RealMatrix<Real, memory_space> w_;
   IntVector<memory_space> info_;

@@ -28,13 +28,14 @@ struct LossSettings {
 
 // Entries of LossGradient::sums() (double, on the device).
 enum LossSum : int {
-  loss_total = 0,          // sum_t (d^2 + w sigma^2)
+  loss_total = 0,          // sum_t (d^2 + w sigma^2); supervised: sum_t (l_t + lambda (d^2 + w sigma^2))
   loss_reconstruction,     // sum_t d^2
   loss_fluctuation,        // sum_t sigma^2
   loss_energy,             // sum_t E_0
   loss_degenerate_points,  // number of points with a (nearly) degenerate ground state
   loss_nonfinite_points,   // points whose loss terms are not finite
   loss_eigh_failures,      // points whose eigensolve did not succeed
+  loss_supervised,         // sum_t l(y_hat_t, y_t) (supervised training, docs/supervised.md; else 0)
   loss_penalty,            // lambda * P (set by add_penalty; not part of loss_total)
   loss_sum_count
 };

@@ -88,6 +88,14 @@ KOKKOS_INLINE_FUNCTION Real supervised_loss_derivative(SupervisedLoss loss, Real
   return Real(0);
 }
 
+// The supervised part of the objective L = mean_t l(y_hat_t, y_t) + lambda mean_t [d_t^2 + w sigma_t^2]
+// + gamma P(A_1..A_D, B) (docs/supervised.md, section 3): the loss, its Huber threshold and lambda.
+struct SupervisedSettings {
+  SupervisedLoss loss = SupervisedLoss::mse;
+  double huber_delta = default_huber_delta;
+  double lambda = 0;  // weight of the unsupervised loss
+};
+
 // The names of the losses in settings files: mae, mse, huber, logistic.
 inline SupervisedLoss parse_supervised_loss(const std::string& s) {
   if (s == "mae") return SupervisedLoss::mae;
