@@ -22,6 +22,13 @@ std::vector<Setting> make_schema() {
   const std::vector<std::string> generators{"sphere",   "circle", "spiral", "line",   "swiss_roll", "hypercube",
                                             "sphere10", "affine", "helix",  "mobius", "curve13"};
   return {
+      {"task",
+       T::text,
+       "unsupervised",
+       "what to learn: the geometry of the points (unsupervised), or a target per point (regression, binary "
+       "classification) through a learned target operator B (docs/supervised.md); written `task: ...` at the "
+       "top level of a config file",
+       {"unsupervised", "regression", "classification"}},
       {"data.generator", T::text, "sphere", "synthetic data set (ignored when data.file is set)", generators},
       {"data.file", T::text, "", "CSV or NPY file of points, one row per point", {}},
       {"data.array",
@@ -51,6 +58,33 @@ std::vector<Setting> make_schema() {
        -1e300,
        1e300,
        true},
+      {"data.target_column",
+       T::integer,
+       "-1",
+       "regression, classification: the column of data.file holding the targets (0-based; negative counts from "
+       "the end: -1 is the last); the other columns are the features",
+       {},
+       -4096,
+       4095},
+      {"data.target_file",
+       T::text,
+       "",
+       "regression, classification: a one-column CSV or NPY file of the targets, one per point of data.file "
+       "(all of whose columns are then features)",
+       {}},
+      {"data.validation_fraction",
+       T::real,
+       "0.2",
+       "regression, classification: the fraction of the points held out for validation (a seeded random "
+       "split, data.seed) when no data.validation_file is given; 0: none",
+       {},
+       0,
+       0.9},
+      {"data.validation_file",
+       T::text,
+       "",
+       "regression, classification: validation points, with the columns of data.file (features and target)",
+       {}},
       {"model.N",
        T::integer,
        "auto",
@@ -86,6 +120,26 @@ std::vector<Setting> make_schema() {
        "commutator penalty sum ||[A_i, A_j]||_F (frobenius) or its square",
        {"none", "frobenius", "frobenius_squared"}},
       {"training.penalty_weight", T::real, "0", "weight lambda of the commutator penalty", {}, 0, 1e12},
+      {"training.loss",
+       T::text,
+       "auto",
+       "regression, classification: the loss of the prediction y_hat = <psi_0|B|psi_0> (auto: mse for regression, "
+       "logistic for classification)",
+       {"auto", "mse", "mae", "huber", "logistic"}},
+      {"training.huber_delta",
+       T::real,
+       "1",
+       "threshold of the huber loss (in standardised target units)",
+       {},
+       1e-300,
+       1e300},
+      {"training.unsupervised_weight",
+       T::real,
+       "0",
+       "regression, classification: weight of the unsupervised loss d^2 + w sigma^2 added to the supervised one",
+       {},
+       0,
+       1e12},
       {"training.degeneracy",
        T::text,
        "regularize",
@@ -349,9 +403,9 @@ std::string settings_help() {
   std::ostringstream out;
   std::string section;
   for (const auto& s : schema()) {
-    const std::string sec = s.key.substr(0, s.key.find('.'));
-    if (sec != section) {
-      out << "\n  " << sec << ":\n";
+    const std::string sec = s.key.find('.') == std::string::npos ? "" : s.key.substr(0, s.key.find('.'));
+    if (sec != section || sec.empty()) {
+      out << "\n  " << (sec.empty() ? "(top level)" : sec) << ":\n";
       section = sec;
     }
     std::string def = s.default_value.empty() ? "\"\"" : s.default_value;
@@ -414,15 +468,16 @@ std::string Config::to_yaml() const {
   std::ostringstream out;
   std::string section;
   for (const auto& s : schema()) {
-    const std::string sec = s.key.substr(0, s.key.find('.'));
-    if (sec != section) {
+    const bool top = s.key.find('.') == std::string::npos;  // a top-level setting (task)
+    const std::string sec = top ? "" : s.key.substr(0, s.key.find('.'));
+    if (sec != section && !top) {
       out << sec << ":\n";
       section = sec;
     }
     const std::string& v = text(s.key);
     const bool quote = s.type == T::text;
-    out << "  " << s.key.substr(sec.size() + 1) << ": " << (quote ? "\"" + v + "\"" : v) << "  # " << origin(s.key)
-        << "\n";
+    out << (top ? "" : "  ") << (top ? s.key : s.key.substr(sec.size() + 1)) << ": " << (quote ? "\"" + v + "\"" : v)
+        << "  # " << origin(s.key) << "\n";
   }
   return out.str();
 }
@@ -444,6 +499,14 @@ void read_sections(Config& c, const YAML::Node& root, const std::string& path) {
     const int line = section.first.Mark().line + 1;
     const std::string where = path + ":" + std::to_string(line);
     once(name, line, "section");
+    const Setting* top = find_setting(name);
+    if (top && name.find('.') == std::string::npos) {  // a top-level setting: `task: regression`
+      if (!section.second.IsScalar())
+        throw Error(where + ": " + name + ": expected a single value, got a " +
+                    (section.second.IsSequence() ? "list" : "mapping"));
+      apply(c, name, section.second.as<std::string>(), where);
+      continue;
+    }
     if (!section.second.IsMap()) {
       if (section.second.IsNull()) continue;
       throw Error(where + ": section '" + name + "' must be a mapping of settings");
@@ -552,7 +615,9 @@ Config load_config(const std::string& path, const std::vector<std::pair<std::str
     }
     const YAML::Node root = documents.count == 0 ? YAML::Node() : documents.first;
     if (!root.IsNull() && !root.IsMap())
-      throw Error("config '" + path + "': expected sections (data, model, training, mpi, analysis, output, profiling)");
+      throw Error(
+          "config '" + path +
+          "': expected sections (data, model, training, mpi, analysis, output, profiling) and the top-level task");
     try {
       read_sections(c, root, path);
     } catch (const YAML::Exception& e) {  // e.g. a key that is itself a list

@@ -14,5 +14,6 @@ int info_command();
 int generate_command(const std::vector<std::string>& args);
 int fuzzy_sphere_command(const std::vector<std::string>& args);
 int sample_command(const std::vector<std::string>& args);
+int predict_command(const std::vector<std::string>& args);
 
 }  // namespace qgml::app

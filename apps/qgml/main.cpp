@@ -36,6 +36,8 @@ void usage(std::FILE* out) {
       "              [--beta 1] [--init data|gaussian] [--thin auto] [--step-size auto] [--leapfrog 10]\n"
       "              [--target-acceptance auto] [--seed 1] [--out DIR] [--quiet]\n"
       "  qgml sample --resume SAMPLE_DIR [--steps S]\n"
+      "  qgml train DATA.csv --task regression|classification [--data.target_column -1] [--section.key value ...]\n"
+      "  qgml predict --run RUN_DIR --data X.csv|X.npy [--output FILE] [--quiet]\n"
       "  qgml generate --data.generator NAME [--data.key value ...] --out X.csv|X.npy\n"
       "  qgml info\n"
       "  qgml fuzzy-sphere [--N 3] [--T 2500]\n"
@@ -174,6 +176,8 @@ int main(int argc, char* argv[]) {
         code = qgml::app::info_command();
       else if (command == "sample")
         code = qgml::app::sample_command(args);
+      else if (command == "predict")
+        code = qgml::app::predict_command(args);
       else if (command == "fuzzy-sphere")
         code = qgml::app::fuzzy_sphere_command(args);
       else {

@@ -69,8 +69,9 @@ inline std::string yaml_scalar(const std::string& text) {
 inline std::string config_yaml(const Config& c) {
   std::string out, section;
   for (const Setting& s : schema()) {
-    const std::string sec = s.key.substr(0, s.key.find('.'));
-    if (sec != section) {
+    const bool top = s.key.find('.') == std::string::npos;  // a top-level setting (task)
+    const std::string sec = top ? "" : s.key.substr(0, s.key.find('.'));
+    if (sec != section && !top) {
       out += sec + ":\n";
       section = sec;
     }
@@ -80,7 +81,7 @@ inline std::string config_yaml(const Config& c) {
     std::string origin = c.origin(s.key);
     for (char& ch : origin)
       if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = ' ';
-    out += "  " + s.key.substr(sec.size() + 1) + ": " + scalar + "  # " + origin + "\n";
+    out += (top ? s.key : "  " + s.key.substr(sec.size() + 1)) + ": " + scalar + "  # " + origin + "\n";
   }
   return out;
 }

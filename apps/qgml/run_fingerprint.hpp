@@ -82,10 +82,13 @@ inline bool shapes_training(const Config& c, const std::string& key) {
   for (const char* e : excluded)
     if (key == e) return false;
   const bool given_points = !c.text("data.file").empty() || !c.text("data.array").empty();
-  if (key.rfind("data.", 0) == 0 && key != "data.file" && key != "data.array" && key != "data.standardize" &&
-      given_points)
-    return false;
-  return key.rfind("data.", 0) == 0 || key.rfind("model.", 0) == 0 || key.rfind("training.", 0) == 0;
+  static const char* const given_data_keys[] = {"data.file",           "data.array",       "data.standardize",
+                                                "data.target_column",  "data.target_file", "data.validation_fraction",
+                                                "data.validation_file"};
+  bool kept = false;
+  for (const char* k : given_data_keys) kept = kept || key == k;
+  if (key.rfind("data.", 0) == 0 && !kept && given_points) return false;
+  return key == "task" || key.rfind("data.", 0) == 0 || key.rfind("model.", 0) == 0 || key.rfind("training.", 0) == 0;
 }
 
 inline std::vector<std::pair<std::string, std::string>> fingerprint_settings(const Config& c) {

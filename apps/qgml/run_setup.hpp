@@ -52,6 +52,21 @@ inline TrainingSettings training_settings(const Config& c, const std::string& ru
     throw Error("training.kernel = " + to_string(s.kernel) +
                 " solves cold: it does not take training.warm_start = true (warm starts run the separate kernels; "
                 "set training.kernel to auto or separate)");
+  s.task = parse_task(c.text("task"));
+  if (is_supervised(s.task)) {
+    const std::string loss = c.text("training.loss");
+    s.supervised.loss = loss == "auto" ? default_supervised_loss(s.task) : parse_supervised_loss(loss);
+    s.supervised.huber_delta = c.real("training.huber_delta");
+    s.supervised.lambda = c.real("training.unsupervised_weight");
+    if (s.kernel == LossKernel::team || s.kernel == LossKernel::fused_host)
+      throw Error("training.kernel = " + to_string(s.kernel) + ": task " + to_string(s.task) +
+                  " runs on the separate kernels only (set training.kernel to auto or separate)");
+    try {
+      check_task_loss(s.task, s.supervised.loss);
+    } catch (const Error& e) {
+      throw Error(std::string("training.loss = ") + loss + ": " + e.what());
+    }
+  }
   if (!is_host_space_v<Kokkos::DefaultExecutionSpace> && s.kernel == LossKernel::fused_host)
     throw Error(std::string("training.kernel = fused-host runs on CPU builds only; this build runs on ") +
                 Kokkos::DefaultExecutionSpace::name() + " (set training.kernel to auto or team)");

@@ -32,6 +32,7 @@
 #include "run_directory.hpp"
 #include "run_fingerprint.hpp"
 #include "run_setup.hpp"
+#include "supervised_data.hpp"
 #include "train_run.hpp"
 
 namespace qgml::app {
@@ -126,8 +127,22 @@ void check_memory(double needed, const MemoryBudget& budget, const std::string& 
              budget.available, 100 * memory_budget_share));
 }
 
+// The metrics of a supervised epoch for the progress line: RMSE and R^2, or accuracy and AUC.
+std::string metrics_text(const SupervisedMetrics& m) {
+  if (!std::isnan(m.accuracy)) return format("accuracy %.4f, AUC %.4f", m.accuracy, m.auc);
+  return format("RMSE %.5g, R^2 %.4f", m.rmse, m.r2);
+}
+
 std::string progress_line(const EpochRecord& r, int epochs, double elapsed) {
   const double eta = r.epoch > 0 ? elapsed / r.epoch * (epochs - r.epoch) : 0;
+  if (r.has_targets)
+    return format("epoch %d/%d  loss %.8g  train %s%s  %.0f points/s  ETA %.0f s%s", r.epoch, epochs, r.total,
+                  metrics_text(r.train).c_str(),
+                  std::isnan(r.validation.mae) && std::isnan(r.validation.accuracy)
+                      ? ""
+                      : ("  validation " + metrics_text(r.validation)).c_str(),
+                  r.points_per_second, eta,
+                  r.skipped_batches ? format("  [%d batches skipped]", r.skipped_batches).c_str() : "");
   return format("epoch %d/%d  loss %.10g  (d^2 %.10g, sigma^2 %.10g)  %.0f points/s  ETA %.0f s%s", r.epoch, epochs,
                 r.total, r.reconstruction, r.fluctuation, r.points_per_second, eta,
                 r.skipped_batches ? format("  [%d batches skipped]", r.skipped_batches).c_str() : "") +
@@ -185,6 +200,11 @@ struct RunInputs {
   MatrixConfiguration<Real, Exec> config;
   Standardization standardization;     // what data.standardize applied (empty mean: nothing)
   std::vector<std::string> automatic;  // the automatic choices, one line each, for the log
+  // Supervised tasks: the data have D + 1 columns (the target last), the configuration D + 1 operators.
+  bool supervised = false;
+  SupervisedTransform transform;
+  RealMatrix<Real, Exec::memory_space> validation;  // T_v x (D + 1), on every rank
+  std::string supervised_source;
 };
 
 // Throws when the run does not fit in memory: `points` of D = d coordinates (this rank's `local`), the
@@ -208,9 +228,60 @@ void check_run_memory(const Exec& exec, const Config& c, const Communicator& com
 // A collective. Everything that can fail on bad input, before the run directory exists: the model's
 // shape (model.load sets model.N of c), the memory check (before the data are read or generated, with
 // the N that is trained), the data, the initial configuration.
+// prepare_inputs for a supervised task (supervised_data.hpp): every rank reads all points, keeps its
+// shard of the training points.
+template <class Real, class DataSpace>
+RunInputs<Real, DataSpace> prepare_supervised_inputs(const Exec& exec, Config& c, Communicator& comm,
+                                                     const PointsInMemory* memory) {
+  RunInputs<Real, DataSpace> in;
+  in.supervised = true;
+  run_collectively(comm, [&] {
+    SupervisedData data = load_supervised_data(c, memory);
+    if (data.train.rows < comm.size())
+      throw Error(format("%d training points are too few for %d ranks (every rank needs at least one point)",
+                         data.train.rows, comm.size()));
+    const bool automatic_n = c.is_auto("model.N") && c.text("model.load").empty();
+    const ModelShape shape = resolve_model_shape(c, c.text("model.load").empty() ? data.d : data.d + 1);
+    in.d = data.d;
+    in.n = shape.n;
+    in.total_points = data.train.rows;
+    const ShardRange r = shard_range(data.train.rows, comm.size(), comm.rank());
+    check_run_memory<Real, DataSpace>(exec, c, comm, data.train.rows, r.size(), data.d + 1, shape.n, false);
+    HostData mine = detail::select_rows(data.train, [&] {
+      std::vector<int> rows;
+      for (std::int64_t t = r.begin; t < r.end; ++t) rows.push_back(int(t));
+      return rows;
+    }());
+    const auto device = to_device_points<Real>(exec, mine);
+    if constexpr (std::is_same_v<DataSpace, Exec::memory_space>) {
+      in.data = device;
+    } else {
+      in.data = RealMatrix<Real, DataSpace>(Kokkos::ViewAllocateWithoutInitializing("qgml::app::points"),
+                                            device.extent(0), device.extent(1));
+      Kokkos::deep_copy(in.data, device);
+    }
+    if (data.validation.rows > 0) in.validation = to_device_points<Real>(exec, data.validation);
+    if (c.is_auto("data.standardize"))
+      c.set("data.standardize", "true", "automatic: supervised tasks z-score each feature");
+    in.automatic = data.automatic;
+    if (automatic_n)
+      in.automatic.push_back(format("automatic: model.N = %d (%s)", shape.n, default_matrix_size_rule(data.d).c_str()));
+    in.automatic.push_back(
+        "training.kernel = separate (supervised training runs on the separate kernels; the fused and team paths "
+        "do not take the target operator yet)");
+    if (!shape.load.empty()) in.n_source = " (from model.load " + shape.load + ")";
+    in.config = initial_configuration<Real>(exec, c, shape, data.d + 1);
+    in.transform = data.transform;
+    in.supervised_source = data.source;
+  });
+  return in;
+}
+
 template <class Real, class DataSpace>
 RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communicator& comm,
                                           const PointsInMemory* memory) {
+  if (is_supervised(parse_task(c.text("task"))))
+    return prepare_supervised_inputs<Real, DataSpace>(exec, c, comm, memory);
   RunInputs<Real, DataSpace> in;
   const bool automatic_n = c.is_auto("model.N") && c.text("model.load").empty();
   const bool from_file = !c.text("data.file").empty();
@@ -520,6 +591,11 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
   std::optional<Trainer<Real, Exec, DataSpace>> trainer_storage;
   run_collectively(comm, [&] { trainer_storage.emplace(in.config, in.data, settings, exec, comm, in.total_points); });
   Trainer<Real, Exec, DataSpace>& trainer = *trainer_storage;
+  if (in.supervised) {
+    if (in.validation.extent(0) > 0) trainer.set_validation(in.validation);
+    if (in.transform.task == Task::regression)
+      trainer.set_target_units(in.transform.target_mean, in.transform.target_scale);
+  }
   const CheckpointFingerprint fingerprint{
       data_hash(exec, in.data, in.total_points, shard_range(in.total_points, comm.size(), comm.rank()).begin, comm),
       fingerprint_settings(c)};
@@ -547,6 +623,11 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
                   settings.early_stop_tolerance > 0 ? format("at most %d", settings.epochs).c_str()
                                                     : std::to_string(settings.epochs).c_str(),
                   settings.loss.w, std::is_same_v<Real, float> ? "float" : "double", Exec::name()));
+  if (in.supervised)
+    log.line(format(
+        "task %s: loss %s%s, %s", to_string(settings.task).c_str(), to_string(settings.supervised.loss).c_str(),
+        settings.supervised.lambda > 0 ? format(" + %g (d^2 + w sigma^2)", settings.supervised.lambda).c_str() : "",
+        in.supervised_source.c_str()));
   if (fresh)
     for (const std::string& line : in.automatic) log.line(line);
   if (settings.early_stop_tolerance > 0)
@@ -600,6 +681,16 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
         format("the loss has plateaued: stopped after epoch %d of at most %d (training.early_stop %g over %d "
                "epochs)",
                trainer.epoch(), settings.epochs, settings.early_stop_tolerance, settings.early_stop_window));
+  if (in.supervised) {
+    log.line(format("final loss %.10g (supervised %.10g) after %d epochs, %.1f s", last.total, last.supervised,
+                    trainer.epoch(), train_seconds));
+    log.line("final train " + metrics_text(last.train) +
+             (in.validation.extent(0) > 0 ? "; validation " + metrics_text(last.validation) : std::string()));
+    if (root) write_supervised_transform((fs::path(run_dir) / "supervised.json").string(), in.transform, in.d);
+    log.line("predict with: qgml predict --run " + run_dir + " --data FILE.csv");
+    log.line("outputs: " + run_dir);
+    return 0;
+  }
   log.line(format("final loss %.10g (reconstruction %.10g, fluctuation %.10g) after %d epochs, %.1f s", last.total,
                   last.reconstruction, last.fluctuation, trainer.epoch(), train_seconds));
   if (root && !in.standardization.mean.empty()) {

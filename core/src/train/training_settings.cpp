@@ -79,6 +79,10 @@ namespace {
 const char* csv_header =
     "epoch,total,reconstruction,fluctuation,penalty,learning_rate,degenerate_points,skipped_batches,"
     "eigh_failures,batches,seconds,points_per_second";
+const char* supervised_columns =
+    ",supervised,train_mae,train_rmse,train_r2,train_accuracy,train_auc,validation_mae,validation_rmse,"
+    "validation_r2,validation_accuracy,validation_auc";
+constexpr std::size_t base_fields = 12, supervised_fields = 11;
 
 std::string number(double v) {
   std::ostringstream s;
@@ -90,18 +94,24 @@ std::string number(double v) {
 
 void write_history_csv(const std::string& path, const std::vector<EpochRecord>& history) {
   std::ostringstream out;
-  out << csv_header << "\n";
-  for (const auto& r : history)
+  const bool targets = !history.empty() && history.front().has_targets;
+  out << csv_header << (targets ? supervised_columns : "") << "\n";
+  for (const auto& r : history) {
     out << r.epoch << "," << number(r.total) << "," << number(r.reconstruction) << "," << number(r.fluctuation) << ","
         << number(r.penalty) << "," << number(r.learning_rate) << "," << r.degenerate_points << "," << r.skipped_batches
-        << "," << r.eigh_failures << "," << r.batches << "," << number(r.seconds) << "," << number(r.points_per_second)
-        << "\n";
+        << "," << r.eigh_failures << "," << r.batches << "," << number(r.seconds) << "," << number(r.points_per_second);
+    if (targets)
+      for (double v : {r.supervised, r.train.mae, r.train.rmse, r.train.r2, r.train.accuracy, r.train.auc,
+                       r.validation.mae, r.validation.rmse, r.validation.r2, r.validation.accuracy, r.validation.auc})
+        out << "," << number(v);
+    out << "\n";
+  }
   write_file_atomically(path, out.str());
 }
 
 void write_history_json(const std::string& path, const std::vector<EpochRecord>& history) {
   detail::Json records = detail::Json::array();
-  for (const auto& r : history)
+  for (const auto& r : history) {
     records.push_back({{"epoch", r.epoch},
                        {"total", r.total},
                        {"reconstruction", r.reconstruction},
@@ -114,6 +124,14 @@ void write_history_json(const std::string& path, const std::vector<EpochRecord>&
                        {"batches", r.batches},
                        {"seconds", r.seconds},
                        {"points_per_second", r.points_per_second}});
+    if (!r.has_targets) continue;
+    const auto metrics = [](const SupervisedMetrics& m) {
+      return detail::Json{{"mae", m.mae}, {"rmse", m.rmse}, {"r2", m.r2}, {"accuracy", m.accuracy}, {"auc", m.auc}};
+    };
+    records.back()["supervised"] = r.supervised;
+    records.back()["train"] = metrics(r.train);
+    records.back()["validation"] = metrics(r.validation);
+  }
   detail::write_json_file(path, records);
 }
 
@@ -156,11 +174,35 @@ std::vector<EpochRecord> read_history_csv(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw FileError("history '" + path + "': cannot open");
   std::string line;
-  if (!std::getline(in, line) || line != csv_header)
-    throw Error("history '" + path + "': line 1: expected the header '" + std::string(csv_header) + "'");
-  static const char* const names[12] = {"epoch",         "total",         "reconstruction",    "fluctuation",
-                                        "penalty",       "learning_rate", "degenerate_points", "skipped_batches",
-                                        "eigh_failures", "batches",       "seconds",           "points_per_second"};
+  const std::string supervised_header = std::string(csv_header) + supervised_columns;
+  if (!std::getline(in, line) || (line != csv_header && line != supervised_header))
+    throw Error("history '" + path + "': line 1: expected the header '" + std::string(csv_header) + "' (" +
+                "followed by '" + std::string(supervised_columns) + "' for supervised training)");
+  const bool targets = line == supervised_header;
+  const std::size_t fields = targets ? base_fields + supervised_fields : base_fields;
+  static const char* const names[base_fields + supervised_fields] = {"epoch",
+                                                                     "total",
+                                                                     "reconstruction",
+                                                                     "fluctuation",
+                                                                     "penalty",
+                                                                     "learning_rate",
+                                                                     "degenerate_points",
+                                                                     "skipped_batches",
+                                                                     "eigh_failures",
+                                                                     "batches",
+                                                                     "seconds",
+                                                                     "points_per_second",
+                                                                     "supervised",
+                                                                     "train_mae",
+                                                                     "train_rmse",
+                                                                     "train_r2",
+                                                                     "train_accuracy",
+                                                                     "train_auc",
+                                                                     "validation_mae",
+                                                                     "validation_rmse",
+                                                                     "validation_r2",
+                                                                     "validation_accuracy",
+                                                                     "validation_auc"};
   std::vector<EpochRecord> h;
   int lineno = 1;
   while (std::getline(in, line)) {
@@ -175,15 +217,16 @@ std::vector<EpochRecord> read_history_csv(const std::string& path) {
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
-    if (f.size() != 12)
-      throw Error("history '" + path + "': line " + std::to_string(lineno) + ": expected 12 fields, got " +
-                  std::to_string(f.size()));
-    std::size_t bad = 12;
+    if (f.size() != fields)
+      throw Error("history '" + path + "': line " + std::to_string(lineno) + ": expected " + std::to_string(fields) +
+                  " fields, got " + std::to_string(f.size()));
+    const std::size_t ok = base_fields + supervised_fields;
+    std::size_t bad = ok;
     const auto integer = [&](std::size_t i, auto& out) {
-      if (bad == 12 && !parse_history_integer(f[i], out)) bad = i;
+      if (bad == ok && !parse_history_integer(f[i], out)) bad = i;
     };
     const auto real = [&](std::size_t i, double& out) {
-      if (bad == 12 && !parse_history_real(f[i], out)) bad = i;
+      if (bad == ok && !parse_history_real(f[i], out)) bad = i;
     };
     EpochRecord r;
     integer(0, r.epoch);
@@ -198,7 +241,15 @@ std::vector<EpochRecord> read_history_csv(const std::string& path) {
     integer(9, r.batches);
     real(10, r.seconds);
     real(11, r.points_per_second);
-    if (bad != 12)
+    if (targets) {
+      r.has_targets = true;
+      double* const values[supervised_fields] = {
+          &r.supervised,     &r.train.mae,           &r.train.rmse,     &r.train.r2,
+          &r.train.accuracy, &r.train.auc,           &r.validation.mae, &r.validation.rmse,
+          &r.validation.r2,  &r.validation.accuracy, &r.validation.auc};
+      for (std::size_t i = 0; i < supervised_fields; ++i) real(base_fields + i, *values[i]);
+    }
+    if (bad != ok)
       throw Error("history '" + path + "': line " + std::to_string(lineno) + ", column " + std::to_string(column[bad]) +
                   ": " + names[bad] + " '" + f[bad] + "' is not " +
                   (bad == 0 || (bad >= 6 && bad <= 9) ? "an integer" : "a number"));

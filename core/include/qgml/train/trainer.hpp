@@ -10,6 +10,12 @@
 // the partial gradient and loss sums are added over the ranks by one in-place all-reduce, and every
 // rank takes the same Adam step. Histories therefore agree with the one-process run up to the order
 // of the floating-point sums.
+//
+// Supervised training (settings.task regression or classification, docs/supervised.md): the configuration
+// holds the D feature matrices and then the target operator B, each point its D coordinates and then its
+// target. The D + 1 operators are one parameter stack (one Adam, one checkpoint, one all-reduce); the
+// features' S = 1/2 sum_k A_k^2 is a view of the first D of them. Every epoch also records metrics of the
+// predictions (EpochRecord::train, ::validation; set_validation).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -19,8 +25,10 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -37,6 +45,8 @@
 #include "qgml/train/batch_distribution.hpp"
 #include "qgml/train/checkpoint.hpp"
 #include "qgml/train/loss_gradient.hpp"
+#include "qgml/train/supervised_metrics.hpp"
+#include "qgml/train/target_predictor.hpp"
 #include "qgml/train/training_settings.hpp"
 #include "qgml/train/warm_start_cache.hpp"
 
@@ -67,6 +77,7 @@ enum EpochSum : int {
   sum_batches,
   sum_sweeps,        // Jacobi sweeps of warm-started eigensolves
   sum_swept_points,  // points solved warm
+  sum_supervised,    // mean supervised loss of the batches
   epoch_sum_count
 };
 
@@ -104,6 +115,7 @@ void finish_batch(const ExecSpace& exec, const Gradient& g, const Flag& bad, con
           sums(int(sum_reconstruction)) += batch(int(loss_reconstruction)) * inv;
           sums(int(sum_fluctuation)) += batch(int(loss_fluctuation)) * inv;
           sums(int(sum_penalty)) += batch(int(loss_penalty));
+          sums(int(sum_supervised)) += batch(int(loss_supervised)) * inv;
           sums(int(sum_batches)) += 1;
         } else {
           sums(int(sum_skipped)) += 1;
@@ -177,7 +189,10 @@ class Trainer {
                                     std::int64_t T_total = -1, int ranks = 1, bool interruptible = false) {
     if (T_total < 0) T_total = T_local;
     const auto bytes = [](std::size_t count, std::size_t size) { return view_allocation_bytes(count, size); };
+    // Supervised: D counts the operators, the D - 1 feature matrices and B (settings.task).
+    const bool supervised = is_supervised(settings.task);
     const std::size_t d = std::size_t(D), n = std::size_t(N), dnn = d * n * n, cx = sizeof(complex_type);
+    const std::size_t df = supervised ? d - 1 : d;
     const int batch = int(std::max<std::int64_t>(1, effective_batch_size(settings, T_total)));
     const int capacity = BatchDistribution<ExecSpace>::local_batch_capacity(batch, T_local);
     const std::size_t b = std::size_t(capacity);
@@ -188,7 +203,7 @@ class Trainer {
     // partial sums of Y where the product runs without GEMM.
     const std::size_t pairs = std::size_t(std::max(1, D * (D - 1) / 2));
     std::size_t engine =
-        bytes(b, sizeof(int)) + bytes(b * d, sizeof(Real)) + bytes(b * std::size_t(loss_penalty), sizeof(Real)) +
+        bytes(b, sizeof(int)) + bytes(b * df, sizeof(Real)) + bytes(b * std::size_t(loss_penalty), sizeof(Real)) +
         bytes(std::size_t(detail::term_sum_chunks(capacity)) * std::size_t(loss_penalty), sizeof(double)) +
         2 * bytes(dnn, cx) + bytes(std::size_t(loss_sum_count), sizeof(double)) + bytes(pairs * n * n, cx) +
         bytes(pairs, sizeof(Real));
@@ -200,7 +215,11 @@ class Trainer {
     }
     if (kernel == LossKernel::separate) engine += 2 * bytes(b * n * n, cx) + bytes(b * n, sizeof(Real));
     if constexpr (is_host_space_v<ExecSpace>)
-      engine += bytes(std::size_t(detail::packed_gradient_max_chunks<Real>(N, D)) * dnn, cx);
+      engine += bytes(std::size_t(detail::packed_gradient_max_chunks<Real>(N, int(df))) * df * n * n, cx);
+    // Supervised: the engine's predictions, the features' S, this epoch's (y_hat, y) and its host copy.
+    if (supervised)
+      engine += bytes(b, sizeof(Real)) + bytes(n * n, cx) +
+                2 * bytes(2 * std::size_t(std::max<std::int64_t>(1, T_local)), sizeof(Real));
     // HermitianAdam: the two moments and the step counter.
     const std::size_t adam = 2 * bytes(dnn, sizeof(Real)) + bytes(1, sizeof(int));
     // The trainer: the gathered batch, the epoch sums and their host mirror, the skip and bad-gradient
@@ -227,9 +246,11 @@ class Trainer {
         count_(checked_count(total_points)),
         shard_(comm ? shard_range(total_points, comm->size(), comm->rank()) : ShardRange{0, total_points}),
         batch_(int(effective_batch_size(settings, count_))),
-        engine_(config.dimension(), config.matrix_size(),
+        features_d_(feature_count(config, settings)),
+        engine_(features_d_, config.matrix_size(),
                 BatchDistribution<ExecSpace>::local_batch_capacity(batch_, shard_.size()),
-                settings.warm_start_eigh ? LossKernel::separate : settings.kernel),
+                settings.warm_start_eigh ? LossKernel::separate : settings.kernel,
+                is_supervised(settings.task) ? 1 : 0),
         adam_(config.dimension(), config.matrix_size(), settings.adam),
         distribution_(count_, batch_, shard_, distributed_ ? comm->size() : 1),
         batch_points_(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::batch_points"), engine_.max_batch(),
@@ -256,6 +277,42 @@ class Trainer {
                      " coordinates but the configuration has D = " + std::to_string(config.dimension()));
     QGML_REQUIRE(settings.epochs >= 0, "qgml::Trainer: epochs must be >= 0");
     QGML_REQUIRE(settings.learning_rate > 0, "qgml::Trainer: the learning rate must be > 0");
+    if (is_supervised(settings.task)) {
+      check_task_loss(settings.task, settings.supervised.loss);
+      features_ = MatrixConfiguration<Real, ExecSpace>(
+          Kokkos::subview(config.matrices(), Kokkos::make_pair(0, features_d_), Kokkos::ALL, Kokkos::ALL), exec);
+      target_operator_ = Kokkos::subview(config.matrices(), features_d_, Kokkos::ALL, Kokkos::ALL);
+      predictions_ =
+          Kokkos::View<Real* [2], memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::predictions"),
+                                                std::max<std::int64_t>(1, shard_.size()));
+      predictions_host_ = Kokkos::create_mirror(predictions_);
+    }
+  }
+
+ public:
+  // Supervised training: points (T_v x (D + 1), coordinates then target, the same on every rank) whose
+  // predictions with the operators at the end of each epoch give EpochRecord::validation. Allocates the
+  // buffers of their prediction once; an empty View removes them.
+  void set_validation(const Kokkos::View<Real**, Kokkos::LayoutRight, memory_space>& points) {
+    QGML_REQUIRE(is_supervised(settings_.task),
+                 "qgml::Trainer::set_validation: validation points are for supervised training");
+    QGML_REQUIRE(points.extent(0) == 0 || int(points.extent(1)) == features_d_ + 1,
+                 "qgml::Trainer::set_validation: the validation points have " + std::to_string(points.extent(1)) +
+                     " columns, expected " + std::to_string(features_d_ + 1) + " (the coordinates, then the target)");
+    validation_ = points;
+    if (points.extent(0) == 0) return;
+    const int count = int(points.extent(0));
+    predictor_ = TargetPredictor<Real, ExecSpace>(config_.matrix_size(), std::min(count, engine_.max_batch()));
+    validation_predictions_ = Kokkos::View<Real* [2], memory_space>(
+        Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::validation_predictions"), count);
+    validation_predictions_host_ = Kokkos::create_mirror(validation_predictions_);
+  }
+
+  // Regression: the metrics are of mean + scale * (prediction, target), the units of the targets before
+  // a standardisation the caller applied (the loss stays in the units trained on).
+  void set_target_units(double mean, double scale) {
+    target_mean_ = mean;
+    target_scale_ = scale;
   }
 
  public:
@@ -433,6 +490,15 @@ class Trainer {
   using snapshot_matrices_type = typename MatrixConfiguration<Real, ExecSpace>::matrices_type;
   using snapshot_moments_type = typename HermitianAdam<Real, ExecSpace>::moments_type;
 
+  // D of the points: the configuration's operators less the target operator of supervised training.
+  static int feature_count(const MatrixConfiguration<Real, ExecSpace>& config, const TrainingSettings& s) {
+    if (!is_supervised(s.task)) return config.dimension();
+    QGML_REQUIRE(config.dimension() >= 2,
+                 "qgml::Trainer: supervised training needs the D >= 1 feature matrices and "
+                 "the target operator B in the configuration, got " +
+                     std::to_string(config.dimension()) + " matrices");
+    return config.dimension() - 1;
+  }
   static int checked_count(std::int64_t total) {
     QGML_REQUIRE(total >= 1, "qgml::Trainer: the data set is empty");
     QGML_REQUIRE(total <= std::int64_t(std::numeric_limits<int>::max()),
@@ -441,6 +507,7 @@ class Trainer {
   }
   // The loss-gradient implementation the trainer's LossGradient runs.
   static LossKernel engine_kernel(const TrainingSettings& s, int n) {
+    if (is_supervised(s.task)) return LossKernel::separate;
     return resolve_loss_kernel<ExecSpace>(s.kernel, n, EighVariant::automatic, s.warm_start_eigh);
   }
 #if defined(QGML_HAVE_KOKKOSKERNELS)
@@ -463,6 +530,7 @@ class Trainer {
     detail::zero_epoch_sums(exec_, epoch_sums_);
     distribution_.plan_epoch(exec_, KeyedPermutation(std::uint64_t(count_), settings_.seed, std::uint64_t(epoch)));
     if (interruptible && stop_query_) save_snapshot();
+    predicted_ = 0;
     for (int b = 0; b < distribution_.batches(); ++b) {
       if (interruptible && stop_query_ && b > 0 && on_any_rank(stop_query_())) {
         restore_snapshot();
@@ -504,6 +572,10 @@ class Trainer {
     r.skipped_batches = int(h(sum_skipped));
     r.eigh_failures = int(h(sum_eigh_failures));
     r.eigh_sweeps = h(sum_swept_points) > 0 ? h(sum_sweeps) / h(sum_swept_points) : 0.0;
+    if (is_supervised(settings_.task)) {
+      r.supervised = r.batches > 0 ? h(sum_supervised) / nb : nan;
+      epoch_metrics(r);
+    }
     r.seconds = timer.seconds();
     r.points_per_second = count_ / r.seconds;
     history_.push_back(r);
@@ -575,19 +647,97 @@ class Trainer {
   template <class PointsView>
   void compute_batch(const PointsView& pts, int n_batch) {
     const Real weight = Real(1) / Real(n_batch);
-    if (!warm_.enabled()) {
-      engine_.compute(exec_, config_, pts, settings_.loss, weight, false);
-      return;
-    }
     const int count = int(pts.extent(0));
     EighOptions options;
     options.warm_start = warm_.ready();
     if (warm_.ready()) warm_.load(exec_, engine_.eigenvectors(), count);
-    engine_.compute(exec_, config_, pts, settings_.loss, weight, false, options, warm_.sweeps());
+    const IntVector<memory_space> sweeps = warm_.enabled() ? warm_.sweeps() : IntVector<memory_space>();
+    if (is_supervised(settings_.task)) {
+      features_.update_square_sum(exec_);
+      const auto x = Kokkos::subview(pts, Kokkos::ALL, Kokkos::make_pair(0, features_d_));
+      const auto y = Kokkos::subview(pts, Kokkos::ALL, features_d_);
+      engine_.compute_supervised(exec_, features_, target_operator_, x, y, settings_.loss, settings_.supervised, weight,
+                                 false, options, sweeps);
+      record_predictions(y, count);
+    } else {
+      engine_.compute(exec_, config_, pts, settings_.loss, weight, false, options, sweeps);
+    }
+    if (!warm_.enabled()) return;
     warm_.store(exec_, engine_.eigenvectors(), count);
     if (warm_.ready())
       detail::count_sweeps(exec_, warm_.sweeps(), count, epoch_sums_, int(detail::sum_sweeps),
                            int(detail::sum_swept_points));
+  }
+
+  // Rows [predicted_, predicted_ + count) of predictions_ <- (y_hat, y) of the batch just computed.
+  template <class TargetView>
+  void record_predictions(const TargetView& y, int count) {
+    const auto out = predictions_;
+    const auto y_hat = engine_.predictions();
+    const int first = predicted_;
+    Kokkos::parallel_for(
+        "qgml::Trainer::record_predictions", Kokkos::RangePolicy<ExecSpace>(exec_, 0, count),
+        KOKKOS_LAMBDA(const int t) {
+          out(first + t, 0) = y_hat(t);
+          out(first + t, 1) = y(t);
+        });
+    predicted_ += count;
+  }
+
+  // The metrics of (prediction, target) pairs in host memory, in the caller's target units.
+  template <class HostPairs>
+  SupervisedMetrics metrics_of(const HostPairs& pairs, std::size_t count) const {
+    std::vector<double> values(2 * count);
+    for (std::size_t i = 0; i < count; ++i)
+      for (int c = 0; c < 2; ++c) values[2 * i + c] = target_mean_ + target_scale_ * double(pairs(i, c));
+    return supervised_metrics(settings_.task, values.data(), values.data() + 1, count, 2);
+  }
+
+  // r.train from this epoch's predictions (gathered to rank 0, which computes them and tells the others)
+  // and r.validation from the validation points with the operators as they are now.
+  void epoch_metrics(EpochRecord& r) {
+    r.has_targets = true;
+    Kokkos::deep_copy(exec_, predictions_host_, predictions_);
+    if (validation_.extent(0) > 0) {
+      features_.update_square_sum(exec_);
+      const auto x = Kokkos::subview(validation_, Kokkos::ALL, Kokkos::make_pair(0, features_d_));
+      const auto y_hat = Kokkos::subview(validation_predictions_, Kokkos::ALL, 0);
+      predictor_.predict(exec_, features_, target_operator_, x, y_hat);
+      const auto out = validation_predictions_;
+      const auto v = validation_;
+      const int d = features_d_;
+      Kokkos::parallel_for(
+          "qgml::Trainer::validation_targets", Kokkos::RangePolicy<ExecSpace>(exec_, 0, int(v.extent(0))),
+          KOKKOS_LAMBDA(const int t) { out(t, 1) = v(t, d); });
+      Kokkos::deep_copy(exec_, validation_predictions_host_, validation_predictions_);
+    }
+    qgml::fence(exec_, "qgml::Trainer: predictions on the host");
+    if (validation_.extent(0) > 0) r.validation = metrics_of(validation_predictions_host_, validation_.extent(0));
+    const std::size_t local = std::size_t(predicted_);
+    if (!distributed_) {
+      r.train = metrics_of(predictions_host_, local);
+      return;
+    }
+    std::vector<double> mine(2 * local);
+    for (std::size_t i = 0; i < local; ++i)
+      for (int c = 0; c < 2; ++c) mine[2 * i + c] = double(predictions_host_(i, c));
+    const std::vector<double> all = comm_->gather_to_root(mine);
+    std::string text;
+    if (comm_->rank() == 0) {
+      const std::size_t count = all.size() / 2;
+      Kokkos::View<const double* [2], Kokkos::HostSpace, Kokkos::MemoryUnmanaged> pairs(all.data(), count);
+      const SupervisedMetrics m = metrics_of(pairs, count);
+      std::ostringstream out;
+      out.precision(17);
+      for (double v : {m.mae, m.rmse, m.r2, m.accuracy, m.auc}) out << v << " ";
+      text = out.str();
+    }
+    std::istringstream in(comm_->broadcast(text, 0));
+    for (double* v : {&r.train.mae, &r.train.rmse, &r.train.r2, &r.train.accuracy, &r.train.auc}) {
+      std::string word;
+      in >> word;
+      *v = std::strtod(word.c_str(), nullptr);
+    }
   }
 
   // gradient and loss sums <- their sums over the ranks (one in-place all-reduce of doubles).
@@ -629,8 +779,20 @@ class Trainer {
   int count_ = 0;
   ShardRange shard_;
   int batch_ = 0, epoch_ = 0;
+  int features_d_ = 0;  // D: the configuration's operators less the target operator (supervised)
   LossGradient<Real, ExecSpace> engine_;
   HermitianAdam<Real, ExecSpace> adam_;
+  // Supervised: the feature matrices (a view of the first D operators) and B (the last); this epoch's
+  // (y_hat, y) per point of this rank in batch order (predicted_ rows filled); the validation points and
+  // their predictor.
+  MatrixConfiguration<Real, ExecSpace> features_;
+  Matrix<Real, memory_space> target_operator_;
+  Kokkos::View<Real*[2], memory_space> predictions_, validation_predictions_;
+  typename Kokkos::View<Real*[2], memory_space>::HostMirror predictions_host_, validation_predictions_host_;
+  int predicted_ = 0;
+  Kokkos::View<Real**, Kokkos::LayoutRight, memory_space> validation_;
+  TargetPredictor<Real, ExecSpace> predictor_;
+  double target_mean_ = 0, target_scale_ = 1;
   BatchDistribution<ExecSpace> distribution_;
   WarmStartCache<Real, ExecSpace> warm_;
   batch_type batch_points_;

@@ -8,6 +8,9 @@
 #include "qgml/train/adam.hpp"
 #include "qgml/train/loss_kernel.hpp"
 #include "qgml/train/loss_settings.hpp"
+#include "qgml/train/supervised_loss.hpp"
+#include "qgml/train/supervised_metrics.hpp"
+#include "qgml/train/task.hpp"
 
 namespace qgml {
 
@@ -53,6 +56,11 @@ struct TrainingSettings {
   // With it, psi_0 and phi by tridiagonal solves instead of the whole spectrum where that pays
   // (LossGradient::SpectralPath::automatic; false: full_spectrum).
   bool ground_state_path = true;
+  // Supervised training (docs/supervised.md): the configuration holds D + 1 operators (A_1..A_D, then
+  // the target operator B) and each point D + 1 values (x, then its target y); supervised.loss must fit
+  // the task (check_task_loss).
+  Task task = Task::unsupervised;
+  SupervisedSettings supervised;
 };
 
 // The batch size training uses on T points: settings.batch_size, or T when it is 0 or larger than T
@@ -71,6 +79,13 @@ struct EpochRecord {
   int batches = 0;
   double seconds = 0, points_per_second = 0;
   double eigh_sweeps = 0;  // mean Jacobi sweeps per point with warm_start_eigh (0: cold solves); not in the CSV
+  // Supervised training only (has_targets): the mean supervised loss over the batches (total then adds
+  // lambda times the unsupervised loss), the metrics of the predictions made during the epoch (each with
+  // the operators before its batch's step) and of the validation points with the operators at the end
+  // of the epoch (NaN without validation points).
+  bool has_targets = false;
+  double supervised = 0;
+  SupervisedMetrics train, validation;
 };
 
 // Whether the plateau test of TrainingSettings holds after the last epoch of `history` (at least 2 W
@@ -78,7 +93,9 @@ struct EpochRecord {
 bool early_stop_converged(const TrainingSettings& settings, const std::vector<EpochRecord>& history);
 
 // Writes the history as CSV (one row per epoch) or JSON (an array of objects), atomically. The losses of an
-// epoch whose batches were all skipped are NaN: "nan" in the CSV, null in the JSON.
+// epoch whose batches were all skipped are NaN: "nan" in the CSV, null in the JSON. A supervised history
+// (has_targets) has the columns supervised, train_mae, train_rmse, train_r2, train_accuracy, train_auc and
+// the same five for validation after those of an unsupervised one.
 void write_history_csv(const std::string& path, const std::vector<EpochRecord>& history);
 void write_history_json(const std::string& path, const std::vector<EpochRecord>& history);
 // Reads a CSV written by write_history_csv; throws qgml::Error naming the file and line otherwise.

@@ -1,0 +1,118 @@
+"""The program's supervised tasks (docs/supervised.md): qgml train --task regression|classification and
+qgml predict. The last epoch's validation metrics in history.csv are those of the operators at the end of
+training, so qgml predict on the validation file must reproduce them."""
+import csv
+import math
+import subprocess
+
+import numpy as np
+
+
+def write_points(path, rows, header=None):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        if header:
+            w.writerow(header)
+        w.writerows(rows)
+
+
+def make_data(seed, count, classes=None):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.5, 1.5, size=(count, 2))
+    f = np.sin(x[:, 0]) + 0.5 * x[:, 0] * x[:, 1]
+    y = f if classes is None else np.where(f > 0, classes[1], classes[0])
+    return np.column_stack([x[:, 0] * 10 + 3, x[:, 1], y])  # feature 0 off scale: z-scored by the program
+
+
+def run(program, *args):
+    return subprocess.run([program, *args], capture_output=True, text=True, timeout=300)
+
+
+def history(run_dir):
+    with open(run_dir / "history.csv") as f:
+        return list(csv.DictReader(f))
+
+
+def train(program, tmp_path, task, data, validation, extra=()):
+    out = tmp_path / ("runs-" + task)
+    r = run(program, "train", str(data), "--task", task, "--data.validation_file", str(validation),
+            "--model.N", "4", "--training.epochs", "40", "--training.batch_size", "64", "--training.lr", "0.05",
+            "--analysis.enabled", "false", "--output.plots", "false", "--output.directory", str(out), "--quiet",
+            *extra)
+    assert r.returncode == 0, r.stderr
+    (run_dir,) = list(out.iterdir())
+    return run_dir
+
+
+def test_regression_trains_and_predict_reproduces_the_validation_metrics(program, tmp_path):
+    data, validation = tmp_path / "train.csv", tmp_path / "validation.csv"
+    write_points(data, make_data(1, 240), header=["x0", "x1", "y"])
+    write_points(validation, make_data(2, 80))
+    run_dir = train(program, tmp_path, "regression", data, validation)
+    h = history(run_dir)
+    assert len(h) == 40
+    last = h[-1]
+    assert float(last["validation_r2"]) > 0.8
+    assert float(last["train_rmse"]) < float(h[0]["train_rmse"])
+    assert last["validation_accuracy"] == "nan"
+    out = tmp_path / "predictions.csv"
+    r = run(program, "predict", "--run", str(run_dir), "--data", str(validation), "--output", str(out))
+    assert r.returncode == 0, r.stderr
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 80
+    pred = np.array([float(row["prediction"]) for row in rows])
+    truth = np.array([float(row["target"]) for row in rows])
+    np.testing.assert_allclose(truth, make_data(2, 80)[:, 2], rtol=0, atol=1e-15)
+    rmse = math.sqrt(np.mean((pred - truth) ** 2))
+    r2 = 1 - np.sum((pred - truth) ** 2) / np.sum((truth - truth.mean()) ** 2)
+    assert abs(rmse - float(last["validation_rmse"])) < 1e-9
+    assert abs(r2 - float(last["validation_r2"])) < 1e-9
+    assert "R^2" in r.stdout
+    # Features only: the same predictions, no target column.
+    features = tmp_path / "features.csv"
+    write_points(features, make_data(2, 80)[:, :2])
+    r = run(program, "predict", "--run", str(run_dir), "--data", str(features), "--output", str(out))
+    assert r.returncode == 0, r.stderr
+    with open(out) as f:
+        again = list(csv.DictReader(f))
+    assert list(again[0].keys()) == ["prediction"]
+    np.testing.assert_allclose([float(row["prediction"]) for row in again], pred, rtol=0, atol=0)
+
+
+def test_classification_maps_two_labels_and_predicts_them(program, tmp_path):
+    data, validation = tmp_path / "train.csv", tmp_path / "validation.csv"
+    write_points(data, make_data(3, 240, classes=(-2, 5)))
+    write_points(validation, make_data(4, 80, classes=(-2, 5)))
+    run_dir = train(program, tmp_path, "classification", data, validation)
+    last = history(run_dir)[-1]
+    assert float(last["validation_accuracy"]) > 0.85
+    assert float(last["validation_auc"]) > 0.9
+    out = tmp_path / "labels.csv"
+    r = run(program, "predict", "--run", str(run_dir), "--data", str(validation), "--output", str(out))
+    assert r.returncode == 0, r.stderr
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    labels = {float(row["label"]) for row in rows}
+    assert labels <= {-2.0, 5.0}
+    accuracy = np.mean([float(row["label"]) == float(row["target"]) for row in rows])
+    assert abs(accuracy - float(last["validation_accuracy"])) < 1e-12
+    assert all((float(row["probability"]) > 0.5) == (float(row["label"]) == 5.0) for row in rows)
+
+
+def test_supervised_input_errors_name_the_problem(program, tmp_path):
+    data = tmp_path / "three.csv"
+    write_points(data, [[0.1 * i, 0.2, i % 3] for i in range(30)])
+    r = run(program, "train", str(data), "--task", "classification", "--output.directory", str(tmp_path / "r"))
+    assert r.returncode != 0
+    assert "two classes" in r.stderr and "three.csv" in r.stderr
+    r = run(program, "train", str(data), "--task", "regression", "--data.target_column", "7",
+            "--output.directory", str(tmp_path / "r"))
+    assert r.returncode != 0 and "data.target_column = 7" in r.stderr
+    two = tmp_path / "two.csv"
+    write_points(two, [[0.1 * i, 0.2, i % 2] for i in range(30)])
+    r = run(program, "train", str(two), "--task", "classification", "--training.loss", "mse",
+            "--output.directory", str(tmp_path / "r"))
+    assert r.returncode != 0 and "logistic" in r.stderr
+    r = run(program, "predict", "--run", str(tmp_path), "--data", str(data))
+    assert r.returncode != 0 and "supervised.json" in r.stderr
