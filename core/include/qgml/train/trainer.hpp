@@ -148,6 +148,25 @@ void pack_gradient(const ExecSpace& exec, const Gradient& g, const Sums& sums, c
       });
 }
 
+// Rows [first, first + count) of out <- (y_hat(t), y(t)): a batch's predictions and targets.
+template <class ExecSpace, class Out, class Predictions, class Targets>
+void record_predictions(const ExecSpace& exec, const Out& out, const Predictions& y_hat, const Targets& y, int first,
+                        int count) {
+  Kokkos::parallel_for(
+      "qgml::Trainer::record_predictions", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
+        out(first + t, 0) = y_hat(t);
+        out(first + t, 1) = y(t);
+      });
+}
+
+// out(t, 1) <- points(t, d), the targets of the points.
+template <class ExecSpace, class Out, class Points>
+void copy_targets(const ExecSpace& exec, const Out& out, const Points& points, int d) {
+  Kokkos::parallel_for(
+      "qgml::Trainer::validation_targets", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(points.extent(0))),
+      KOKKOS_LAMBDA(const int t) { out(t, 1) = points(t, d); });
+}
+
 }  // namespace detail
 
 // DataSpace: where the points live. By default the execution space's memory; any space the execution
@@ -672,15 +691,7 @@ class Trainer {
   // Rows [predicted_, predicted_ + count) of predictions_ <- (y_hat, y) of the batch just computed.
   template <class TargetView>
   void record_predictions(const TargetView& y, int count) {
-    const auto out = predictions_;
-    const auto y_hat = engine_.predictions();
-    const int first = predicted_;
-    Kokkos::parallel_for(
-        "qgml::Trainer::record_predictions", Kokkos::RangePolicy<ExecSpace>(exec_, 0, count),
-        KOKKOS_LAMBDA(const int t) {
-          out(first + t, 0) = y_hat(t);
-          out(first + t, 1) = y(t);
-        });
+    detail::record_predictions(exec_, predictions_, engine_.predictions(), y, predicted_, count);
     predicted_ += count;
   }
 
@@ -703,12 +714,7 @@ class Trainer {
       const auto x = Kokkos::subview(validation_, Kokkos::ALL, Kokkos::make_pair(0, features_d_));
       const auto y_hat = Kokkos::subview(validation_predictions_, Kokkos::ALL, 0);
       predictor_.predict(exec_, features_, target_operator_, x, y_hat);
-      const auto out = validation_predictions_;
-      const auto v = validation_;
-      const int d = features_d_;
-      Kokkos::parallel_for(
-          "qgml::Trainer::validation_targets", Kokkos::RangePolicy<ExecSpace>(exec_, 0, int(v.extent(0))),
-          KOKKOS_LAMBDA(const int t) { out(t, 1) = v(t, d); });
+      detail::copy_targets(exec_, validation_predictions_, validation_, features_d_);
       Kokkos::deep_copy(exec_, validation_predictions_host_, validation_predictions_);
     }
     qgml::fence(exec_, "qgml::Trainer: predictions on the host");
