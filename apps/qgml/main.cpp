@@ -18,34 +18,66 @@
 
 namespace {
 
+// The command lines of the usage text (without the settings).
+const char* const command_lines =
+    "usage:\n"
+    "  qgml train DATA.csv|DATA.npy [--section.key value ...] [--quiet]   (every other setting default)\n"
+    "  qgml train CONFIG.yaml [--section.key value ...] [--quiet]\n"
+    "  qgml train --resume RUN_DIR [--section.key value ...]\n"
+    "  qgml tune CONFIG.yaml [--section.key value ...] [--batches 64,128,...] [--epochs-per-trial 3]\n"
+    "            [--memory-budget BYTES|auto] [--json FILE]\n"
+    "  qgml estimate --matrices M.npy --data X.csv|X.npy [--metric quantum|covariance|fubini_study]\n"
+    "                [--min-gap-ratio 2] [--noise-floor 1e-3] [--first-gap-exponent 0.75] [--out DIR]\n"
+    "                [--precision double|float]\n"
+    "  qgml eval --matrices M.npy --data X.csv|X.npy [--w 0.25] [--penalty none|frobenius|frobenius_squared]\n"
+    "            [--penalty-weight 0] [--out DIR] [--precision double|float]\n"
+    "  qgml sample RUN_DIR [--sampler ula|mala|hmc] [--chains 1000] [--steps 1000] [--warmup 500]\n"
+    "              [--beta 1] [--init data|gaussian] [--thin auto] [--step-size auto] [--leapfrog 10]\n"
+    "              [--target-acceptance auto] [--seed 1] [--out DIR] [--quiet]\n"
+    "  qgml sample --resume SAMPLE_DIR [--steps S]\n"
+    "  qgml train DATA.csv --task regression|classification [--data.target_column -1] [--section.key value ...]\n"
+    "  qgml predict --run RUN_DIR --data X.csv|X.npy [--output FILE] [--quiet]\n"
+    "  qgml generate --data.generator NAME [--data.key value ...] --out X.csv|X.npy\n"
+    "  qgml info\n"
+    "  qgml fuzzy-sphere [--N 3] [--T 2500]\n";
+
 void usage(std::FILE* out) {
-  std::fprintf(
-      out,
-      "usage:\n"
-      "  qgml train DATA.csv|DATA.npy [--section.key value ...] [--quiet]   (every other setting default)\n"
-      "  qgml train CONFIG.yaml [--section.key value ...] [--quiet]\n"
-      "  qgml train --resume RUN_DIR [--section.key value ...]\n"
-      "  qgml tune CONFIG.yaml [--section.key value ...] [--batches 64,128,...] [--epochs-per-trial 3]\n"
-      "            [--memory-budget BYTES|auto] [--json FILE]\n"
-      "  qgml estimate --matrices M.npy --data X.csv|X.npy [--metric quantum|covariance|fubini_study]\n"
-      "                [--min-gap-ratio 2] [--noise-floor 1e-3] [--first-gap-exponent 0.75] [--out DIR]\n"
-      "                [--precision double|float]\n"
-      "  qgml eval --matrices M.npy --data X.csv|X.npy [--w 0.25] [--penalty none|frobenius|frobenius_squared]\n"
-      "            [--penalty-weight 0] [--out DIR] [--precision double|float]\n"
-      "  qgml sample RUN_DIR [--sampler ula|mala|hmc] [--chains 1000] [--steps 1000] [--warmup 500]\n"
-      "              [--beta 1] [--init data|gaussian] [--thin auto] [--step-size auto] [--leapfrog 10]\n"
-      "              [--target-acceptance auto] [--seed 1] [--out DIR] [--quiet]\n"
-      "  qgml sample --resume SAMPLE_DIR [--steps S]\n"
-      "  qgml train DATA.csv --task regression|classification [--data.target_column -1] [--section.key value ...]\n"
-      "  qgml predict --run RUN_DIR --data X.csv|X.npy [--output FILE] [--quiet]\n"
-      "  qgml generate --data.generator NAME [--data.key value ...] --out X.csv|X.npy\n"
-      "  qgml info\n"
-      "  qgml fuzzy-sphere [--N 3] [--T 2500]\n"
-      "Kokkos options (--kokkos-threads=N with Kokkos 3.x, --kokkos-num-threads=N with 4.x,\n"
-      "--kokkos-disable-warnings, ...) are accepted everywhere.\n"
-      "\nSettings of qgml train (config file sections, or --section.key value on the command line),\n"
-      "with their defaults:\n%s",
-      qgml::app::settings_help().c_str());
+  std::fprintf(out,
+               "%s"
+               "Kokkos options (--kokkos-threads=N with Kokkos 3.x, --kokkos-num-threads=N with 4.x,\n"
+               "--kokkos-disable-warnings, ...) are accepted everywhere.\n"
+               "\nSettings of qgml train (config file sections, or --section.key value on the command line),\n"
+               "with their defaults:\n%s",
+               command_lines, qgml::app::settings_help().c_str());
+}
+
+// `qgml COMMAND --help`: the usage lines of COMMAND (with their continuation lines) and, for the
+// commands that take the training settings, those; the whole usage for an unknown command. Handled
+// before Kokkos starts, which would otherwise take --help as its own.
+void command_usage(const std::string& command) {
+  const std::string text = command_lines, prefix = "  qgml " + command + " ";
+  std::string lines;
+  bool in_command = false;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    if (line.rfind("  qgml ", 0) == 0)
+      in_command = line.rfind(prefix, 0) == 0 || line == "  qgml " + command;
+    else if (line.rfind("    ", 0) != 0)
+      in_command = false;
+    if (in_command) lines += line + "\n";
+  }
+  if (lines.empty()) {
+    usage(stdout);
+    return;
+  }
+  std::printf("usage:\n%s", lines.c_str());
+  if (command == "train" || command == "tune")
+    std::printf(
+        "\nSettings (config file sections, or --section.key value on the command line), with their "
+        "defaults:\n%s",
+        qgml::app::settings_help().c_str());
 }
 
 // The Kokkos options that take a number, with the smallest value that means something: a thread or
@@ -128,6 +160,11 @@ int main(int argc, char* argv[]) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  for (int i = 2; i < argc; ++i)
+    if (std::string(argv[i]) == "-h" || std::string(argv[i]) == "--help") {
+      command_usage(argv[1]);
+      return 0;
+    }
   if (const std::string problem = kokkos_option_problem(argc, argv); !problem.empty()) {
     std::fprintf(stderr, "qgml: error: %s\n", problem.c_str());
     return 2;

@@ -58,9 +58,6 @@ inline TrainingSettings training_settings(const Config& c, const std::string& ru
     s.supervised.loss = loss == "auto" ? default_supervised_loss(s.task) : parse_supervised_loss(loss);
     s.supervised.huber_delta = c.real("training.huber_delta");
     s.supervised.lambda = c.real("training.unsupervised_weight");
-    if (s.kernel == LossKernel::team || s.kernel == LossKernel::fused_host)
-      throw Error("training.kernel = " + to_string(s.kernel) + ": task " + to_string(s.task) +
-                  " runs on the separate kernels only (set training.kernel to auto or separate)");
     try {
       check_task_loss(s.task, s.supervised.loss);
     } catch (const Error& e) {

@@ -230,6 +230,17 @@ void check_run_memory(const Exec& exec, const Config& c, const Communicator& com
 // the N that is trained), the data, the initial configuration.
 // prepare_inputs for a supervised task (supervised_data.hpp): every rank reads all points, keeps its
 // shard of the training points.
+// The line that reports training.kernel = auto's choice at N.
+std::string automatic_kernel_note(const Config& c, int n) {
+  const TrainingSettings ts = training_settings(c, "");
+  const LossKernel k = resolve_loss_kernel<Exec>(ts.kernel, n, EighVariant::automatic, ts.warm_start_eigh);
+  return format("automatic: training.kernel = %s (%s)", to_string(k).c_str(),
+                ts.warm_start_eigh            ? "training.warm_start needs the separate kernels"
+                : !is_host_space_v<Exec>      ? "the team kernel on GPUs"
+                : k == LossKernel::fused_host ? "the fused kernel on CPUs for 2 <= N <= 64"
+                                              : "the separate kernels on CPUs outside 2 <= N <= 64");
+}
+
 template <class Real, class DataSpace>
 RunInputs<Real, DataSpace> prepare_supervised_inputs(const Exec& exec, Config& c, Communicator& comm,
                                                      const PointsInMemory* memory) {
@@ -266,9 +277,7 @@ RunInputs<Real, DataSpace> prepare_supervised_inputs(const Exec& exec, Config& c
     in.automatic = data.automatic;
     if (automatic_n)
       in.automatic.push_back(format("automatic: model.N = %d (%s)", shape.n, default_matrix_size_rule(data.d).c_str()));
-    in.automatic.push_back(
-        "training.kernel = separate (supervised training runs on the separate kernels; the fused and team paths "
-        "do not take the target operator yet)");
+    if (c.text("training.kernel") == "auto") in.automatic.push_back(automatic_kernel_note(c, shape.n));
     if (!shape.load.empty()) in.n_source = " (from model.load " + shape.load + ")";
     in.config = initial_configuration<Real>(exec, c, shape, data.d + 1);
     in.transform = data.transform;
@@ -318,16 +327,7 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
     if (automatic_n)
       in.automatic.push_back(format("automatic: model.N = %d (%s)", shape->n, default_matrix_size_rule(in.d).c_str()));
     in.n = shape->n;
-    if (c.text("training.kernel") == "auto") {
-      const TrainingSettings ts = training_settings(c, "");
-      const LossKernel k = resolve_loss_kernel<Exec>(ts.kernel, in.n, EighVariant::automatic, ts.warm_start_eigh);
-      in.automatic.push_back(format("automatic: training.kernel = %s (%s)", to_string(k).c_str(),
-                                    ts.warm_start_eigh       ? "training.warm_start needs the separate kernels"
-                                    : !is_host_space_v<Exec> ? "the team kernel on GPUs"
-                                    : k == LossKernel::fused_host
-                                        ? "the fused kernel on CPUs for 2 <= N <= 64"
-                                        : "the separate kernels on CPUs outside 2 <= N <= 64"));
-    }
+    if (c.text("training.kernel") == "auto") in.automatic.push_back(automatic_kernel_note(c, in.n));
     if (c.text("analysis.kernel") == "auto") {
       const GeometryKernel k = resolve_geometry_kernel<Exec>(GeometryKernel::automatic, in.n);
       in.automatic.push_back(

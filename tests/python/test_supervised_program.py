@@ -116,3 +116,16 @@ def test_supervised_input_errors_name_the_problem(program, tmp_path):
     assert r.returncode != 0 and "logistic" in r.stderr
     r = run(program, "predict", "--run", str(tmp_path), "--data", str(data))
     assert r.returncode != 0 and "supervised.json" in r.stderr
+
+
+def test_command_help_is_the_command_usage_not_kokkos(program):
+    # Kokkos takes --help as its own option; the program answers it before Kokkos starts.
+    r = run(program, "predict", "--help")
+    assert r.returncode == 0, r.stderr
+    assert "qgml predict --run RUN_DIR --data" in r.stdout
+    assert "Kokkos command line" not in r.stdout and "qgml train" not in r.stdout
+    r = run(program, "train", "-h")
+    assert r.returncode == 0, r.stderr
+    assert "qgml train --resume RUN_DIR" in r.stdout and "--task regression|classification" in r.stdout
+    assert "data.target_column" in r.stdout  # the settings with their defaults
+    assert "qgml predict" not in r.stdout

@@ -13,6 +13,7 @@
 #include "qgml/model/initializers.hpp"
 #include "qgml/train/loss_gradient.hpp"
 #include "qgml/train/supervised_loss.hpp"
+#include "qgml/train/target_predictor.hpp"
 
 #include "test_support.hpp"
 #include "train/loss_gradient_on_host.hpp"
@@ -392,13 +393,18 @@ TEST_CASE("with the supervised term switched off the gradient is lambda times Lo
   }
 }
 
-TEMPLATE_TEST_CASE("LossGradient::compute_supervised gives the reference's loss, predictions and gradient",
-                   "[supervised][gradient]", QGML_TEST_CONFIGS) {
+TEMPLATE_TEST_CASE(
+    "LossGradient::compute_supervised gives the reference's loss, predictions and gradient on every kernel",
+    "[supervised][gradient]", QGML_TEST_CONFIGS) {
   using Real = typename TestType::real_type;
   using Space = typename TestType::execution_space;
   using Memory = typename Space::memory_space;
   const Space exec;
   const double tol = std::is_same_v<Real, float> ? 2e-4 : 1e-11;
+  // N = 3: the fused path's full spectrum; N = 6: its ground-state path. 300 points: several packs and
+  // chunks of the fused path, a partial last pack.
+  std::vector<LossKernel> kernels{LossKernel::separate, LossKernel::team};
+  if constexpr (is_host_space_v<Space>) kernels.push_back(LossKernel::fused_host);
   for (auto [d, n, count] : {std::tuple{2, 3, 7}, std::tuple{3, 6, 300}}) {
     const Problem p = random_problem(d, n, count, 90 + n);
     const std::vector<double> y_hat = supervised_reference(p.a, p.b, p.x, std::vector<double>(count, 0.0), {}).y_hat;
@@ -415,50 +421,52 @@ TEMPLATE_TEST_CASE("LossGradient::compute_supervised gives the reference's loss,
       const auto y_device = Kokkos::subview(targets_2d, Kokkos::ALL, 0);
       for (double lambda : {0.0, 0.5})
         for (double w : {0.0, 0.3})
-          for (PenaltyKind kind : {PenaltyKind::none, PenaltyKind::frobenius}) {
-            CAPTURE(d, n, count, to_string(loss), lambda, w, to_string(kind));
-            SupervisedObjective objective;
-            objective.loss = loss;
-            objective.huber_delta = 0.5;
-            objective.lambda = lambda;
-            objective.settings.w = w;
-            objective.settings.penalty = kind;
-            objective.settings.penalty_weight = kind == PenaltyKind::none ? 0.0 : 0.1;
-            const SupervisedReference r = supervised_reference(p.a, p.b, p.x, y, objective);
-            SupervisedSettings sup;
-            sup.loss = loss;
-            sup.huber_delta = 0.5;
-            sup.lambda = lambda;
-            LossGradient<Real, Space> engine(d, n, count, LossKernel::automatic, 1);
-            engine.compute_supervised(exec, features, b, points, y_device, objective.settings, sup, Real(1) / count,
-                                      false);
-            engine.add_penalty(exec, operators, objective.settings);
-            const auto sums = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.sums());
-            const auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.gradient());
-            const auto predictions = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.predictions());
-            REQUIRE(g.extent(0) == std::size_t(d + 1));
-            CHECK(std::abs(sums(loss_total) / count + sums(loss_penalty) - r.loss) <= tol * std::max(1.0, r.loss));
-            CHECK(std::abs(sums(loss_supervised) / count - r.supervised) <= tol * std::max(1.0, r.supervised));
-            CHECK(std::abs(sums(loss_penalty) - r.penalty) <= tol * std::max(1.0, r.penalty));
-            double prediction_error = 0;
-            for (int t = 0; t < count; ++t)
-              prediction_error = std::max(prediction_error, std::abs(double(predictions(t)) - r.y_hat[t]));
-            CHECK(prediction_error <= tol * std::max(1.0, max_abs(p.b.a)));
-            const double scale = std::max({1.0, max_abs(r.grad_a.values), max_abs(r.grad_b.a)});
-            double diff = 0;
-            for (int k = 0; k <= d; ++k)
-              for (int i = 0; i < n; ++i)
-                for (int j = 0; j < n; ++j) {
-                  const cplx expected = k < d ? r.grad_a(k, i, j) : r.grad_b(i, j);
-                  diff = std::max(diff, std::abs(cplx(g(k, i, j).real(), g(k, i, j).imag()) - expected));
-                }
-            CHECK(diff <= tol * scale);
-          }
+          for (PenaltyKind kind : {PenaltyKind::none, PenaltyKind::frobenius})
+            for (LossKernel kernel : kernels) {
+              CAPTURE(d, n, count, to_string(loss), lambda, w, to_string(kind), to_string(kernel));
+              SupervisedObjective objective;
+              objective.loss = loss;
+              objective.huber_delta = 0.5;
+              objective.lambda = lambda;
+              objective.settings.w = w;
+              objective.settings.penalty = kind;
+              objective.settings.penalty_weight = kind == PenaltyKind::none ? 0.0 : 0.1;
+              const SupervisedReference r = supervised_reference(p.a, p.b, p.x, y, objective);
+              SupervisedSettings sup;
+              sup.loss = loss;
+              sup.huber_delta = 0.5;
+              sup.lambda = lambda;
+              LossGradient<Real, Space> engine(d, n, count, kernel, 1);
+              REQUIRE(engine.kernel() == kernel);
+              engine.compute_supervised(exec, features, b, points, y_device, objective.settings, sup, Real(1) / count,
+                                        false);
+              engine.add_penalty(exec, operators, objective.settings);
+              const auto sums = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.sums());
+              const auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.gradient());
+              const auto predictions = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), engine.predictions());
+              REQUIRE(g.extent(0) == std::size_t(d + 1));
+              CHECK(std::abs(sums(loss_total) / count + sums(loss_penalty) - r.loss) <= tol * std::max(1.0, r.loss));
+              CHECK(std::abs(sums(loss_supervised) / count - r.supervised) <= tol * std::max(1.0, r.supervised));
+              CHECK(std::abs(sums(loss_penalty) - r.penalty) <= tol * std::max(1.0, r.penalty));
+              double prediction_error = 0;
+              for (int t = 0; t < count; ++t)
+                prediction_error = std::max(prediction_error, std::abs(double(predictions(t)) - r.y_hat[t]));
+              CHECK(prediction_error <= tol * std::max(1.0, max_abs(p.b.a)));
+              const double scale = std::max({1.0, max_abs(r.grad_a.values), max_abs(r.grad_b.a)});
+              double diff = 0;
+              for (int k = 0; k <= d; ++k)
+                for (int i = 0; i < n; ++i)
+                  for (int j = 0; j < n; ++j) {
+                    const cplx expected = k < d ? r.grad_a(k, i, j) : r.grad_b(i, j);
+                    diff = std::max(diff, std::abs(cplx(g(k, i, j).real(), g(k, i, j).imag()) - expected));
+                  }
+              CHECK(diff <= tol * scale);
+            }
     }
   }
 }
 
-TEST_CASE("a supervised LossGradient refuses the unsupervised calls and the fused and team kernels",
+TEST_CASE("a supervised LossGradient refuses the unsupervised calls, and an unsupervised one the supervised call",
           "[supervised][gradient]") {
   using Space = Kokkos::DefaultHostExecutionSpace;
   const Space exec;
@@ -466,10 +474,8 @@ TEST_CASE("a supervised LossGradient refuses the unsupervised calls and the fuse
   const auto features = to_configuration<double>(p.a, exec);
   const auto points = to_device_points<double, Space>(p.x, 4, 2);
   LossGradient<double, Space> supervised(2, 3, 4, LossKernel::automatic, 1);
-  CHECK(supervised.kernel() == LossKernel::separate);
   CHECK(supervised.gradient().extent(0) == 3);
   CHECK_THROWS_AS(supervised.compute(exec, features, points, LossSettings{}, 0.25, false), Error);
-  CHECK_THROWS_AS(supervised.set_kernel(LossKernel::team), Error);
   LossSettings penalty;
   penalty.penalty = PenaltyKind::frobenius;
   penalty.penalty_weight = 0.1;
@@ -481,4 +487,34 @@ TEST_CASE("a supervised LossGradient refuses the unsupervised calls and the fuse
       unsupervised.compute_supervised(exec, features, b, points, y, LossSettings{}, SupervisedSettings{}, 0.25, false),
       Error);
   CHECK_THROWS_AS((LossGradient<double, Space>(2, 3, 4, LossKernel::automatic, 2)), Error);
+}
+
+TEMPLATE_TEST_CASE("TargetPredictor predicts the reference's y_hat (packed ground-state kernel on CPUs)",
+                   "[supervised][predict]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using Memory = typename Space::memory_space;
+  const Space exec;
+  const double tol = std::is_same_v<Real, float> ? 2e-4 : 1e-11;
+  // N = 2: whole spectrum; N = 3, 6: Householder, E_0 and inverse iteration; 300 points: a partial last
+  // pack; a chunk of 64 for the batched_eigh path (devices).
+  for (auto [d, n, count] : {std::tuple{2, 2, 9}, std::tuple{2, 3, 7}, std::tuple{3, 6, 300}}) {
+    CAPTURE(d, n, count);
+    const Problem p = random_problem(d, n, count, 40 + n);
+    const std::vector<double> want = supervised_reference(p.a, p.b, p.x, std::vector<double>(count, 0.0), {}).y_hat;
+    HostMatrices all{d + 1, n, p.a.values};
+    all.values.insert(all.values.end(), p.b.a.begin(), p.b.a.end());
+    const auto features = to_configuration<Real>(p.a, exec);
+    const auto operators = to_configuration<Real>(all, exec);
+    const Matrix<Real, Memory> b = Kokkos::subview(operators.matrices(), d, Kokkos::ALL, Kokkos::ALL);
+    const auto points = to_device_points<Real, Space>(p.x, count, d);
+    TargetPredictor<Real, Space> predictor(n, 64);
+    CHECK(predictor.packed() == is_host_space_v<Space>);
+    RealVector<Real, Memory> y_hat("y_hat", count);
+    predictor.predict(exec, features, b, points, y_hat);
+    const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_hat);
+    double error = 0;
+    for (int t = 0; t < count; ++t) error = std::max(error, std::abs(double(got(t)) - want[t]));
+    CHECK(error <= tol * std::max(1.0, max_abs(p.b.a)));
+  }
 }

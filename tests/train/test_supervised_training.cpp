@@ -213,6 +213,51 @@ TEMPLATE_TEST_CASE("supervised training resumes from a checkpoint bit-identicall
   CHECK(std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(a.values[0])) == 0);
 }
 
+TEMPLATE_TEST_CASE("supervised training runs alike on the fused host, team and separate kernels",
+                   "[supervised][training]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  const double tol = std::is_same_v<Real, float> ? 2e-3 : 1e-9;
+  std::vector<LossKernel> kernels{LossKernel::team, LossKernel::separate};
+  if constexpr (is_host_space_v<Space>) kernels.push_back(LossKernel::fused_host);
+  for (Task task : {Task::regression, Task::classification}) {
+    const int count = 90;
+    const auto data = to_device_points<Real, Space>(target_points(count, task, 31), count, features + 1);
+    TrainingSettings s = supervised_settings(task, 8, 40);  // 3 batches, the last partial
+    s.supervised.lambda = 0.3;
+    s.loss.w = 0.2;
+    s.loss.penalty = PenaltyKind::frobenius;
+    s.loss.penalty_weight = 0.01;
+    std::vector<std::vector<EpochRecord>> histories;
+    std::vector<HostMatrices> finals;
+    for (LossKernel kernel : kernels) {
+      s.kernel = kernel;
+      auto config = qr_configuration<Real>(features + 1, matrix_n, 1, exec);
+      Trainer<Real, Space> trainer(config, data, s, exec);
+      histories.push_back(trainer.train());
+      finals.push_back(to_host(config, exec));
+    }
+    for (std::size_t k = 1; k < kernels.size(); ++k) {
+      CAPTURE(to_string(task), to_string(kernels[k]));
+      REQUIRE(histories[k].size() == histories[0].size());
+      for (std::size_t e = 0; e < histories[0].size(); ++e) {
+        const EpochRecord &got = histories[k][e], &want = histories[0][e];
+        CHECK(std::abs(got.total - want.total) <= tol * std::abs(want.total));
+        CHECK(std::abs(got.supervised - want.supervised) <= tol * std::abs(want.supervised));
+        CHECK(std::abs(got.reconstruction - want.reconstruction) <= tol * std::abs(want.reconstruction));
+        if (task == Task::regression) CHECK(std::abs(got.train.rmse - want.train.rmse) <= tol * want.train.rmse);
+      }
+      double diff = 0, scale = 0;
+      for (std::size_t i = 0; i < finals[0].values.size(); ++i) {
+        diff = std::max(diff, std::abs(finals[k].values[i] - finals[0].values[i]));
+        scale = std::max(scale, std::abs(finals[0].values[i]));
+      }
+      CHECK(diff <= tol * scale);
+    }
+  }
+}
+
 TEST_CASE("supervised training refuses a loss that does not fit the task and a configuration without B",
           "[supervised][training]") {
   using Space = Kokkos::DefaultHostExecutionSpace;

@@ -22,8 +22,8 @@
 // by lambda, the same formulas hold with
 //   s = lambda (1 - w) sum_k r_k y_k + (l'/2) B psi,
 //   a_l = lambda w b_l + lambda (1 - w) r_l psi - c_l,  e_l = -b_l,  and the block of B: a_B = (l'/2) psi, e_B = 0,
-// so B is block D of U (D + 1 blocks) and one resolvent application serves both terms. It runs on the
-// separate kernels (compute_supervised).
+// so B is block D of U (D + 1 blocks) and one resolvent application serves both terms
+// (compute_supervised; every kernel, supervised_inputs.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -40,27 +40,17 @@
 #include "qgml/train/loss_gradient_team.hpp"
 #include "qgml/train/loss_kernel.hpp"
 #include "qgml/train/loss_settings.hpp"
+#include "qgml/train/supervised_inputs.hpp"
 #include "qgml/train/supervised_loss.hpp"
 
 namespace qgml {
 
 namespace detail {
 
-// The supervised inputs of the per-point kernel (docs/supervised.md); `enabled` false: unsupervised.
-template <class Real, class MemorySpace>
-struct SupervisedInputs {
-  bool enabled = false;
-  SupervisedLoss loss = SupervisedLoss::mse;
-  Real delta = Real(default_huber_delta), lambda = Real(0);
-  Matrix<Real, MemorySpace> b;                                     // B, N x N
-  Kokkos::View<const Real*, Kokkos::LayoutStride, MemorySpace> y;  // y_t
-  RealVector<Real, MemorySpace> y_hat;                             // <- <psi_t|B|psi_t>
-};
-
 // The buffers of a LossGradient that the implementation steps of LossGradient::compute() use.
 template <class Real, class MemorySpace>
 struct LossGradientViews {
-  int d = 0, n = 0, max_batch = 0;
+  int d = 0, n = 0, max_batch = 0, targets = 0;  // the gradient has d + targets blocks
   MatrixStack<Real, MemorySpace> v, g;
   RealMatrix<Real, MemorySpace> w, xbar, terms;
   IntVector<MemorySpace> info;
@@ -220,7 +210,8 @@ void loss_gradient_reduce(const ExecSpace& exec, const LossGradientViews<Real, t
 template <class Real, class ExecSpace, class PointsView>
 void loss_gradient_team(const ExecSpace& exec, const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
                         const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
-                        const LossSettings& settings, Real weight, int count, int team_size) {
+                        const LossSettings& settings, Real weight, int count, int team_size,
+                        const SupervisedInputs<Real, typename ExecSpace::memory_space>& sup) {
   using policy_type = Kokkos::TeamPolicy<ExecSpace>;
   using functor_type = TeamLossGradient<Real, ExecSpace, PointsView>;
   const int d = buf.d, n = buf.n;
@@ -240,6 +231,7 @@ void loss_gradient_team(const ExecSpace& exec, const LossGradientViews<Real, typ
   f.eta_rel = degeneracy_eta<Real>(settings);
   f.tol = degeneracy_tolerance<Real>(settings);
   f.skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
+  f.sup = sup;
   const std::size_t bytes = team_scratch_bytes<typename functor_type::scratch_view>(f.reals);
   const policy_type probe =
       team_size > 0 ? policy_type(exec, count, team_size) : policy_type(exec, count, Kokkos::AUTO);
@@ -256,15 +248,16 @@ template <class Real, class ExecSpace, class PointsView>
 void loss_gradient_fused_chunks(const ExecSpace& exec,
                                 const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
                                 const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
-                                const LossSettings& settings, Real weight, int count, bool ground_state) {
+                                const LossSettings& settings, Real weight, int count, bool ground_state,
+                                const SupervisedInputs<Real, typename ExecSpace::memory_space>& sup) {
   constexpr int width = linalg::packed_eigh_width<Real>;
   using policy_type = Kokkos::TeamPolicy<ExecSpace>;
   using member_type = typename policy_type::member_type;
   using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  const int d = buf.d, n = buf.n;
-  const int per = packed_gradient_chunk_packs<Real>(count, n, d);
-  const int chunks = packed_gradient_chunks<Real>(count, n, d);
-  const std::size_t reals = packed_gradient_scratch_reals(n, d, width);
+  const int d = buf.d, n = buf.n, blocks = buf.d + buf.targets;
+  const int per = packed_gradient_chunk_packs<Real>(count, n, blocks);
+  const int chunks = packed_gradient_chunks<Real>(count, n, blocks);
+  const std::size_t reals = packed_gradient_scratch_reals(n, d, width, blocks);
   const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
   const int level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
   const auto a = config.matrices();
@@ -285,7 +278,7 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
         const int first_pack = c * per;
         const int packs = packs_total - first_pack < per ? packs_total - first_pack : per;
         packed_loss_gradient_chunk<width>(a, sq, x, xbar, terms, info, partials, c, first_pack * width, packs, count,
-                                          weight, lw, eta_rel, tol, skip_degenerate, ground_state, scratch.data());
+                                          weight, lw, eta_rel, tol, skip_degenerate, ground_state, sup, scratch.data());
       });
 }
 
@@ -295,12 +288,12 @@ void loss_gradient_reduce_chunks(const ExecSpace& exec,
                                  const LossGradientViews<Real, typename ExecSpace::memory_space>& buf, int count,
                                  bool accumulate) {
   using complex_type = complex_t<Real>;
-  const int n = buf.n;
-  const int chunks = packed_gradient_chunks<Real>(count, n, buf.d);
+  const int n = buf.n, blocks = buf.d + buf.targets;
+  const int chunks = packed_gradient_chunks<Real>(count, n, blocks);
   const auto partials = buf.partials;
   const auto g = buf.g;
   Kokkos::parallel_for(
-      "qgml::LossGradient::reduce_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, buf.d * n * n),
+      "qgml::LossGradient::reduce_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks * n * n),
       KOKKOS_LAMBDA(const int lij) {
         const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
         complex_type x(0), xt(0);
@@ -347,24 +340,19 @@ class LossGradient {
     QGML_REQUIRE(max_batch >= 1, "qgml::LossGradient: max_batch must be >= 1");
     QGML_REQUIRE(target_operators == 0 || target_operators == 1,
                  "qgml::LossGradient: target_operators must be 0 or 1, got " + std::to_string(target_operators));
-    if (targets_ > 0) {
-      y_hat_ = RealVector<Real, memory_space>("qgml::LossGradient::y_hat", max_batch);
-      kernel_ = LossKernel::separate;
-    }
+    if (targets_ > 0) y_hat_ = RealVector<Real, memory_space>("qgml::LossGradient::y_hat", max_batch);
     allocate_for(this->kernel());
     if constexpr (is_host_space_v<ExecSpace>) {
+      const int blocks = d + target_operators;
       partials_ = MatrixStack4(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::partials"),
-                               detail::packed_gradient_max_chunks<Real>(n, d), d, n, n);
+                               detail::packed_gradient_max_chunks<Real>(n, blocks), blocks, n, n);
     }
   }
 
   // The requested implementation (automatic: see resolve_loss_kernel).
   void set_kernel(LossKernel kernel) {
     (void)resolve_loss_kernel<ExecSpace>(kernel, n_);  // rejects fused_host on devices
-    QGML_REQUIRE(targets_ == 0 || kernel == LossKernel::separate || kernel == LossKernel::automatic,
-                 "qgml::LossGradient: supervised training runs on the separate kernels only (loss kernel '" +
-                     to_string(kernel) + "' requested)");
-    kernel_ = targets_ > 0 ? LossKernel::separate : kernel;
+    kernel_ = kernel;
   }
   LossKernel requested_kernel() const { return kernel_; }
   // The implementation compute() runs with these eigensolver options.
@@ -486,7 +474,8 @@ class LossGradient {
         if (record_sweeps) zero_sweeps(exec, sweeps, count);
         {
           ScopedRegion region("qgml::fused_loss_gradient");
-          fused_chunks(exec, config, points, settings, weight, count);
+          detail::loss_gradient_fused_chunks(exec, views(), config, points, settings, weight, count,
+                                             ground_state_path(), sup);
         }
         ScopedRegion region("qgml::reduction");
         reduce_chunks(exec, count, accumulate);
@@ -498,7 +487,7 @@ class LossGradient {
     if (path == LossKernel::team) {
       if (record_sweeps) zero_sweeps(exec, sweeps, count);
       const int team_size = team_size_ > 0 ? team_size_ : (is_host_space_v<ExecSpace> ? 1 : 0);
-      detail::loss_gradient_team(exec, views(), config, points, settings, weight, count, team_size);
+      detail::loss_gradient_team(exec, views(), config, points, settings, weight, count, team_size, sup);
       ScopedRegion region("qgml::reduction");
       reduce(exec, count, accumulate);
       return;
@@ -589,6 +578,7 @@ class LossGradient {
     b.d = d_;
     b.n = n_;
     b.max_batch = max_batch_;
+    b.targets = targets_;
     b.v = v_;
     b.u = u_;
     b.y = y_;
@@ -610,11 +600,6 @@ class LossGradient {
   void reduce_terms(const ExecSpace& exec, int count, bool accumulate) {
     detail::loss_gradient_reduce_terms(exec, views(), count, accumulate);
   }
-  template <class PointsView>
-  void fused_chunks(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
-                    const LossSettings& settings, Real weight, int count) {
-    detail::loss_gradient_fused_chunks(exec, views(), config, x, settings, weight, count, ground_state_path());
-  }
   void reduce_chunks(const ExecSpace& exec, int count, bool accumulate) {
     detail::loss_gradient_reduce_chunks(exec, views(), count, accumulate);
   }
@@ -632,7 +617,7 @@ class LossGradient {
   sums_type sums_;
   CommutatorPenalty<Real, ExecSpace> penalty_;
   using MatrixStack4 = Kokkos::View<complex_type****, memory_space>;
-  MatrixStack4 partials_;  // fused host path: chunk x D x N x N partial sums of X
+  MatrixStack4 partials_;  // fused host path: chunk x (D + targets) x N x N partial sums of X
   using ProductPartials = Kokkos::View<complex_type***, Kokkos::LayoutRight, memory_space>;
   ProductPartials product_partials_;  // gradient_product without GEMM: chunk x N x D N partial sums of Y
   LossKernel kernel_ = LossKernel::automatic;

@@ -7,7 +7,9 @@
 // Per point (loss_gradient.hpp has the same formulas): psi = psi_0, y_k = A_k psi,
 // xbar_k = <psi|y_k>, r = xbar - x, s = sum_k r_k y_k, phi = R s with R = sum_{n != 0} f(E_n - E_0) |n><n|,
 // a_l = w b_l - (1 - w) c_l + (1 - w) r_l psi, e_l = -(1 - w) b_l, b_l = y_l - x_l psi,
-// c_l = (A_l - x_l) phi. The spectral work, per pack:
+// c_l = (A_l - x_l) phi; supervised (docs/supervised.md, section 5), B psi and y_hat = <psi|B psi> first,
+// s = lambda (1 - w) sum_k r_k y_k + (l'/2) B psi, the coefficients of supervised_inputs.hpp, and the
+// block of B, X_B += (l'/2) |psi><psi|. The spectral work, per pack:
 //  - full spectrum: the whole eigendecomposition; the sum over n runs over all eigenpairs in the
 //    solver's order (the ground state's own term is f(0) = 0 exactly, so no sorting is needed, only the
 //    index of the smallest eigenvalue, the first one on ties as in the sorted solver);
@@ -34,20 +36,22 @@
 #include "qgml/model/ground_state_packed.hpp"
 #include "qgml/model/ground_state_terms.hpp"
 #include "qgml/train/loss_settings.hpp"
+#include "qgml/train/supervised_inputs.hpp"
 
 namespace qgml::detail {
 
-// Reals of one chunk's scratch: the eigensolver's arrays, psi, phi, s, c (complex, n per lane), the
-// ground-state path's T, z_0 and factors (8 n per lane), y_k then a_l and e_l (complex, D n per lane),
-// x_k and r_k (D per lane), and the per-lane partial gradient (complex, D n^2 per lane).
-KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_gradient_scratch_reals(int n, int d, int width) {
+// Reals of one chunk's scratch: the eigensolver's arrays, psi, phi, s, c (complex, n per lane; c holds
+// B psi first when supervised), the ground-state path's T, z_0 and factors (8 n per lane), y_k then a_l
+// and e_l (complex, D n per lane), x_k and r_k (D per lane), and the per-lane partial gradient (complex,
+// blocks n^2 per lane; blocks = D, or D + 1 with the target operator).
+KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_gradient_scratch_reals(int n, int d, int width, int blocks) {
   return std::size_t(width) * (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 16 * std::size_t(n) +
-                               4 * std::size_t(d) * n + 2 * std::size_t(d) + 2 * std::size_t(d) * n * n);
+                               4 * std::size_t(d) * n + 2 * std::size_t(d) + 2 * std::size_t(blocks) * n * n);
 }
 
-// Number of chunks the partials have room for: as many as fit ~8 MiB (one D x N x N complex matrix per
-// chunk), between 16 and 2048. Allocated once whatever the batch size, so that the memory of the
-// batch buffers stays an affine function of the batch size (qgml tune relies on it).
+// Number of chunks the partials have room for: as many as fit ~8 MiB (one d x N x N complex stack per
+// chunk, d the gradient's blocks), between 16 and 2048. Allocated once whatever the batch size, so that the memory of
+// the batch buffers stays an affine function of the batch size (qgml tune relies on it).
 template <class Real>
 int packed_gradient_max_chunks(int n, int d) {
   const long long bytes_per_chunk = 2LL * d * n * n * (long long)sizeof(Real);
@@ -77,17 +81,20 @@ int packed_gradient_chunks(int count, int n, int d) {
 // Loss terms of the points first .. first + packs * W - 1 (below count) and their chunk's partial
 // X (partial(chunk, l, i, j)). a: D x N x N configuration, s: its S = 1/2 sum A_k^2, x: count x D points,
 // xbar: count x D, terms: count x loss_penalty, info: count (eigh codes). weight: each point's weight
-// (0 for skipped degenerate points and padding lanes).
+// (0 for skipped degenerate points and padding lanes). sup: the target operator, targets and loss
+// (SupervisedInputs; sup.enabled adds block D of the partial, B's, and writes sup.y_hat).
 template <int W, class Real, class AView, class SView, class XView, class XbarView, class TermsView, class InfoView,
-          class PartialView>
+          class PartialView, class Supervised>
 KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq, const XView& x, const XbarView& xbar,
                                                 const TermsView& terms, const InfoView& info,
                                                 const PartialView& partial, const int chunk, const int first,
                                                 const int packs, const int count, const Real weight, const Real lw,
                                                 const Real eta_rel, const Real tol, const bool skip_degenerate,
-                                                const bool ground_state, Real* scratch) {
+                                                const bool ground_state, const Supervised& sup, Real* scratch) {
   const int d = static_cast<int>(a.extent(0));
   const int n = static_cast<int>(a.extent(1));
+  const int blocks = sup.enabled ? d + 1 : d;
+  const GradientCoefficients<Real> co = gradient_coefficients(sup, lw);
   const linalg::PackedEighArrays<W, Real> p(n, scratch);
   Real* const psr = scratch + std::size_t(W) * linalg::packed_eigh_scratch_reals(n, 1);  // psi
   Real* const psi = psr + n * W;
@@ -111,8 +118,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
   Real* const xk = ei + d * n * W;  // x_k at k * W
   Real* const rk = xk + d * W;      // r_k
   Real* const gr = rk + d * W;      // per-lane partial X_l(i, j) at ((l * n + i) * n + j) * W
-  Real* const gi = gr + std::size_t(d) * n * n * W;
-  const Real one_minus_w = Real(1) - lw;
+  Real* const gi = gr + std::size_t(blocks) * n * n * W;
 
   for (int pk = 0; pk < packs; ++pk) {
     const int t0 = first + pk * W;
@@ -129,7 +135,37 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     ground_state_terms_lanes<W>(a, psr, psi, xk, yr, yi, rk, sigma2, dist2, [&](const int k, const Real* xb) {
       for (int q = 0; q < lanes; ++q) xbar(t0 + q, k) = xb[q];
     });
-    // --- s = sum_k r_k y_k.
+    // --- Supervised: B psi (into c), y_hat = <psi|B psi>, l and l'/2 per lane (0 on padding lanes).
+    Real loss_sup[W], half_dl[W];
+    QGML_LANES(q, W) loss_sup[q] = half_dl[q] = Real(0);
+    if (sup.enabled) {
+      Real y_hat[W];
+      QGML_LANES(q, W) y_hat[q] = Real(0);
+      for (int i = 0; i < n; ++i) {
+        Real* b_r = cvr + i * W;
+        Real* b_i = cvi + i * W;
+        QGML_LANES(q, W) b_r[q] = b_i[q] = Real(0);
+        for (int j = 0; j < n; ++j) {
+          const Real bij_r = sup.b(i, j).real(), bij_i = sup.b(i, j).imag();
+          const Real* p_r = psr + j * W;
+          const Real* p_i = psi + j * W;
+          QGML_LANES(q, W) {
+            b_r[q] += bij_r * p_r[q] - bij_i * p_i[q];
+            b_i[q] += bij_r * p_i[q] + bij_i * p_r[q];
+          }
+        }
+        const Real* p_r = psr + i * W;
+        const Real* p_i = psi + i * W;
+        QGML_LANES(q, W) y_hat[q] += p_r[q] * b_r[q] + p_i[q] * b_i[q];
+      }
+      for (int q = 0; q < lanes; ++q) {
+        const Real y = sup.y(t0 + q);
+        sup.y_hat(t0 + q) = y_hat[q];
+        loss_sup[q] = supervised_loss_value(sup.loss, y_hat[q], y, sup.delta);
+        half_dl[q] = Real(0.5) * supervised_loss_derivative(sup.loss, y_hat[q], y, sup.delta);
+      }
+    }
+    // --- s = sum_k r_k y_k (supervised: lambda (1 - w) sum_k r_k y_k + (l'/2) B psi).
     for (int i = 0; i < n; ++i) {
       Real* s_r = svr + i * W;
       Real* s_i = svi + i * W;
@@ -141,6 +177,14 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         QGML_LANES(q, W) {
           s_r[q] += r[q] * y_r[q];
           s_i[q] += r[q] * y_i[q];
+        }
+      }
+      if (sup.enabled) {
+        const Real* b_r = cvr + i * W;
+        const Real* b_i = cvi + i * W;
+        QGML_LANES(q, W) {
+          s_r[q] = co.s_scale * s_r[q] + half_dl[q] * b_r[q];
+          s_i[q] = co.s_scale * s_i[q] + half_dl[q] * b_i[q];
         }
       }
     }
@@ -216,10 +260,10 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         QGML_LANES(q, W) {
           const Real b_r = y_r[q] - xl[q] * p_r[q], b_i = y_i[q] - xl[q] * p_i[q];
           const Real c_r = ar_[q] - xl[q] * f_r[q], c_i = ai_[q] - xl[q] * f_i[q];
-          y_r[q] = pw[q] * (lw * b_r - one_minus_w * c_r + one_minus_w * rl[q] * p_r[q]);
-          y_i[q] = pw[q] * (lw * b_i - one_minus_w * c_i + one_minus_w * rl[q] * p_i[q]);
-          e_r[q] = pw[q] * (-one_minus_w) * b_r;
-          e_i[q] = pw[q] * (-one_minus_w) * b_i;
+          y_r[q] = pw[q] * (co.b_coef * b_r + co.c_coef * c_r + co.r_coef * rl[q] * p_r[q]);
+          y_i[q] = pw[q] * (co.b_coef * b_i + co.c_coef * c_i + co.r_coef * rl[q] * p_i[q]);
+          e_r[q] = pw[q] * co.e_coef * b_r;
+          e_i[q] = pw[q] * co.e_coef * b_i;
         }
       }
     }
@@ -246,10 +290,32 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
           }
         }
       }
+    // --- Supervised: X_B(i, j) += (l'/2) psi(i) conj(psi(j)) (a_B = (l'/2) psi, e_B = 0).
+    if (sup.enabled) {
+      Real hb[W];
+      QGML_LANES(q, W) hb[q] = pw[q] * half_dl[q];
+      for (int i = 0; i < n; ++i) {
+        const Real* pi_r = psr + i * W;
+        const Real* pi_i = psi + i * W;
+        for (int j = 0; j < n; ++j) {
+          Real* g_r = gr + (std::size_t(d * n + i) * n + j) * W;
+          Real* g_i = gi + (std::size_t(d * n + i) * n + j) * W;
+          const Real* pj_r = psr + j * W;
+          const Real* pj_i = psi + j * W;
+          QGML_LANES(q, W) {
+            const Real vr = hb[q] * (pi_r[q] * pj_r[q] + pi_i[q] * pj_i[q]);
+            const Real vi = hb[q] * (pi_i[q] * pj_r[q] - pi_r[q] * pj_i[q]);
+            g_r[q] = assign ? vr : g_r[q] + vr;
+            g_i[q] = assign ? vi : g_i[q] + vi;
+          }
+        }
+      }
+    }
     // --- Per-point terms (unweighted).
     for (int q = 0; q < lanes; ++q) {
       const int t = t0 + q;
-      const Real total = dist2[q] + lw * sigma2[q];
+      const Real unsupervised = dist2[q] + lw * sigma2[q];
+      const Real total = sup.enabled ? loss_sup[q] + sup.lambda * unsupervised : unsupervised;
       const bool finite = math::isfinite(total) && math::isfinite(e0[q]);
       terms(t, int(loss_total)) = total;
       terms(t, int(loss_reconstruction)) = dist2[q];
@@ -258,11 +324,12 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       terms(t, int(loss_degenerate_points)) = degenerate[q];
       terms(t, int(loss_nonfinite_points)) = finite ? Real(0) : Real(1);
       terms(t, int(loss_eigh_failures)) = code[q] == linalg::eigh_success ? Real(0) : Real(1);
+      terms(t, int(loss_supervised)) = loss_sup[q];
       info(t) = code[q];
     }
   }
   // --- The chunk's partial: the lanes summed in order.
-  for (int l = 0; l < d; ++l)
+  for (int l = 0; l < blocks; ++l)
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) {
         const Real* g_r = gr + (std::size_t(l * n + i) * n + j) * W;

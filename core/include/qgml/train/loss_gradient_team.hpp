@@ -11,6 +11,9 @@
 //   phi = Q R_T Q^H s (the regularised reduced resolvent, a complex tridiagonal solve),
 //   a_l = w b_l - (1 - w) c_l + (1 - w) r_l psi,  e_l = -(1 - w) b_l,  b_l = y_l - x_l psi,
 //   c_l = (A_l - x_l) phi,
+// supervised (docs/supervised.md, section 5): B psi into block D of row t of U, y_hat = <psi|B psi>,
+// s = lambda (1 - w) sum_k r_k y_k + (l'/2) B psi, the coefficients of supervised_inputs.hpp, and the
+// block of B, a_B = (l'/2) psi, e_B = 0;
 // written once per point as rows of U (row t: the a_l, row count + t: the e_l, each D x N) and W
 // (row t: psi, row count + t: phi). The batch gradient is then X_l = sum_rows u_l w^H, i.e.
 // Y = W^H U (N x D N, one GEMM over 2 count rows) with X_l(i, j) = Y(j, l N + i), and
@@ -31,6 +34,7 @@
 #include "qgml/model/degeneracy.hpp"
 #include "qgml/model/ground_state_team.hpp"
 #include "qgml/train/loss_settings.hpp"
+#include "qgml/train/supervised_inputs.hpp"
 
 #if defined(QGML_HAVE_KOKKOSKERNELS)
 #include <KokkosBlas3_gemm.hpp>
@@ -46,7 +50,16 @@ KOKKOS_INLINE_FUNCTION constexpr std::size_t team_gradient_scratch_reals(int n, 
 }
 
 // Slots of the shared scalars.
-enum TeamGradientShared : int { shared_e0 = 0, shared_e1, shared_emax, shared_failed, shared_sigma2, shared_dist2 };
+enum TeamGradientShared : int {
+  shared_e0 = 0,
+  shared_e1,
+  shared_emax,
+  shared_failed,
+  shared_sigma2,
+  shared_dist2,
+  shared_loss_sup,  // supervised: l(y_hat, y)
+  shared_half_dl    // supervised: l'(y_hat, y) / 2
+};
 
 template <class Real, class ExecSpace, class PointsView>
 struct TeamLossGradient {
@@ -60,11 +73,12 @@ struct TeamLossGradient {
   PointsView x;
   RealMatrix<Real, memory_space> xbar, terms;
   IntVector<memory_space> info;
-  ComplexMatrix<Real, memory_space> u, wv;  // 2 max_batch x D N, 2 max_batch x N
+  ComplexMatrix<Real, memory_space> u, wv;  // 2 max_batch x (D + sup.enabled) N, 2 max_batch x N
   int count = 0, level = 0;
   std::size_t reals = 0;
   Real weight = 0, lw = 0, eta_rel = 0, tol = 0;
   bool skip_degenerate = false;
+  SupervisedInputs<Real, memory_space> sup;
 
   // Teams of one thread (host spaces) run the plain loops of SerialLoops: the same arithmetic in the
   // same order, without the team-loop machinery.
@@ -133,6 +147,34 @@ struct TeamLossGradient {
     });
     loops.barrier();
 
+    // --- Supervised: B psi (block D of row t of U), y_hat, l and l'/2.
+    if (sup.enabled) {
+      loops.for_each(0, n, [&](const int i) {
+        Real br = 0, bi = 0;
+        for (int j = 0; j < n; ++j) {
+          const complex_type bij = sup.b(i, j);
+          br += bij.real() * psr[j] - bij.imag() * psi[j];
+          bi += bij.real() * psi[j] + bij.imag() * psr[j];
+        }
+        u(t, d * n + i) = complex_type(br, bi);
+      });
+      loops.barrier();
+      loops.single([&]() {
+        Real y_hat = 0;
+        for (int i = 0; i < n; ++i) {
+          const complex_type b = u(t, d * n + i);
+          y_hat += psr[i] * b.real() + psi[i] * b.imag();
+        }
+        const Real y = sup.y(t);
+        sup.y_hat(t) = y_hat;
+        shared[shared_loss_sup] = supervised_loss_value(sup.loss, y_hat, y, sup.delta);
+        shared[shared_half_dl] = Real(0.5) * supervised_loss_derivative(sup.loss, y_hat, y, sup.delta);
+      });
+      loops.barrier();
+    }
+    const GradientCoefficients<Real> co = gradient_coefficients(sup, lw);
+    const Real half_dl = sup.enabled ? shared[shared_half_dl] : Real(0);
+
     // --- s = sum_k r_k y_k; phi = Q R_T Q^H s.
     loops.for_each(0, n, [&](const int i) {
       Real sr = 0, si = 0;
@@ -141,8 +183,14 @@ struct TeamLossGradient {
         sr += rs[k] * y.real();
         si += rs[k] * y.imag();
       }
-      phr[i] = sr;
-      phi[i] = si;
+      if (sup.enabled) {
+        const complex_type b = u(t, d * n + i);
+        phr[i] = co.s_scale * sr + half_dl * b.real();
+        phi[i] = co.s_scale * si + half_dl * b.imag();
+      } else {
+        phr[i] = sr;
+        phi[i] = si;
+      }
     });
     loops.barrier();
     linalg::apply_householder_q(loops, h, tau, phr, phi, true);
@@ -155,7 +203,6 @@ struct TeamLossGradient {
     // --- a_l, e_l (weighted) into rows t and count + t of U; psi, phi into the same rows of W.
     const bool degenerate = ground_state_degenerate(n, e0, e1, emax, tol);
     const Real pw = (skip_degenerate && degenerate) ? Real(0) : weight;
-    const Real one_minus_w = Real(1) - lw;
     loops.for_each(0, d * n, [&](const int li) {
       const int l = li / n, i = li % n;
       Real cr = 0, ci = 0;
@@ -168,19 +215,24 @@ struct TeamLossGradient {
       const complex_type y = u(t, li);
       const Real b_r = y.real() - xl * psr[i], b_i = y.imag() - xl * psi[i];
       const Real c_r = cr - xl * phr[i], c_i = ci - xl * phi[i];
-      u(t, li) = complex_type(pw * (lw * b_r - one_minus_w * c_r + one_minus_w * rl * psr[i]),
-                              pw * (lw * b_i - one_minus_w * c_i + one_minus_w * rl * psi[i]));
-      u(count + t, li) = complex_type(pw * (-one_minus_w) * b_r, pw * (-one_minus_w) * b_i);
+      u(t, li) = complex_type(pw * (co.b_coef * b_r + co.c_coef * c_r + co.r_coef * rl * psr[i]),
+                              pw * (co.b_coef * b_i + co.c_coef * c_i + co.r_coef * rl * psi[i]));
+      u(count + t, li) = complex_type(pw * co.e_coef * b_r, pw * co.e_coef * b_i);
     });
     loops.for_each(0, n, [&](const int i) {
       wv(t, i) = complex_type(psr[i], psi[i]);
       wv(count + t, i) = complex_type(phr[i], phi[i]);
+      if (sup.enabled) {
+        u(t, d * n + i) = complex_type(pw * half_dl * psr[i], pw * half_dl * psi[i]);
+        u(count + t, d * n + i) = complex_type(0);
+      }
     });
 
     // --- Per-point terms (unweighted).
     loops.single([&]() {
       const Real sigma2 = shared[shared_sigma2], dist2 = shared[shared_dist2];
-      const Real total = dist2 + lw * sigma2;
+      const Real loss_sup = sup.enabled ? shared[shared_loss_sup] : Real(0);
+      const Real total = sup.enabled ? loss_sup + sup.lambda * (dist2 + lw * sigma2) : dist2 + lw * sigma2;
       const bool ok = math::isfinite(total) && math::isfinite(e0);
       terms(t, int(loss_total)) = total;
       terms(t, int(loss_reconstruction)) = dist2;
@@ -189,6 +241,7 @@ struct TeamLossGradient {
       terms(t, int(loss_degenerate_points)) = degenerate ? Real(1) : Real(0);
       terms(t, int(loss_nonfinite_points)) = ok ? Real(0) : Real(1);
       terms(t, int(loss_eigh_failures)) = code == 0 ? Real(0) : Real(1);
+      terms(t, int(loss_supervised)) = loss_sup;
       info(t) = code;
     });
   }

@@ -1,7 +1,11 @@
 // Predictions of a supervised model (docs/supervised.md, section 1): y_hat(x) = <psi_0(x)|B|psi_0(x)>,
 // psi_0(x) the ground state of H(x) = 1/2 sum_k (A_k - x_k)^2 of the feature matrices A_1..A_D.
-// Points are processed in chunks of at most max_chunk with buffers allocated once, so that a trainer
-// can predict a validation set every epoch without allocating.
+// On host spaces for 2 <= N <= 64 one kernel per SIMD pack of points finds psi_0 alone
+// (model/ground_state_packed.hpp: the whole spectrum at N = 2, from N = 3 the Householder reduction,
+// E_0 of T and inverse iteration, as the samplers' energy kernel) and forms <psi_0|B psi_0> in the
+// lanes; elsewhere H is built for a chunk of at most max_chunk points and solved by batched_eigh.
+// Buffers are allocated once, so that a trainer can predict a validation set every epoch without
+// allocating.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -11,7 +15,11 @@
 #include <string>
 
 #include "qgml/common/error.hpp"
+#include "qgml/common/kokkos_compat.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
+#include "qgml/linalg/lanes.hpp"
+#include "qgml/model/ground_state_energy.hpp"
+#include "qgml/model/ground_state_packed.hpp"
 #include "qgml/model/hamiltonian.hpp"
 #include "qgml/model/matrix_configuration.hpp"
 
@@ -23,13 +31,24 @@ class TargetPredictor {
   using memory_space = typename ExecSpace::memory_space;
 
   TargetPredictor() = default;
-  TargetPredictor(int n, int max_chunk)
-      : n_(n),
-        h_(Kokkos::ViewAllocateWithoutInitializing("qgml::TargetPredictor::H"), max_chunk, n, n),
-        v_(Kokkos::ViewAllocateWithoutInitializing("qgml::TargetPredictor::V"), max_chunk, n, n),
-        w_(Kokkos::ViewAllocateWithoutInitializing("qgml::TargetPredictor::w"), max_chunk, n),
-        info_("qgml::TargetPredictor::info", max_chunk) {
+  TargetPredictor(int n, int max_chunk) : n_(n), max_chunk_(max_chunk) {
     QGML_REQUIRE(n >= 1 && max_chunk >= 1, "qgml::TargetPredictor: N and the chunk size must be >= 1");
+    if (!packed()) {
+      h_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::TargetPredictor::H"),
+                                           max_chunk, n, n);
+      v_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::TargetPredictor::V"),
+                                           max_chunk, n, n);
+      w_ = RealMatrix<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::TargetPredictor::w"),
+                                          max_chunk, n);
+      info_ = IntVector<memory_space>("qgml::TargetPredictor::info", max_chunk);
+    }
+  }
+
+  // Whether predict() runs the packed ground-state kernel (host spaces, 2 <= N <= 64).
+  bool packed() const { return resolve_eigh_variant<ExecSpace>(EighVariant::automatic, n_) == EighVariant::packed; }
+  // Bytes of memory held.
+  std::size_t bytes() const {
+    return (h_.span() + v_.span()) * sizeof(complex_t<Real>) + w_.span() * sizeof(Real) + info_.span() * sizeof(int);
   }
 
   // y_hat(t) <- <psi_0(x_t)|B|psi_0(x_t)> for the points x (count x D, any layout the execution space
@@ -38,11 +57,18 @@ class TargetPredictor {
   template <class PointsView, class OutView>
   void predict(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& features,
                const Matrix<Real, memory_space>& b, const PointsView& points, const OutView& y_hat) {
-    const int count = int(points.extent(0)), chunk = int(h_.extent(0)), n = n_;
+    const int count = int(points.extent(0)), chunk = max_chunk_, n = n_;
     QGML_REQUIRE(
         features.matrix_size() == n && int(b.extent(0)) == n && int(b.extent(1)) == n,
         "qgml::TargetPredictor::predict: the matrices are not " + std::to_string(n) + " x " + std::to_string(n));
     QGML_REQUIRE(int(y_hat.extent(0)) >= count, "qgml::TargetPredictor::predict: too few outputs for the points");
+    if (count == 0) return;
+    if constexpr (is_host_space_v<ExecSpace>) {
+      if (packed()) {
+        predict_packed(exec, features, b, points, y_hat);
+        return;
+      }
+    }
     const Real nan = std::numeric_limits<Real>::quiet_NaN();
     for (int start = 0; start < count; start += chunk) {
       const int m = std::min(chunk, count - start);
@@ -67,10 +93,78 @@ class TargetPredictor {
     }
   }
 
-  int max_chunk() const { return int(h_.extent(0)); }
+  int max_chunk() const { return max_chunk_; }
 
  private:
-  int n_ = 0;
+  template <class PointsView, class OutView>
+  void predict_packed(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& features,
+                      const Matrix<Real, memory_space>& b, const PointsView& points, const OutView& y_hat) const {
+    constexpr int width = linalg::packed_eigh_width<Real>;
+    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+    using member_type = typename policy_type::member_type;
+    using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+    const int count = static_cast<int>(points.extent(0));
+    const int d = features.dimension(), n = n_;
+    const int packs = (count + width - 1) / width;
+    // psi_0 of the energy kernel's scratch, then B psi_0 (complex, n per lane).
+    const std::size_t reals = detail::packed_energy_scratch_reals(n, d, width) + 2 * std::size_t(n) * width;
+    const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
+    const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed prediction");
+    const detail::PackedGroundStateMethod method = n >= energy_ground_state_min_n
+                                                       ? detail::PackedGroundStateMethod::tridiagonal_lowest
+                                                       : detail::PackedGroundStateMethod::eigendecomposition;
+    const auto a = features.matrices();
+    const auto sq = features.square_sum();
+    const auto x = points;
+    const auto out = y_hat;
+    Kokkos::parallel_for(
+        "qgml::TargetPredictor::packed", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
+        KOKKOS_LAMBDA(const member_type& member) {
+          scratch_view scratch(member.team_scratch(level), reals);
+          Real* const base = scratch.data();
+          const linalg::PackedEighArrays<width, Real> p(n, base);
+          Real* const psr = base + std::size_t(width) * linalg::packed_eigh_scratch_reals(n, 1);
+          Real* const psi = psr + n * width;
+          Real* const td = psi + n * width;
+          Real* const te = td + n * width;
+          Real* const z0 = te + n * width;
+          Real* const fd = z0 + n * width;
+          Real* const fl = fd + n * width;
+          Real* const xk = fl + n * width;
+          Real* const br = xk + d * width;
+          Real* const bi = br + n * width;
+          const int t0 = member.league_rank() * width;
+          const int lanes = count - t0 < width ? count - t0 : width;
+          int code[width];
+          Real e0[width], e1[width], emax[width];
+          detail::packed_ground_state<width>(a, sq, x, t0, lanes, method, p, xk, td, te, z0, fd, fl, psr, psi, code, e0,
+                                             e1, emax);
+          // <psi|B psi> = sum_i conj(psi_i) (B psi)_i, per lane.
+          Real e[width];
+          QGML_LANES(q, width) e[q] = Real(0);
+          for (int i = 0; i < n; ++i) {
+            Real* b_r = br + i * width;
+            Real* b_i = bi + i * width;
+            QGML_LANES(q, width) b_r[q] = b_i[q] = Real(0);
+            for (int j = 0; j < n; ++j) {
+              const Real bij_r = b(i, j).real(), bij_i = b(i, j).imag();
+              const Real* p_r = psr + j * width;
+              const Real* p_i = psi + j * width;
+              QGML_LANES(q, width) {
+                b_r[q] += bij_r * p_r[q] - bij_i * p_i[q];
+                b_i[q] += bij_r * p_i[q] + bij_i * p_r[q];
+              }
+            }
+            const Real* p_r = psr + i * width;
+            const Real* p_i = psi + i * width;
+            QGML_LANES(q, width) e[q] += p_r[q] * b_r[q] + p_i[q] * b_i[q];
+          }
+          const Real nan = math::sqrt(Real(-1));
+          for (int q = 0; q < lanes; ++q) out(t0 + q) = code[q] ? nan : e[q];
+        });
+  }
+
+  int n_ = 0, max_chunk_ = 0;
   MatrixStack<Real, memory_space> h_, v_;
   RealMatrix<Real, memory_space> w_;
   IntVector<memory_space> info_;

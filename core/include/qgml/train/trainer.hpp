@@ -234,7 +234,7 @@ class Trainer {
     }
     if (kernel == LossKernel::separate) engine += 2 * bytes(b * n * n, cx) + bytes(b * n, sizeof(Real));
     if constexpr (is_host_space_v<ExecSpace>)
-      engine += bytes(std::size_t(detail::packed_gradient_max_chunks<Real>(N, int(df))) * df * n * n, cx);
+      engine += bytes(std::size_t(detail::packed_gradient_max_chunks<Real>(N, D)) * dnn, cx);
     // Supervised: the engine's predictions, the features' S, this epoch's (y_hat, y) and its host copy.
     if (supervised)
       engine += bytes(b, sizeof(Real)) + bytes(n * n, cx) +
@@ -526,7 +526,6 @@ class Trainer {
   }
   // The loss-gradient implementation the trainer's LossGradient runs.
   static LossKernel engine_kernel(const TrainingSettings& s, int n) {
-    if (is_supervised(s.task)) return LossKernel::separate;
     return resolve_loss_kernel<ExecSpace>(s.kernel, n, EighVariant::automatic, s.warm_start_eigh);
   }
 #if defined(QGML_HAVE_KOKKOSKERNELS)
