@@ -95,7 +95,8 @@ class TargetPredictor {
 
   int max_chunk() const { return max_chunk_; }
 
- private:
+  // predict() on the packed kernel (packed() only; public because nvcc refuses extended lambdas in
+  // private member functions).
   template <class PointsView, class OutView>
   void predict_packed(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& features,
                       const Matrix<Real, memory_space>& b, const PointsView& points, const OutView& y_hat) const {
@@ -164,6 +165,7 @@ class TargetPredictor {
         });
   }
 
+ private:
   int n_ = 0, max_chunk_ = 0;
   MatrixStack<Real, memory_space> h_, v_;
   RealMatrix<Real, memory_space> w_;
