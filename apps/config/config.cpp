@@ -162,6 +162,16 @@ std::vector<Setting> make_schema() {
        {},
        1,
        1e9},
+      {"training.patience",
+       T::integer,
+       "auto",
+       "regression, classification with validation points: stop when the mean validation loss has not "
+       "improved for this many epochs, and end with the operators of the best epoch (auto: 20 with "
+       "validation points, else 0; 0: off, the last epoch's operators)",
+       {},
+       0,
+       1e9,
+       true},
       {"training.check_replicas",
        T::boolean,
        "false",

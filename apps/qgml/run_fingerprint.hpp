@@ -73,12 +73,12 @@ std::string data_hash(const Exec& exec, const Points& points, std::int64_t total
 }
 
 // Whether `key` shapes what is trained: every data.*, model.* and training.* setting except the
-// run's length and bookkeeping (training.epochs, early stop, checkpoint interval, replica checks,
+// run's length and bookkeeping (training.epochs, early stop, patience, checkpoint interval, replica checks,
 // data.placement) and, with a data file or points in memory, the generator's settings.
 inline bool shapes_training(const Config& c, const std::string& key) {
-  static const char* const excluded[] = {
-      "training.epochs",           "training.early_stop",     "training.early_stop_window",
-      "training.checkpoint_every", "training.check_replicas", "data.placement"};
+  static const char* const excluded[] = {"training.epochs",   "training.early_stop",       "training.early_stop_window",
+                                         "training.patience", "training.checkpoint_every", "training.check_replicas",
+                                         "data.placement"};
   for (const char* e : excluded)
     if (key == e) return false;
   const bool given_points = !c.text("data.file").empty() || !c.text("data.array").empty();

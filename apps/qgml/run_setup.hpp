@@ -45,6 +45,7 @@ inline TrainingSettings training_settings(const Config& c, const std::string& ru
   s.checkpoint_dir = (std::filesystem::path(run_dir) / "checkpoints").string();
   s.early_stop_tolerance = c.real("training.early_stop");
   s.early_stop_window = int(c.integer("training.early_stop_window"));
+  s.validation_patience = c.is_auto("training.patience") ? 0 : int(c.integer("training.patience"));
   s.check_replicas = c.boolean("training.check_replicas");
   s.warm_start_eigh = c.boolean("training.warm_start");
   s.kernel = parse_loss_kernel(c.text("training.kernel"));

@@ -231,15 +231,17 @@ inline SupervisedData load_supervised_data(const Config& c, const PointsInMemory
 }
 
 // supervised.json of a run: the task, D and the transform (atomically).
-inline void write_supervised_transform(const std::string& path, const SupervisedTransform& tr, int d) {
+// kept_epoch: the epoch whose operators final_matrices.npy holds (training.patience: the best one).
+inline void write_supervised_transform(const std::string& path, const SupervisedTransform& tr, int d, int kept_epoch) {
   Json j = {{"task", to_string(tr.task)},
+            {"epoch", kept_epoch},
             {"D", d},
             {"target_column", tr.target_column},
             {"feature_mean", tr.feature_mean},
             {"feature_scale", tr.feature_scale},
             {"note",
-             "final_matrices.npy holds A_1..A_D and then the target operator B; the model's feature k is "
-             "(x_k - feature_mean[k]) / feature_scale[k]"}};
+             "final_matrices.npy holds A_1..A_D and then the target operator B after epoch `epoch`; the "
+             "model's feature k is (x_k - feature_mean[k]) / feature_scale[k]"}};
   if (tr.task == Task::regression) {
     j["target_mean"] = tr.target_mean;
     j["target_scale"] = tr.target_scale;

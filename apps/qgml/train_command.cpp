@@ -274,7 +274,17 @@ RunInputs<Real, DataSpace> prepare_supervised_inputs(const Exec& exec, Config& c
     if (data.validation.rows > 0) in.validation = to_device_points<Real>(exec, data.validation);
     if (c.is_auto("data.standardize"))
       c.set("data.standardize", "true", "automatic: supervised tasks z-score each feature");
+    std::string patience_note;
+    if (c.is_auto("training.patience")) {
+      const bool validation = data.validation.rows > 0;
+      const std::string why = validation ? "stop 20 epochs after the lowest mean validation loss and keep that "
+                                           "epoch's operators"
+                                         : "no validation points";
+      c.set("training.patience", validation ? "20" : "0", "automatic: " + why);
+      patience_note = "automatic: training.patience = " + std::string(validation ? "20" : "0") + " (" + why + ")";
+    }
     in.automatic = data.automatic;
+    if (!patience_note.empty()) in.automatic.push_back(patience_note);
     if (automatic_n)
       in.automatic.push_back(format("automatic: model.N = %d (%s)", shape.n, default_matrix_size_rule(data.d).c_str()));
     if (c.text("training.kernel") == "auto") in.automatic.push_back(automatic_kernel_note(c, shape.n));
@@ -611,8 +621,9 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
     log.line(format("resuming %s at epoch %d of %d", run_dir.c_str(), trainer.epoch(), settings.epochs));
     if (trainer.already_stopped_early()) {
       log.line(
-          format("the run already stopped early at epoch %d (training.early_stop): nothing to train; "
-                 "continue with --training.epochs above its limit or --training.early_stop 0",
+          format("the run already stopped early at epoch %d (training.early_stop, training.patience): nothing "
+                 "to train; continue with --training.epochs above its limit, or with --training.early_stop 0 "
+                 "and --training.patience 0",
                  trainer.epoch()));
       return 0;
     }
@@ -620,8 +631,9 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
   const long points = long(in.total_points);
   log.line(format("qgml train: N = %d%s, D = %d, %ld points, batch %d, %s epochs, w = %g, %s, %s", in.n,
                   in.n_source.c_str(), in.d, points, trainer.batch_size(),
-                  settings.early_stop_tolerance > 0 ? format("at most %d", settings.epochs).c_str()
-                                                    : std::to_string(settings.epochs).c_str(),
+                  settings.early_stop_tolerance > 0 || settings.validation_patience > 0
+                      ? format("at most %d", settings.epochs).c_str()
+                      : std::to_string(settings.epochs).c_str(),
                   settings.loss.w, std::is_same_v<Real, float> ? "float" : "double", Exec::name()));
   if (in.supervised)
     log.line(format(
@@ -635,6 +647,11 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
         format("early stop: when the mean loss of %d epochs changes by at most %g relative to the %d before "
                "(training.early_stop, training.early_stop_window)",
                settings.early_stop_window, settings.early_stop_tolerance, settings.early_stop_window));
+  if (settings.validation_patience > 0)
+    log.line(
+        format("validation patience: stop %d epochs after the lowest mean validation loss and end with that "
+               "epoch's operators (training.patience)",
+               settings.validation_patience));
   log.line("run directory: " + run_dir);
   if (comm.size() > 1)
     log.line(format("data parallel: %d ranks, %ld to %ld points each, %zu bytes per gradient all-reduce (%s)",
@@ -660,6 +677,12 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
     comm.allreduce_max(&stop_flag, 1);  // every rank takes the same exit
     interrupted = stop_flag != 0;
   }
+  // training.patience: the outputs hold the best epoch's operators (the checkpoints keep the trajectory).
+  const bool patience_stop = settings.validation_patience > 0 && trainer.best_epoch() > 0 &&
+                             trainer.epoch() - trainer.best_epoch() >= settings.validation_patience;
+  const int kept_epoch = !interrupted && settings.validation_patience > 0 && trainer.restore_best() > 0
+                             ? trainer.best_epoch()
+                             : trainer.epoch();
   write_outputs(run_dir, trainer.history(), in.config, exec, comm);
   const double train_seconds = monitor.train_seconds();
   if (comm.size() > 1)
@@ -676,7 +699,12 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
   }
   const EpochRecord last = trainer.history().empty() ? EpochRecord{} : trainer.history().back();
   const bool stopped_early = trainer.stopped_early();
-  if (stopped_early)
+  if (stopped_early && patience_stop)
+    log.line(
+        format("the validation loss has not improved for %d epochs: stopped after epoch %d of at most %d "
+               "(training.patience)",
+               settings.validation_patience, trainer.epoch(), settings.epochs));
+  else if (stopped_early)
     log.line(
         format("the loss has plateaued: stopped after epoch %d of at most %d (training.early_stop %g over %d "
                "epochs)",
@@ -686,7 +714,14 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
                     trainer.epoch(), train_seconds));
     log.line("final train " + metrics_text(last.train) +
              (in.validation.extent(0) > 0 ? "; validation " + metrics_text(last.validation) : std::string()));
-    if (root) write_supervised_transform((fs::path(run_dir) / "supervised.json").string(), in.transform, in.d);
+    if (kept_epoch != trainer.epoch()) {
+      const EpochRecord& kept = trainer.history()[std::size_t(kept_epoch - 1)];
+      log.line(format("kept the operators of epoch %d, the lowest mean validation loss (%.6g): validation ", kept_epoch,
+                      trainer.best_validation_loss()) +
+               metrics_text(kept.validation) + " (training.patience)");
+    }
+    if (root)
+      write_supervised_transform((fs::path(run_dir) / "supervised.json").string(), in.transform, in.d, kept_epoch);
     log.line("predict with: qgml predict --run " + run_dir + " --data FILE.csv");
     log.line("outputs: " + run_dir);
     return 0;

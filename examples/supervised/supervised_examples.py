@@ -74,6 +74,7 @@ QGML_COMMON = {
     "training.batch_size": "64",
     "training.lr": "0.01",
     "training.early_stop": "0",          # a fixed number of epochs
+    "training.patience": "0",            # the validation file is the test split: never stop or choose on it
     "training.checkpoint_every": "0",    # only the final checkpoint
     "data.validation_fraction": "0",     # the script splits the data itself
     "data.standardize": "false",         # features are standardised here with the training statistics

@@ -28,7 +28,7 @@ def settings(tmp_path, **extra):
 
 
 def test_regression_from_python_trains_and_reports_validation_metrics(tmp_path):
-    run = qgml.train(supervised_points(400, 1), settings(tmp_path), task="regression")
+    run = qgml.train(supervised_points(400, 1), settings(tmp_path), task="regression", training__patience=0)
     table = run.history_table()
     assert len(table["epoch"]) == 40
     assert table["validation_r2"][-1] > 0.8 and table["train_r2"][-1] > 0.8
@@ -36,7 +36,7 @@ def test_regression_from_python_trains_and_reports_validation_metrics(tmp_path):
     assert run.model.shape == (3, 4, 4)  # A_1, A_2 and B
     with open(os.path.join(run.run_dir, "supervised.json")) as f:
         meta = json.load(f)
-    assert meta["task"] == "regression"
+    assert meta["task"] == "regression" and meta["epoch"] == 40
 
 
 def test_classification_from_python_with_the_nested_settings_form(tmp_path):

@@ -2,6 +2,7 @@
 qgml predict. The last epoch's validation metrics in history.csv are those of the operators at the end of
 training, so qgml predict on the validation file must reproduce them."""
 import csv
+import json
 import math
 import subprocess
 
@@ -48,7 +49,7 @@ def test_regression_trains_and_predict_reproduces_the_validation_metrics(program
     data, validation = tmp_path / "train.csv", tmp_path / "validation.csv"
     write_points(data, make_data(1, 240), header=["x0", "x1", "y"])
     write_points(validation, make_data(2, 80))
-    run_dir = train(program, tmp_path, "regression", data, validation)
+    run_dir = train(program, tmp_path, "regression", data, validation, ("--training.patience", "0"))
     h = history(run_dir)
     assert len(h) == 40
     last = h[-1]
@@ -84,7 +85,7 @@ def test_classification_maps_two_labels_and_predicts_them(program, tmp_path):
     data, validation = tmp_path / "train.csv", tmp_path / "validation.csv"
     write_points(data, make_data(3, 240, classes=(-2, 5)))
     write_points(validation, make_data(4, 80, classes=(-2, 5)))
-    run_dir = train(program, tmp_path, "classification", data, validation)
+    run_dir = train(program, tmp_path, "classification", data, validation, ("--training.patience", "0"))
     last = history(run_dir)[-1]
     assert float(last["validation_accuracy"]) > 0.85
     assert float(last["validation_auc"]) > 0.9
@@ -98,6 +99,40 @@ def test_classification_maps_two_labels_and_predicts_them(program, tmp_path):
     accuracy = np.mean([float(row["label"]) == float(row["target"]) for row in rows])
     assert abs(accuracy - float(last["validation_accuracy"])) < 1e-12
     assert all((float(row["probability"]) > 0.5) == (float(row["label"]) == 5.0) for row in rows)
+
+
+def test_patience_stops_after_the_best_validation_epoch_and_keeps_its_operators(program, tmp_path):
+    # Targets that are noise: the validation loss is lowest early and rises as the model fits the noise.
+    rng = np.random.default_rng(5)
+    data, validation = tmp_path / "train.csv", tmp_path / "validation.csv"
+    write_points(data, np.column_stack([rng.normal(size=(60, 4)), rng.normal(size=60)]))
+    points = np.column_stack([rng.normal(size=(60, 4)), rng.normal(size=60)])
+    write_points(validation, points)
+    out = tmp_path / "runs"
+    r = run(program, "train", str(data), "--task", "regression", "--data.validation_file", str(validation),
+            "--model.N", "8", "--training.epochs", "400", "--training.batch_size", "16", "--training.lr", "0.05",
+            "--training.early_stop", "0", "--analysis.enabled", "false", "--output.plots", "false",
+            "--output.directory", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "automatic: training.patience = 20" in r.stdout
+    (run_dir,) = list(out.iterdir())
+    h = history(run_dir)
+    rmse = [float(row["validation_rmse"]) for row in h]
+    best = int(np.argmin(rmse)) + 1  # mse on standardised targets: the lowest loss is the lowest RMSE
+    assert len(h) == best + 20 < 400
+    with open(run_dir / "supervised.json") as f:
+        assert json.load(f)["epoch"] == best
+    assert f"kept the operators of epoch {best}" in r.stdout
+    pred_file = tmp_path / "predictions.csv"
+    r = run(program, "predict", "--run", str(run_dir), "--data", str(validation), "--output", str(pred_file))
+    assert r.returncode == 0, r.stderr
+    with open(pred_file) as f:
+        pred = np.array([float(row["prediction"]) for row in csv.DictReader(f)])
+    assert abs(math.sqrt(np.mean((pred - points[:, 4]) ** 2)) - rmse[best - 1]) < 1e-9
+    # The checkpoints keep the trajectory: a resume with more epochs is already stopped (nothing to train).
+    r = run(program, "train", "--resume", str(run_dir), "--training.epochs", "400")
+    assert r.returncode == 0, r.stderr
+    assert len(history(run_dir)) == len(h)
 
 
 def test_supervised_input_errors_name_the_problem(program, tmp_path):

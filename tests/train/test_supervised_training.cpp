@@ -185,8 +185,11 @@ TEMPLATE_TEST_CASE("supervised training resumes from a checkpoint bit-identicall
   s.loss.w = 0.2;
   s.loss.penalty = PenaltyKind::frobenius;
   s.loss.penalty_weight = 0.01;
+  s.validation_patience = 100;  // tracks the best epoch, which the checkpoint must carry
+  const auto validation = to_device_points<Real, Space>(target_points(30, Task::regression, 22), 30, features + 1);
   auto full_config = qr_configuration<Real>(features + 1, matrix_n, 1, exec);
   Trainer<Real, Space> full(full_config, data, s, exec);
+  full.set_validation(validation);
   const auto want = full.train();
   {
     TrainingSettings c = s;
@@ -194,14 +197,18 @@ TEMPLATE_TEST_CASE("supervised training resumes from a checkpoint bit-identicall
     c.checkpoint_every = 3;
     auto config = qr_configuration<Real>(features + 1, matrix_n, 1, exec);
     Trainer<Real, Space> first(config, data, c, exec);
+    first.set_validation(validation);
     first.train([](const EpochRecord& r) { return r.epoch < 3; });
     REQUIRE(first.epoch() == 3);
   }
   auto config = qr_configuration<Real>(features + 1, matrix_n, 999, exec);
   Trainer<Real, Space> resumed(config, data, s, exec);
+  resumed.set_validation(validation);
   resumed.load_checkpoint(dir.path.string());
   const auto got = resumed.train();
   REQUIRE(got.size() == 6);
+  CHECK(resumed.best_epoch() == full.best_epoch());
+  CHECK(resumed.best_validation_loss() == full.best_validation_loss());
   for (int e = 0; e < 6; ++e) {
     CHECK(got[e].total == want[e].total);
     CHECK(got[e].supervised == want[e].supervised);
@@ -211,6 +218,47 @@ TEMPLATE_TEST_CASE("supervised training resumes from a checkpoint bit-identicall
   const HostMatrices a = to_host(config, exec), b = to_host(full_config, exec);
   REQUIRE(a.values.size() == b.values.size());
   CHECK(std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(a.values[0])) == 0);
+  REQUIRE(full.restore_best() == resumed.restore_best());
+  const HostMatrices best_a = to_host(config, exec), best_b = to_host(full_config, exec);
+  CHECK(std::memcmp(best_a.values.data(), best_b.values.data(), best_a.values.size() * sizeof(best_a.values[0])) == 0);
+}
+
+TEMPLATE_TEST_CASE("validation patience stops after the best epoch and restore_best returns its operators",
+                   "[supervised][training]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  // Targets that are noise: fitting them makes the validation loss rise after its early minimum.
+  std::mt19937_64 rng(17);
+  std::normal_distribution<double> normal;
+  const auto noise_points = [&](int count) {
+    std::vector<double> p;
+    for (int t = 0; t < 3 * count; ++t) p.push_back(normal(rng));
+    return p;
+  };
+  const int count = 24, validation_count = 40;
+  const std::vector<double> rows = noise_points(count), validation = noise_points(validation_count);
+  const auto data = to_device_points<Real, Space>(rows, count, features + 1);
+  auto config = qr_configuration<Real>(features + 1, matrix_n, 2, exec);
+  TrainingSettings s = supervised_settings(Task::regression, 500, 8);
+  s.validation_patience = 5;
+  Trainer<Real, Space> trainer(config, data, s, exec);
+  trainer.set_validation(to_device_points<Real, Space>(validation, validation_count, features + 1));
+  const auto history = trainer.train();
+  // mse in the units trained on (set_target_units not called): the validation loss is RMSE^2.
+  int best = 1;
+  for (int e = 1; e <= int(history.size()); ++e)
+    if (history[e - 1].validation.rmse < history[best - 1].validation.rmse) best = e;
+  CHECK(trainer.stopped_early());
+  CHECK(trainer.best_epoch() == best);
+  CHECK(int(history.size()) == best + 5);
+  const double tol = std::is_same_v<Real, float> ? 1e-5 : 1e-12;
+  const double rmse = history[best - 1].validation.rmse;
+  CHECK(std::abs(trainer.best_validation_loss() - rmse * rmse) <= tol * rmse * rmse);
+  CHECK(trainer.restore_best() == best);
+  const std::vector<double> kept = predicted_pairs(exec, config, validation, validation_count);
+  check_metrics(supervised_metrics(Task::regression, kept.data(), kept.data() + 1, validation_count, 2),
+                history[best - 1].validation, tol);
 }
 
 TEMPLATE_TEST_CASE("supervised training runs alike on the fused host, team and separate kernels",

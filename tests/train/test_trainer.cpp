@@ -278,9 +278,16 @@ TEST_CASE("a checkpoint's state.json round-trips; a damaged one is an error nami
           "[training][checkpoint]") {
   using Catch::Matchers::ContainsSubstring;
   TempDir dir;
-  const CheckpointState written = small_checkpoint();
+  CheckpointState written = small_checkpoint();
+  written.best_epoch = 5;  // supervised training's best epoch (Trainer::best_epoch)
+  written.best_validation = 0.25;
+  written.best_matrices = written.matrices;
+  written.best_matrices.values[0] += 0.5;  // a diagonal entry: still Hermitian
   write_checkpoint(dir.path.string(), written);
   const CheckpointState read = read_checkpoint(dir.path.string());
+  CHECK(read.best_epoch == 5);
+  CHECK(read.best_validation == 0.25);
+  CHECK(read.best_matrices.values == written.best_matrices.values);
   CHECK(read.epoch == written.epoch);
   CHECK(read.adam_step == written.adam_step);
   CHECK(read.seed == written.seed);
@@ -330,6 +337,14 @@ TEST_CASE("a checkpoint's state.json round-trips; a damaged one is an error nami
   SECTION("a newer version") {
     replace(text, "\"version\": 2", "\"version\": 3");
     expected = "unsupported version 3 (this qgml reads version 2)";
+  }
+  SECTION("a best epoch after the checkpoint's") {
+    replace(text, "\"best_epoch\": 5", "\"best_epoch\": 9");
+    expected = "field \"best_epoch\" = 9 is after the epoch 7 of the checkpoint";
+  }
+  SECTION("a best validation loss written as text") {
+    replace(text, "\"best_validation\": 0.25", "\"best_validation\": \"0.25\"");
+    expected = "field \"best_validation\" must be a number, got \"0.25\"";
   }
   SECTION("an epoch that is not the directory's") {
     replace(text, "\"epoch\": 7", "\"epoch\": 6");

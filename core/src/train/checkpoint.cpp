@@ -167,6 +167,7 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
     write_moments((sub / "adam_v.npy").string(), s.adam_v, s.matrices, s.precision);
     write_history_csv((sub / "history.csv").string(), s.history);
     if (!s.warm_basis.values.empty()) write_warm_basis((sub / "warm_start.npy").string(), s.warm_basis);
+    if (s.best_epoch > 0) save_matrices((sub / "best_matrices.npy").string(), s.best_matrices, s.precision);
     detail::Json settings = detail::Json::object();
     for (const auto& [key, value] : s.fingerprint.settings) settings[key] = value;
     detail::write_json_file((sub / "state.json").string(),
@@ -180,6 +181,8 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
                              {"N", s.matrices.N},
                              {"stopped_early", s.stopped_early},
                              {"max_epochs", s.max_epochs},
+                             {"best_epoch", s.best_epoch},
+                             {"best_validation", s.best_validation},
                              {"precision", s.precision == Precision::double_precision ? "double" : "float"},
                              {"fingerprint", {{"data", s.fingerprint.data}, {"settings", settings}}}});
     write_file_atomically((sub / "checksums").string(), checkpoint_checksums(sub.string()));
@@ -269,6 +272,24 @@ CheckpointState read_checkpoint_files(const std::string& dir) {
   }
   if (fs::exists(sub / "warm_start.npy"))
     s.warm_basis = read_warm_basis((sub / "warm_start.npy").string(), s.points, s.matrices.N);
+  // Absent in checkpoints written before the best epoch was kept.
+  if (state.contains("best_epoch")) {
+    s.best_epoch = detail::json_integer<int>(state, "best_epoch", what, 0);
+    if (s.best_epoch > s.epoch)
+      throw FileError(what + ": field \"best_epoch\" = " + std::to_string(s.best_epoch) + " is after the epoch " +
+                      std::to_string(s.epoch) + " of the checkpoint");
+    const detail::Json& best = detail::json_member(state, "best_validation", what);
+    if (!best.is_number())
+      throw FileError(what + ": field \"best_validation\" must be a number, got " + detail::json_text(best));
+    s.best_validation = best.get<double>();
+    if (s.best_epoch > 0) {
+      Precision p = s.precision;
+      s.best_matrices = load_matrices((sub / "best_matrices.npy").string(), &p);
+      if (s.best_matrices.D != s.matrices.D || s.best_matrices.N != s.matrices.N || p != s.precision)
+        throw FileError("checkpoint '" + (sub / "best_matrices.npy").string() +
+                        "': expected the shape and precision of matrices.npy");
+    }
+  }
   return s;
 }
 

@@ -53,10 +53,9 @@ EnergyKernel resolve_energy_kernel(EnergyKernel requested, int n) {
 
 namespace detail {
 
-// Reals of one pack's scratch: the eigensolver's arrays, psi (2 N), T, z_0 and the inverse iteration's
-// factors (5 N), x_k (D), all per lane.
+// Reals of one pack's scratch: packed_ground_state's arrays (PackedGroundStateScratch).
 KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_energy_scratch_reals(int n, int d, int width) {
-  return std::size_t(width) * (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 7 * std::size_t(n) + d);
+  return packed_ground_state_scratch_reals(n, d, width);
 }
 
 // Reals of one team's scratch: H (2 N^2), tau and p (4 N), T (2 N), z_0, workspace and factors (5 N),
@@ -234,24 +233,15 @@ class GroundStateEnergy {
         "qgml::GroundStateEnergy::packed", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
         KOKKOS_LAMBDA(const member_type& member) {
           scratch_view scratch(member.team_scratch(level), reals);
-          Real* const base = scratch.data();
-          const linalg::PackedEighArrays<width, Real> p(n, base);
-          Real* const psr = base + std::size_t(width) * linalg::packed_eigh_scratch_reals(n, 1);
-          Real* const psi = psr + n * width;
-          Real* const td = psi + n * width;
-          Real* const te = td + n * width;
-          Real* const z0 = te + n * width;
-          Real* const fd = z0 + n * width;
-          Real* const fl = fd + n * width;
-          Real* const xk = fl + n * width;
+          const detail::PackedGroundStateScratch<width, Real> g(n, d, scratch.data());
           const int t0 = member.league_rank() * width;
           const int lanes = count - t0 < width ? count - t0 : width;
           int code[width];
           Real e0[width], e1[width], emax[width];
-          detail::packed_ground_state<width>(a, sq, x, t0, lanes, method, p, xk, td, te, z0, fd, fl, psr, psi, code, e0,
-                                             e1, emax);
+          detail::packed_ground_state<width>(a, sq, x, t0, lanes, method, g.p, g.xk, g.td, g.te, g.z0, g.fd, g.fl,
+                                             g.psr, g.psi, code, e0, e1, emax);
           const Real nan = math::sqrt(Real(-1));
-          detail::packed_expectations<width>(a, psr, psi, [&](const int k, const Real* v) {
+          detail::packed_expectations<width>(a, g.psr, g.psi, [&](const int k, const Real* v) {
             for (int q = 0; q < lanes; ++q) xb(t0 + q, k) = code[q] ? nan : v[q];
           });
           for (int q = 0; q < lanes; ++q) e(t0 + q) = e0[q];

@@ -79,6 +79,32 @@ KOKKOS_INLINE_FUNCTION void packed_ground_vector_and_state(const linalg::PackedE
   packed_apply_q<W>(p, psr, psi, false);
 }
 
+// Reals of packed_ground_state's arrays for one pack (PackedGroundStateScratch): the eigensolver's
+// arrays, psi (2 N), T, z_0 and the inverse iteration's factors (5 N), x_k (D), all per lane.
+KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_ground_state_scratch_reals(int n, int d, int width) {
+  return std::size_t(width) * (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 7 * std::size_t(n) + d);
+}
+
+// packed_ground_state's arrays carved from `base` (packed_ground_state_scratch_reals reals), for the
+// kernels that need psi_0 alone (the energy kernel, the predictions of supervised models); `end` is
+// the first Real after them.
+template <int W, class Real>
+struct PackedGroundStateScratch {
+  linalg::PackedEighArrays<W, Real> p;
+  Real *psr, *psi, *td, *te, *z0, *fd, *fl, *xk, *end;
+  KOKKOS_INLINE_FUNCTION PackedGroundStateScratch(int n, int d, Real* base) : p(n, base) {
+    psr = base + std::size_t(W) * linalg::packed_eigh_scratch_reals(n, 1);
+    psi = psr + n * W;
+    td = psi + n * W;
+    te = td + n * W;
+    z0 = te + n * W;
+    fd = z0 + n * W;
+    fl = fd + n * W;
+    xk = fl + n * W;
+    end = xk + d * W;
+  }
+};
+
 // The ground state of points t0 .. t0 + lanes - 1 (lanes <= W; padding lanes at x = 0). Out, per lane q:
 // xk[k * W + q] = x_k, psi_0 in (psr, psi) at j * W + q, code[q] (linalg::EighInfo: non-finite H or no
 // convergence), e0, e1 (second smallest; NaN for tridiagonal_lowest), emax (the Gershgorin bound for

@@ -59,6 +59,31 @@ KOKKOS_INLINE_FUNCTION GroundStateTerms<Real> ground_state_terms(const AView& a,
 
 namespace detail {
 
+// The expectation of one Hermitian operator B (N x N, shared by the lanes) in the lane states psi:
+// (b_r, b_i) at i * W + q <- (B psi)_i, value[q] <- <psi|B psi> = sum_i Re(conj(psi_i) (B psi)_i).
+template <int W, class Real, class BView>
+KOKKOS_INLINE_FUNCTION void packed_operator_expectation(const BView& b, const int n, const Real* psi_r,
+                                                        const Real* psi_i, Real* b_r, Real* b_i, Real* value) {
+  QGML_LANES(q, W) value[q] = Real(0);
+  for (int i = 0; i < n; ++i) {
+    Real* out_r = b_r + i * W;
+    Real* out_i = b_i + i * W;
+    QGML_LANES(q, W) out_r[q] = out_i[q] = Real(0);
+    for (int j = 0; j < n; ++j) {
+      const Real bij_r = b(i, j).real(), bij_i = b(i, j).imag();
+      const Real* p_r = psi_r + j * W;
+      const Real* p_i = psi_i + j * W;
+      QGML_LANES(q, W) {
+        out_r[q] += bij_r * p_r[q] - bij_i * p_i[q];
+        out_i[q] += bij_r * p_i[q] + bij_i * p_r[q];
+      }
+    }
+    const Real* p_r = psi_r + i * W;
+    const Real* p_i = psi_i + i * W;
+    QGML_LANES(q, W) value[q] += p_r[q] * out_r[q] + p_i[q] * out_i[q];
+  }
+}
+
 // (out_r, out_i)[q] = row i of A_k x (lane q), A_k = a(k, :, :) shared by the lanes, x complex (xr, xi).
 template <int W, class Real, class AView>
 KOKKOS_INLINE_FUNCTION void packed_matrix_row_times(const AView& a, const int k, const int i, const int n,

@@ -6,7 +6,8 @@
 // with a file `checksums`, written last: the 64-bit FNV-1a hash of every other file in it, checked
 // before any of them is read. With a warm-start basis (TrainingSettings::warm_start_eigh) the basis
 // of every point is kept too (warm_start.npy, T x N x N in point order whatever the number of ranks
-// that wrote it: the Trainer gathers the shards), so that a resumed run is bit-identical.
+// that wrote it: the Trainer gathers the shards), so that a resumed run is bit-identical. Supervised
+// training with validation points also keeps its best epoch's operators (best_matrices.npy) and loss.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -56,6 +57,12 @@ struct CheckpointState {
   // The warm-start basis of every point (T x N x N, the eigenvectors of the last epoch), empty when
   // the run has none (or before its first epoch).
   HostMatrices warm_basis;
+  // Supervised training with a validation patience (TrainingSettings::validation_patience): the epoch
+  // with the lowest mean validation loss so far (0: none yet), that loss and the operators after it
+  // (best_matrices.npy).
+  int best_epoch = 0;
+  double best_validation = 0;
+  HostMatrices best_matrices;
 };
 
 // Writes dir/epoch-<epoch>/ and points dir/LATEST at it. Throws qgml::FileError on failure, after

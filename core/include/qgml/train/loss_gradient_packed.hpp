@@ -140,24 +140,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     QGML_LANES(q, W) loss_sup[q] = half_dl[q] = Real(0);
     if (sup.enabled) {
       Real y_hat[W];
-      QGML_LANES(q, W) y_hat[q] = Real(0);
-      for (int i = 0; i < n; ++i) {
-        Real* b_r = cvr + i * W;
-        Real* b_i = cvi + i * W;
-        QGML_LANES(q, W) b_r[q] = b_i[q] = Real(0);
-        for (int j = 0; j < n; ++j) {
-          const Real bij_r = sup.b(i, j).real(), bij_i = sup.b(i, j).imag();
-          const Real* p_r = psr + j * W;
-          const Real* p_i = psi + j * W;
-          QGML_LANES(q, W) {
-            b_r[q] += bij_r * p_r[q] - bij_i * p_i[q];
-            b_i[q] += bij_r * p_i[q] + bij_i * p_r[q];
-          }
-        }
-        const Real* p_r = psr + i * W;
-        const Real* p_i = psi + i * W;
-        QGML_LANES(q, W) y_hat[q] += p_r[q] * b_r[q] + p_i[q] * b_i[q];
-      }
+      packed_operator_expectation<W>(sup.b, n, psr, psi, cvr, cvi, y_hat);
       for (int q = 0; q < lanes; ++q) {
         const Real y = sup.y(t0 + q);
         sup.y_hat(t0 + q) = y_hat[q];

@@ -20,6 +20,7 @@
 #include "qgml/linalg/lanes.hpp"
 #include "qgml/model/ground_state_energy.hpp"
 #include "qgml/model/ground_state_packed.hpp"
+#include "qgml/model/ground_state_terms.hpp"
 #include "qgml/model/hamiltonian.hpp"
 #include "qgml/model/matrix_configuration.hpp"
 
@@ -108,7 +109,7 @@ class TargetPredictor {
     const int d = features.dimension(), n = n_;
     const int packs = (count + width - 1) / width;
     // psi_0 of the energy kernel's scratch, then B psi_0 (complex, n per lane).
-    const std::size_t reals = detail::packed_energy_scratch_reals(n, d, width) + 2 * std::size_t(n) * width;
+    const std::size_t reals = detail::packed_ground_state_scratch_reals(n, d, width) + 2 * std::size_t(n) * width;
     const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
     const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed prediction");
     const detail::PackedGroundStateMethod method = n >= energy_ground_state_min_n
@@ -122,44 +123,17 @@ class TargetPredictor {
         "qgml::TargetPredictor::packed", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
         KOKKOS_LAMBDA(const member_type& member) {
           scratch_view scratch(member.team_scratch(level), reals);
-          Real* const base = scratch.data();
-          const linalg::PackedEighArrays<width, Real> p(n, base);
-          Real* const psr = base + std::size_t(width) * linalg::packed_eigh_scratch_reals(n, 1);
-          Real* const psi = psr + n * width;
-          Real* const td = psi + n * width;
-          Real* const te = td + n * width;
-          Real* const z0 = te + n * width;
-          Real* const fd = z0 + n * width;
-          Real* const fl = fd + n * width;
-          Real* const xk = fl + n * width;
-          Real* const br = xk + d * width;
+          const detail::PackedGroundStateScratch<width, Real> g(n, d, scratch.data());
+          Real* const br = g.end;  // B psi
           Real* const bi = br + n * width;
           const int t0 = member.league_rank() * width;
           const int lanes = count - t0 < width ? count - t0 : width;
           int code[width];
           Real e0[width], e1[width], emax[width];
-          detail::packed_ground_state<width>(a, sq, x, t0, lanes, method, p, xk, td, te, z0, fd, fl, psr, psi, code, e0,
-                                             e1, emax);
-          // <psi|B psi> = sum_i conj(psi_i) (B psi)_i, per lane.
-          Real e[width];
-          QGML_LANES(q, width) e[q] = Real(0);
-          for (int i = 0; i < n; ++i) {
-            Real* b_r = br + i * width;
-            Real* b_i = bi + i * width;
-            QGML_LANES(q, width) b_r[q] = b_i[q] = Real(0);
-            for (int j = 0; j < n; ++j) {
-              const Real bij_r = b(i, j).real(), bij_i = b(i, j).imag();
-              const Real* p_r = psr + j * width;
-              const Real* p_i = psi + j * width;
-              QGML_LANES(q, width) {
-                b_r[q] += bij_r * p_r[q] - bij_i * p_i[q];
-                b_i[q] += bij_r * p_i[q] + bij_i * p_r[q];
-              }
-            }
-            const Real* p_r = psr + i * width;
-            const Real* p_i = psi + i * width;
-            QGML_LANES(q, width) e[q] += p_r[q] * b_r[q] + p_i[q] * b_i[q];
-          }
+          detail::packed_ground_state<width>(a, sq, x, t0, lanes, method, g.p, g.xk, g.td, g.te, g.z0, g.fd, g.fl,
+                                             g.psr, g.psi, code, e0, e1, emax);
+          Real e[width];  // <psi|B psi>
+          detail::packed_operator_expectation<width>(b, n, g.psr, g.psi, br, bi, e);
           const Real nan = math::sqrt(Real(-1));
           for (int q = 0; q < lanes; ++q) out(t0 + q) = code[q] ? nan : e[q];
         });

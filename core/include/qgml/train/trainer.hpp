@@ -235,9 +235,10 @@ class Trainer {
     if (kernel == LossKernel::separate) engine += 2 * bytes(b * n * n, cx) + bytes(b * n, sizeof(Real));
     if constexpr (is_host_space_v<ExecSpace>)
       engine += bytes(std::size_t(detail::packed_gradient_max_chunks<Real>(N, D)) * dnn, cx);
-    // Supervised: the engine's predictions, the features' S, this epoch's (y_hat, y) and its host copy.
+    // Supervised: the engine's predictions, the features' S, the best epoch's operators, this epoch's
+    // (y_hat, y) and its host copy.
     if (supervised)
-      engine += bytes(b, sizeof(Real)) + bytes(n * n, cx) +
+      engine += bytes(b, sizeof(Real)) + bytes(n * n, cx) + bytes(dnn, cx) +
                 2 * bytes(2 * std::size_t(std::max<std::int64_t>(1, T_local)), sizeof(Real));
     // HermitianAdam: the two moments and the step counter.
     const std::size_t adam = 2 * bytes(dnn, sizeof(Real)) + bytes(1, sizeof(int));
@@ -325,6 +326,22 @@ class Trainer {
     validation_predictions_ = Kokkos::View<Real* [2], memory_space>(
         Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::validation_predictions"), count);
     validation_predictions_host_ = Kokkos::create_mirror(validation_predictions_);
+    allocate_best();
+  }
+
+  // The epoch with the lowest mean validation loss (in the units trained on) so far, 0 before any
+  // epoch with validation points, and that loss. Kept in checkpoints.
+  int best_epoch() const { return best_epoch_; }
+  double best_validation_loss() const { return best_validation_; }
+  // The configuration <- the operators after best_epoch() (the trained trajectory itself, the
+  // optimizer state and the history stay as they are, so that a resume continues the run; call it
+  // once training is over). Returns best_epoch(); 0: nothing to restore, the configuration unchanged.
+  int restore_best() {
+    if (best_epoch_ == 0) return 0;
+    Kokkos::deep_copy(exec_, config_.matrices(), best_matrices_);
+    config_.update_square_sum(exec_);
+    qgml::fence(exec_, "qgml::Trainer: the best epoch's operators restored");
+    return best_epoch_;
   }
 
   // Regression: the metrics are of mean + scale * (prediction, target), the units of the targets before
@@ -408,7 +425,8 @@ class Trainer {
   // Whether train() has nothing to do: training.early_stop ended the run under an epoch limit that
   // settings.epochs does not exceed, and the early stop is still on.
   bool already_stopped_early() const {
-    return stopped_early_ && settings_.early_stop_tolerance > 0 && settings_.epochs <= stopped_max_epochs_;
+    return stopped_early_ && (settings_.early_stop_tolerance > 0 || settings_.validation_patience > 0) &&
+           settings_.epochs <= stopped_max_epochs_;
   }
 
   // One epoch; returns (and appends to the history) its record.
@@ -437,6 +455,9 @@ class Trainer {
       s.max_epochs = stopped_early_ ? stopped_max_epochs_ : settings_.epochs;
       s.fingerprint = fingerprint_;
       s.warm_basis = std::move(basis);
+      s.best_epoch = best_epoch_;
+      s.best_validation = best_validation_;
+      if (best_epoch_ > 0) s.best_matrices = best_host();
       write_checkpoint(dir, s);
     };
     if (comm_)
@@ -465,6 +486,9 @@ class Trainer {
       stopped_early_ = s.stopped_early;
       stopped_max_epochs_ = s.max_epochs;
       checkpointed_epoch_ = s.epoch;
+      best_epoch_ = s.best_epoch;
+      best_validation_ = s.best_validation;
+      if (best_epoch_ > 0) restore_best_from(s.best_matrices);
     };
     if (comm_)
       run_collectively(*comm_, read);
@@ -599,6 +623,7 @@ class Trainer {
     history_.push_back(r);
     ++epoch_;
     warm_.commit();  // every point has been solved once
+    if (is_supervised(settings_.task) && validation_.extent(0) > 0) track_best();
     return true;
   }
 
@@ -717,7 +742,15 @@ class Trainer {
       Kokkos::deep_copy(exec_, validation_predictions_host_, validation_predictions_);
     }
     qgml::fence(exec_, "qgml::Trainer: predictions on the host");
-    if (validation_.extent(0) > 0) r.validation = metrics_of(validation_predictions_host_, validation_.extent(0));
+    if (validation_.extent(0) > 0) {
+      r.validation = metrics_of(validation_predictions_host_, validation_.extent(0));
+      const std::size_t count = validation_.extent(0);
+      double loss = 0;
+      for (std::size_t i = 0; i < count; ++i)
+        loss += supervised_loss_value(settings_.supervised.loss, double(validation_predictions_host_(i, 0)),
+                                      double(validation_predictions_host_(i, 1)), settings_.supervised.huber_delta);
+      validation_loss_ = loss / double(count);
+    }
     const std::size_t local = std::size_t(predicted_);
     if (!distributed_) {
       r.train = metrics_of(predictions_host_, local);
@@ -773,7 +806,43 @@ class Trainer {
     return v != 0;
   }
 
-  bool converged() const { return early_stop_converged(settings_, history_); }
+  bool converged() const { return early_stop_converged(settings_, history_) || patience_exhausted(); }
+  // validation_patience epochs after the best one without a lower validation loss.
+  bool patience_exhausted() const {
+    return settings_.validation_patience > 0 && best_epoch_ > 0 &&
+           epoch_ - best_epoch_ >= settings_.validation_patience;
+  }
+  // After an epoch with validation points: a lower (finite) mean validation loss makes it the best.
+  void track_best() {
+    if (!std::isfinite(validation_loss_) || (best_epoch_ > 0 && !(validation_loss_ < best_validation_))) return;
+    best_epoch_ = epoch_;
+    best_validation_ = validation_loss_;
+    Kokkos::deep_copy(exec_, best_matrices_, config_.matrices());
+  }
+  HostMatrices best_host() const {
+    auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), best_matrices_);
+    HostMatrices h{int(mirror.extent(0)), int(mirror.extent(1)), {}};
+    h.values.resize(mirror.size());
+    for (int k = 0; k < h.D; ++k)
+      for (int i = 0; i < h.N; ++i)
+        for (int j = 0; j < h.N; ++j) h(k, i, j) = {double(mirror(k, i, j).real()), double(mirror(k, i, j).imag())};
+    return h;
+  }
+  void restore_best_from(const HostMatrices& h) {
+    allocate_best();
+    auto mirror = Kokkos::create_mirror_view(best_matrices_);
+    for (int k = 0; k < h.D; ++k)
+      for (int i = 0; i < h.N; ++i)
+        for (int j = 0; j < h.N; ++j)
+          mirror(k, i, j) = complex_t<Real>(Real(h(k, i, j).real()), Real(h(k, i, j).imag()));
+    Kokkos::deep_copy(exec_, best_matrices_, mirror);
+    qgml::fence(exec_, "qgml::Trainer: best operators from the checkpoint");
+  }
+  void allocate_best() {
+    if (best_matrices_.extent(0) > 0) return;
+    best_matrices_ = MatrixStack<Real, memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::best"),
+                                                     config_.dimension(), config_.matrix_size(), config_.matrix_size());
+  }
 
   MatrixConfiguration<Real, ExecSpace>& config_;
   points_type data_;
@@ -815,6 +884,11 @@ class Trainer {
   bool interrupted_ = false, stopped_early_ = false;
   int stopped_max_epochs_ = 0;
   int checkpointed_epoch_ = -1;  // the epoch of the last checkpoint written or read; -1: none
+  // Supervised with validation points: the last epoch's mean validation loss, the best epoch (0: none)
+  // and its loss and operators.
+  double validation_loss_ = 0, best_validation_ = 0;
+  int best_epoch_ = 0;
+  MatrixStack<Real, memory_space> best_matrices_;
   std::vector<EpochRecord> history_;
   CheckpointFingerprint fingerprint_;
 };

@@ -45,6 +45,10 @@ struct TrainingSettings {
   // compares consecutive epochs.
   double early_stop_tolerance = 0;
   int early_stop_window = 1;
+  // Supervised training with validation points (Trainer::set_validation): stop when the mean validation
+  // loss has not improved on its best for this many epochs; Trainer::restore_best() then returns the
+  // operators of the best epoch (tracked whatever this is). 0: off.
+  int validation_patience = 0;
   bool check_replicas = false;  // data-parallel debugging: compare the matrices of all ranks every epoch
   // Warm-started eigensolves: each point's eigenvectors from the previous epoch are the starting basis
   // of a Jacobi refinement (EighOptions::warm_start); holds T N^2 complex numbers. On CPUs the cold
