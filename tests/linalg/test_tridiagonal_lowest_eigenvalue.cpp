@@ -4,47 +4,17 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <cmath>
-#include <random>
 #include <vector>
 
-#include "qgml/linalg/tridiagonal_ground_state.hpp"
 #include "qgml/linalg/tridiagonal_lowest_eigenvalue.hpp"
+
+#include "tridiagonal_fixtures.hpp"
 
 using namespace qgml;
 
 namespace {
 
-struct Tridiagonal {
-  std::vector<double> d, e;  // e.size() == d.size() - 1 (n = 1: empty)
-};
-
-Tridiagonal random_tridiagonal(int n, unsigned seed, double scale = 1) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> normal;
-  Tridiagonal t;
-  for (int i = 0; i < n; ++i) t.d.push_back(scale * normal(rng));
-  for (int i = 0; i + 1 < n; ++i) t.e.push_back(scale * normal(rng));
-  return t;
-}
-
-// -1 on the off-diagonal, 2 on the diagonal: eigenvalues 2 - 2 cos(pi k / (n + 1)), k = 1 .. n.
-Tridiagonal laplacian(int n) {
-  Tridiagonal t;
-  t.d.assign(n, 2.0);
-  t.e.assign(n > 0 ? n - 1 : 0, -1.0);
-  return t;
-}
-
-template <class Real>
-Real spectral_norm_bound(const Tridiagonal& t) {
-  double m = 0;
-  for (std::size_t i = 0; i < t.d.size(); ++i) {
-    const double row =
-        std::fabs(t.d[i]) + (i > 0 ? std::fabs(t.e[i - 1]) : 0.0) + (i + 1 < t.d.size() ? std::fabs(t.e[i]) : 0.0);
-    m = row > m ? row : m;
-  }
-  return Real(m);
-}
+using namespace qgml::test;
 
 struct PackResult {
   std::vector<double> e0, emax_bound;
@@ -69,30 +39,6 @@ PackResult run_pack(const std::vector<Tridiagonal>& matrices) {
     r.emax_bound.push_back(double(emax[q]));
   }
   return r;
-}
-
-// E_0 of t rounded to Real by bisection on Sturm counts (tridiagonal_ground_state.hpp), in double.
-template <class Real>
-double bisection_e0(const Tridiagonal& t) {
-  const int n = static_cast<int>(t.d.size());
-  std::vector<double> d(n), e(n, 0.0);
-  for (int i = 0; i < n; ++i) d[i] = double(Real(t.d[i]));
-  for (int i = 0; i + 1 < n; ++i) e[i] = double(Real(t.e[i]));
-  return linalg::tridiagonal_eigenvalue(n, d.data(), e.data(), 0);
-}
-
-template <class Real>
-double bisection_emax(const Tridiagonal& t) {
-  const int n = static_cast<int>(t.d.size());
-  std::vector<double> d(n), e(n, 0.0);
-  for (int i = 0; i < n; ++i) d[i] = double(Real(t.d[i]));
-  for (int i = 0; i + 1 < n; ++i) e[i] = double(Real(t.e[i]));
-  return linalg::tridiagonal_eigenvalue(n, d.data(), e.data(), n - 1);
-}
-
-template <class Real>
-constexpr int pack_width() {
-  return sizeof(Real) == sizeof(double) ? 8 : 16;
 }
 
 }  // namespace

@@ -245,41 +245,51 @@ KOKKOS_FUNCTION void packed_tridiagonalize(const PackedEighArrays<W, Real>& p) {
       }
     }
     if (!packed_detail::any_lane<W>(act)) continue;
-    // p = tau A_bb v. Only the lower triangle of A_bb is kept up to date (A_bb is Hermitian): row r is
-    // A(r, c) for c <= r and conj(A(c, r)) for c > r.
+    // p = tau A_bb v, each element of the lower triangle read once (A_bb is Hermitian): A(r, c), c < r,
+    // adds A(r, c) v(c) to p(r) and conj(A(r, c)) v(r) to p(c); p(r) is complete after row r's
+    // contributions and those of the rows below it.
+    for (int r = b; r < n; ++r) QGML_LANES(q, W) pr[r * W + q] = pi[r * W + q] = Real(0);
     for (int r = b; r < n; ++r) {
-      Real rr[W], ii[W], ri[W], ir[W];
-      QGML_LANES(q, W) rr[q] = ii[q] = ri[q] = ir[q] = Real(0);
+      Real rr[W], ii[W], ri[W], ir[W], vrr[W], vri[W];
       const Real* arow = A(ar, r, 0);
       const Real* irow = A(ai, r, 0);
-      for (int c = b; c <= r; ++c) {
+      QGML_LANES(q, W) {
+        vrr[q] = A(ar, r, k)[q];
+        vri[q] = A(ai, r, k)[q];
+        const Real xr = arow[r * W + q], xi = irow[r * W + q];
+        rr[q] = xr * vrr[q];
+        ii[q] = xi * vri[q];
+        ri[q] = xr * vri[q];
+        ir[q] = xi * vrr[q];
+      }
+      for (int c = b; c < r; ++c) {
         const Real* vr = A(ar, c, k);
         const Real* vi = A(ai, c, k);
         const Real* xr = arow + c * W;
         const Real* xi = irow + c * W;
+        Real* p_r = pr + c * W;
+        Real* p_i = pi + c * W;
         QGML_LANES(q, W) {
           rr[q] += xr[q] * vr[q];
           ii[q] += xi[q] * vi[q];
           ri[q] += xr[q] * vi[q];
           ir[q] += xi[q] * vr[q];
-        }
-      }
-      for (int c = r + 1; c < n; ++c) {
-        const Real* vr = A(ar, c, k);
-        const Real* vi = A(ai, c, k);
-        const Real* xr = A(ar, c, r);
-        const Real* xi = A(ai, c, r);
-        QGML_LANES(q, W) {
-          rr[q] += xr[q] * vr[q];
-          ii[q] -= xi[q] * vi[q];
-          ri[q] += xr[q] * vi[q];
-          ir[q] -= xi[q] * vr[q];
+          p_r[q] += xr[q] * vrr[q] + xi[q] * vri[q];
+          p_i[q] += xr[q] * vri[q] - xi[q] * vrr[q];
         }
       }
       Real* p_r = pr + r * W;
       Real* p_i = pi + r * W;
       QGML_LANES(q, W) {
-        const Real sr = rr[q] - ii[q], si = ri[q] + ir[q];
+        p_r[q] += rr[q] - ii[q];
+        p_i[q] += ri[q] + ir[q];
+      }
+    }
+    for (int r = b; r < n; ++r) {
+      Real* p_r = pr + r * W;
+      Real* p_i = pi + r * W;
+      QGML_LANES(q, W) {
+        const Real sr = p_r[q], si = p_i[q];
         p_r[q] = t_r[q] * sr - t_i[q] * si;
         p_i[q] = t_r[q] * si + t_i[q] * sr;
       }

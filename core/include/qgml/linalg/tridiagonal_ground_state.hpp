@@ -1,6 +1,7 @@
 // The ground-state work on the real symmetric tridiagonal T = Q^H H Q (householder_tridiagonal.hpp) that
-// the ground-state paths share (spec 2.5, 2.6; perf/NOTES.md "the ground-state path"): selected
-// eigenvalues by bisection on Sturm counts, z_0 by inverse iteration, and the regularised reduced
+// the ground-state paths share (spec 2.5, 2.6; perf/NOTES.md "the ground-state path"): E_0, E_max and the
+// degeneracy of E_0 by Laguerre's iteration and a Sturm count (the fused kernel), selected eigenvalues by
+// bisection on Sturm counts (the team kernels), z_0 by inverse iteration, and the regularised reduced
 // resolvent R_T = sum_{n != 0} f(E_n - E_0) z_n z_n^T applied by a complex tridiagonal solve.
 // T is given by its diagonal td and off-diagonal te (te[i] couples i and i + 1).
 //
@@ -14,6 +15,7 @@
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
 #include "qgml/linalg/lanes.hpp"
+#include "qgml/linalg/tridiagonal_lowest_eigenvalue.hpp"
 #include "qgml/model/degeneracy.hpp"
 
 namespace qgml::linalg {
@@ -114,6 +116,49 @@ KOKKOS_FUNCTION void ground_state_eigenvalues(const Loops& loops, const int team
     });
   }
   loops.barrier();
+}
+
+// What the ground-state gradient needs of the spectrum of T, for W lanes, without the rest of it:
+// E_0, E_max, and whether E_0 is degenerate, E_1 - E_0 <= tol max(E_max - E_0, 1) (model/degeneracy.hpp).
+//   E_0 by Laguerre's iteration on T (packed_lowest_eigenvalue), E_max = -(the lowest eigenvalue of -T)
+//   by the same iteration, each to ~eps ||T|| as QL's;
+//   degenerate <=> E_1 <= E_0 + tol scale <=> at least two eigenvalues of T below E_0 + tol scale
+//   (strictly: the Sturm count counts eigenvalues < x), one Sturm count of n divisions.
+// Against QL's whole spectrum (~2 n rotations, each a square root and a division, per eigenvalue) this is
+// 2 x (3 to 6) + 1 recurrences of n divisions. degenerate[q] is 1 or 0 (0 for n = 1). Every lane must
+// hold finite values. work: n reals per lane. Returns the largest number of Laguerre iterations.
+template <int W, class Real>
+KOKKOS_INLINE_FUNCTION int packed_ground_state_eigenvalues(const int n, const Real* td, const Real* te, const Real tol,
+                                                           Real* work, Real* e0, Real* emax, Real* degenerate) {
+  Real bound[W], top[W];
+  const int it0 = packed_lowest_eigenvalue<W>(n, td, te, e0, bound);
+  for (int i = 0; i < n; ++i) QGML_LANES(q, W) work[i * W + q] = -td[i * W + q];
+  const int it1 = packed_lowest_eigenvalue<W>(n, work, te, top, bound);
+  Real x[W], pivmin[W], count[W], v[W];
+  QGML_LANES(q, W) {
+    emax[q] = -top[q];
+    x[q] = e0[q] + tol * spectral_scale(e0[q], emax[q]);
+    pivmin[q] = Real(0);
+  }
+  for (int i = 0; i + 1 < n; ++i) QGML_LANES(q, W) {
+      const Real e2 = te[i * W + q] * te[i * W + q];
+      pivmin[q] = e2 > pivmin[q] ? e2 : pivmin[q];
+    }
+  QGML_LANES(q, W) {
+    pivmin[q] = Real(4) * min_normal<Real>() * (pivmin[q] > Real(1) ? pivmin[q] : Real(1));
+    v[q] = td[q] - x[q];
+    v[q] = math::fabs(v[q]) < pivmin[q] ? -pivmin[q] : v[q];
+    count[q] = v[q] < Real(0) ? Real(1) : Real(0);
+  }
+  for (int i = 1; i < n; ++i) QGML_LANES(q, W) {
+      const Real e = te[(i - 1) * W + q];
+      Real u = td[i * W + q] - x[q] - e * e / v[q];
+      u = math::fabs(u) < pivmin[q] ? -pivmin[q] : u;
+      count[q] += u < Real(0) ? Real(1) : Real(0);
+      v[q] = u;
+    }
+  QGML_LANES(q, W) degenerate[q] = (n > 1 && count[q] >= Real(2)) ? Real(1) : Real(0);
+  return it0 > it1 ? it0 : it1;
 }
 
 // z_0: the unit eigenvector of the tridiagonal T (diagonal td, off-diagonal te) for its smallest

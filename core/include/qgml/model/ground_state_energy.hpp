@@ -237,9 +237,9 @@ class GroundStateEnergy {
           const int t0 = member.league_rank() * width;
           const int lanes = count - t0 < width ? count - t0 : width;
           int code[width];
-          Real e0[width], e1[width], emax[width];
+          Real e0[width], emax[width], degenerate[width];
           detail::packed_ground_state<width>(a, sq, x, t0, lanes, method, g.p, g.xk, g.td, g.te, g.z0, g.fd, g.fl,
-                                             g.psr, g.psi, code, e0, e1, emax);
+                                             g.psr, g.psi, Real(0), code, e0, emax, degenerate);
           const Real nan = math::sqrt(Real(-1));
           detail::packed_expectations<width>(a, g.psr, g.psi, [&](const int k, const Real* v) {
             for (int q = 0; q < lanes; ++q) xb(t0 + q, k) = code[q] ? nan : v[q];

@@ -3,8 +3,9 @@
 // straight into the packed eigensolver's arrays, then either
 //  - the whole eigendecomposition (ground_state = false): psi_0 = the eigenvector of the smallest
 //    eigenvalue (the first one on ties, as the sorted solver), or
-//  - the ground-state path (ground_state = true): H = Q T Q^H by Householder, the eigenvalues of T by QL
-//    (for E_0, E_1, E_max), z_0 by inverse iteration on T and psi_0 = Q z_0: O(N^2) per point after the
+//  - the ground-state path (ground_state = true): H = Q T Q^H by Householder, E_0, E_max and the
+//    degeneracy of E_0 from T by Laguerre's iteration and a Sturm count (E_0 alone for
+//    tridiagonal_lowest), z_0 by inverse iteration on T and psi_0 = Q z_0: O(N^2) per point after the
 //    reduction (linalg/tridiagonal_ground_state.hpp).
 // Shared by the fused loss-gradient kernel (train/loss_gradient_packed.hpp) and the energy kernel of the
 // samplers (model/ground_state_energy.hpp), so both see the same bits.
@@ -18,6 +19,7 @@
 #include "qgml/linalg/lanes.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
 #include "qgml/linalg/tridiagonal_lowest_eigenvalue.hpp"
+#include "qgml/model/degeneracy.hpp"
 
 namespace qgml::detail {
 
@@ -107,8 +109,9 @@ struct PackedGroundStateScratch {
 
 // The ground state of points t0 .. t0 + lanes - 1 (lanes <= W; padding lanes at x = 0). Out, per lane q:
 // xk[k * W + q] = x_k, psi_0 in (psr, psi) at j * W + q, code[q] (linalg::EighInfo: non-finite H or no
-// convergence), e0, e1 (second smallest; NaN for tridiagonal_lowest), emax (the Gershgorin bound for
-// tridiagonal_lowest) (NaN where code != 0). The tridiagonal methods also leave T in (td, te), z_0 and
+// convergence), e0, emax (the Gershgorin bound for tridiagonal_lowest) (NaN where code != 0), and
+// degenerate[q] = 1 where E_1 - E_0 <= tol max(E_max - E_0, 1) (model/degeneracy.hpp), else 0 (always 0
+// for tridiagonal_lowest and where code != 0). The tridiagonal methods also leave T in (td, te), z_0 and
 // the inverse iteration's factors (fdr, flr), and the Householder vectors in p, for the reduced-resolvent
 // solve of the gradient.
 template <int W, class Real, class AView, class SView, class XView>
@@ -116,7 +119,7 @@ KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq,
                                                 const int lanes, const PackedGroundStateMethod method,
                                                 const linalg::PackedEighArrays<W, Real>& p, Real* xk, Real* td,
                                                 Real* te, Real* z0, Real* fdr, Real* flr, Real* psr, Real* psi,
-                                                int* code, Real* e0, Real* e1, Real* emax) {
+                                                const Real tol, int* code, Real* e0, Real* emax, Real* degenerate) {
   const int d = static_cast<int>(a.extent(0));
   const int n = static_cast<int>(a.extent(1));
   // --- H(x) = S - sum_k x_k A_k + |x|^2 / 2 (lower triangle), padding lanes at x = 0.
@@ -174,18 +177,24 @@ KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq,
         td[i * W + q] = p.d[i * W + q];
         te[i * W + q] = p.e[i * W + q];
       }
-    if (!lowest_only) linalg::packed_ql<W>(p, failed, false);
   } else {
     linalg::packed_eigh_solve<W>(p, failed);
   }
 
-  // --- Ground state of every lane: index, E_0, E_1, E_max; failed lanes get NaN (as the sorted path).
+  // --- Ground state of every lane: E_0, E_max, degeneracy; failed lanes get NaN (as the sorted path).
   const Real nan = math::sqrt(Real(-1));
-  if (lowest_only) {
-    linalg::packed_lowest_eigenvalue<W>(n, td, te, e0, emax);
-    QGML_LANES(q, W) e1[q] = nan;
+  if (ground_state) {
+    if (lowest_only) {
+      linalg::packed_lowest_eigenvalue<W>(n, td, te, e0, emax);
+      QGML_LANES(q, W) degenerate[q] = Real(0);
+    } else {
+      linalg::packed_ground_state_eigenvalues<W>(n, td, te, tol, fdr, e0, emax, degenerate);
+    }
     for (int q = 0; q < W; ++q)
-      if (q < lanes && code[q] != linalg::eigh_success) e0[q] = emax[q] = nan;
+      if (q < lanes && code[q] != linalg::eigh_success) {
+        e0[q] = emax[q] = nan;
+        degenerate[q] = Real(0);
+      }
     packed_ground_vector_and_state<W>(p, n, td, te, e0, emax, fdr, flr, z0, psr, psi);
     return;
   }
@@ -194,7 +203,7 @@ KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq,
     if (q < lanes && code[q] == linalg::eigh_success && failed[q]) code[q] = linalg::eigh_not_converged;
     if (q < lanes && code[q] != linalg::eigh_success) {
       for (int i = 0; i < n; ++i) p.d[i * W + q] = nan;
-      if (code[q] == linalg::eigh_non_finite_input && !ground_state)
+      if (code[q] == linalg::eigh_non_finite_input)
         for (int ij = 0; ij < n * n; ++ij) p.zr[ij * W + q] = p.zi[ij * W + q] = nan;
     }
     int m = 0;
@@ -202,6 +211,7 @@ KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq,
       if (p.d[i * W + q] < p.d[m * W + q]) m = i;
     n0[q] = m;
   }
+  Real e1[W];
   QGML_LANES(q, W) {
     e0[q] = p.d[n0[q] * W + q];
     emax[q] = e0[q];
@@ -218,17 +228,15 @@ KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq,
       e1[q] = second;
       emax[q] = top;
     }
-  for (int q = 0; q < W; ++q)
+  for (int q = 0; q < W; ++q) {
     if (q < lanes && code[q] != linalg::eigh_success) e0[q] = nan;
-  if (ground_state) {
-    packed_ground_vector_and_state<W>(p, n, td, te, e0, emax, fdr, flr, z0, psr, psi);
-  } else {
-    for (int q = 0; q < W; ++q)
-      for (int j = 0; j < n; ++j) {
-        psr[j * W + q] = p.at(p.zr, n0[q], j)[q];
-        psi[j * W + q] = p.at(p.zi, n0[q], j)[q];
-      }
+    degenerate[q] = ground_state_degenerate(n, e0[q], e1[q], emax[q], tol) ? Real(1) : Real(0);
   }
+  for (int q = 0; q < W; ++q)
+    for (int j = 0; j < n; ++j) {
+      psr[j * W + q] = p.at(p.zr, n0[q], j)[q];
+      psi[j * W + q] = p.at(p.zi, n0[q], j)[q];
+    }
 }
 
 }  // namespace qgml::detail

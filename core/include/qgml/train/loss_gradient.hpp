@@ -282,7 +282,9 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
       });
 }
 
-// G_l = X_l + X_l^H with X_l the sum of the chunks' partials in chunk order.
+// G_l = X_l + X_l^H with X_l the sum of the chunks' partials in chunk order: first summed into chunk 0's
+// partial row by row (contiguous reads along j; the same order of additions per element as summing
+// each element over the chunks), then symmetrised.
 template <class Real, class ExecSpace>
 void loss_gradient_reduce_chunks(const ExecSpace& exec,
                                  const LossGradientViews<Real, typename ExecSpace::memory_space>& buf, int count,
@@ -292,16 +294,19 @@ void loss_gradient_reduce_chunks(const ExecSpace& exec,
   const int chunks = packed_gradient_chunks<Real>(count, n, blocks);
   const auto partials = buf.partials;
   const auto g = buf.g;
+  if (chunks > 1)
+    Kokkos::parallel_for(
+        "qgml::LossGradient::sum_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks * n),
+        KOKKOS_LAMBDA(const int li) {
+          const int l = li / n, i = li % n;
+          for (int c = 1; c < chunks; ++c)
+            for (int j = 0; j < n; ++j) partials(0, l, i, j) += partials(c, l, i, j);
+        });
   Kokkos::parallel_for(
       "qgml::LossGradient::reduce_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks * n * n),
       KOKKOS_LAMBDA(const int lij) {
         const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
-        complex_type x(0), xt(0);
-        for (int c = 0; c < chunks; ++c) {
-          x += partials(c, l, i, j);
-          xt += partials(c, l, j, i);
-        }
-        const complex_type gij = x + Kokkos::conj(xt);
+        const complex_type gij = partials(0, l, i, j) + Kokkos::conj(partials(0, l, j, i));
         g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
       });
 }

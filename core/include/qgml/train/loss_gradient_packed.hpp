@@ -13,13 +13,15 @@
 //  - full spectrum: the whole eigendecomposition; the sum over n runs over all eigenpairs in the
 //    solver's order (the ground state's own term is f(0) = 0 exactly, so no sorting is needed, only the
 //    index of the smallest eigenvalue, the first one on ties as in the sorted solver);
-//  - ground state (default from N = 5): A = Q T Q^H by Householder, the eigenvalues of T (for E_0, E_1,
-//    E_max), psi = Q z_0 with z_0 from inverse iteration on T, and phi = Q R_T Q^H s with R_T applied by
-//    a complex tridiagonal solve (packed_reduced_resolvent): O(N^2) per point after the reduction.
+//  - ground state (default from N = 5): A = Q T Q^H by Householder, E_0, E_max and the degeneracy of E_0
+//    from T (Laguerre's iteration and a Sturm count, packed_ground_state_eigenvalues), psi = Q z_0 with
+//    z_0 from inverse iteration on T, and phi = Q R_T Q^H s with R_T applied by a complex tridiagonal
+//    solve (packed_reduced_resolvent): O(N^2) per point after the reduction.
 //
-// The batch gradient X_l = sum_t |a_l(t)><psi(t)| + |e_l(t)><phi(t)| is accumulated per lane over the
-// packs of a chunk, then summed over the lanes in a fixed order into the chunk's partial; a second
-// kernel sums the partials of the chunks in order and forms G_l = X_l + X_l^H. The chunks depend only
+// The batch gradient X_l = sum_t |a_l(t)><psi(t)| + |e_l(t)><phi(t)| is summed per pack over its lanes
+// in a fixed order (rank-1 steps along rows, j vectorised: packed_outer_row) into the chunk's sum, which
+// stays in the chunk's scratch across its packs and is its partial; a second kernel sums the partials
+// of the chunks in order and forms G_l = X_l + X_l^H. The chunks depend only
 // on the number of points, N and D (packed_gradient_chunk_packs), never on the thread count, so Serial
 // and OpenMP runs give identical results.
 #pragma once
@@ -40,13 +42,56 @@
 
 namespace qgml::detail {
 
+// Row length of the chunk's gradient sum and of the transposed psi and phi: n rounded up to the pack
+// width, so that every j loop runs over whole SIMD vectors (the padding columns hold zeros).
+KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_row(int n, int width) { return (n + width - 1) / width * width; }
+
 // Reals of one chunk's scratch: the eigensolver's arrays, psi, phi, s, c (complex, n per lane; c holds
 // B psi first when supervised), the ground-state path's T, z_0 and factors (8 n per lane), y_k then a_l
-// and e_l (complex, D n per lane), x_k and r_k (D per lane), and the per-lane partial gradient (complex,
-// blocks n^2 per lane; blocks = D, or D + 1 with the target operator).
+// and e_l (complex, D n per lane), x_k and r_k (D per lane), psi^T and phi^T (complex, a padded row per
+// lane), and the chunk's gradient sum (complex, blocks x n padded rows; blocks = D, or D + 1 with the
+// target operator).
 KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_gradient_scratch_reals(int n, int d, int width, int blocks) {
-  return std::size_t(width) * (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 16 * std::size_t(n) +
-                               4 * std::size_t(d) * n + 2 * std::size_t(d) + 2 * std::size_t(blocks) * n * n);
+  return std::size_t(width) *
+             (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 16 * std::size_t(n) + 4 * std::size_t(d) * n +
+              2 * std::size_t(d) + 4 * std::size_t(packed_gradient_row(n, width))) +
+         2 * std::size_t(blocks) * n * packed_gradient_row(n, width);
+}
+
+// Row i of X += sum_q a(i, q) conj(u_q)^T + b(i, q) conj(v_q)^T over the W lanes q of a pack: the lane
+// reduction of the rank-2W update as W (or 2W) rank-1 steps along j, j vectorised. a, b: lane q at [q];
+// u^T, v^T: lane q's vector at q * row (zero beyond n); x: the row (re, im), row reals. With phi = false
+// the b v terms are absent (the target operator's block: a = (l'/2) psi, no phi term).
+template <int W, bool phi, class Real>
+KOKKOS_FORCEINLINE_FUNCTION void packed_outer_row(const int row, const Real* a_r, const Real* a_i, const Real* b_r,
+                                                  const Real* b_i, const Real* ut_r, const Real* ut_i, const Real* vt_r,
+                                                  const Real* vt_i, Real* x_r, Real* x_i) {
+  for (int j0 = 0; j0 < row; j0 += W) {
+    Real sr[W], si[W];
+    QGML_LANES(jj, W) sr[jj] = si[jj] = Real(0);
+    for (int q = 0; q < W; ++q) {
+      const Real ar = a_r[q], ai = a_i[q];
+      const Real* u_r = ut_r + q * row + j0;
+      const Real* u_i = ut_i + q * row + j0;
+      QGML_LANES(jj, W) {
+        sr[jj] += ar * u_r[jj] + ai * u_i[jj];
+        si[jj] += ai * u_r[jj] - ar * u_i[jj];
+      }
+      if (phi) {
+        const Real br = b_r[q], bi = b_i[q];
+        const Real* v_r = vt_r + q * row + j0;
+        const Real* v_i = vt_i + q * row + j0;
+        QGML_LANES(jj, W) {
+          sr[jj] += br * v_r[jj] + bi * v_i[jj];
+          si[jj] += bi * v_r[jj] - br * v_i[jj];
+        }
+      }
+    }
+    QGML_LANES(jj, W) {
+      x_r[j0 + jj] += sr[jj];
+      x_i[j0 + jj] += si[jj];
+    }
+  }
 }
 
 // Number of chunks the partials have room for: as many as fit ~8 MiB (one d x N x N complex stack per
@@ -117,18 +162,25 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
   Real* const ei = er + d * n * W;
   Real* const xk = ei + d * n * W;  // x_k at k * W
   Real* const rk = xk + d * W;      // r_k
-  Real* const gr = rk + d * W;      // per-lane partial X_l(i, j) at ((l * n + i) * n + j) * W
-  Real* const gi = gr + std::size_t(blocks) * n * n * W;
+  const int row = packed_gradient_row(n, W);
+  Real* const ptr = rk + d * W;  // psi^T: lane q's psi(j) at q * row + j, zero for j >= n
+  Real* const pti = ptr + W * row;
+  Real* const ftr = pti + W * row;  // phi^T
+  Real* const fti = ftr + W * row;
+  Real* const gr = fti + W * row;  // the chunk's X_l(i, j) at (l * n + i) * row + j
+  Real* const gi = gr + std::size_t(blocks) * n * row;
+  for (std::size_t k = 0; k < std::size_t(blocks) * n * row; ++k) gr[k] = gi[k] = Real(0);
+  for (int k = 0; k < 4 * W * row; ++k) ptr[k] = Real(0);
 
   for (int pk = 0; pk < packs; ++pk) {
     const int t0 = first + pk * W;
     const int lanes = count - t0 < W ? count - t0 : W;
     int code[W];
-    Real e0[W], e1[W], emax[W], pw[W];
+    Real e0[W], emax[W], degenerate[W], pw[W];
     packed_ground_state<W>(
         a, sq, x, t0, lanes,
         ground_state ? PackedGroundStateMethod::tridiagonal : PackedGroundStateMethod::eigendecomposition, p, xk, td,
-        te, z0, fdr, flr, psr, psi, code, e0, e1, emax);
+        te, z0, fdr, flr, psr, psi, tol, code, e0, emax, degenerate);
 
     // --- y_k = A_k psi, xbar_k, sigma^2, d^2 (model/ground_state_terms.hpp).
     Real sigma2[W], dist2[W];
@@ -172,11 +224,8 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       }
     }
     // --- c_m = f(E_m - E_0) <m|s> (0 for the ground state itself), phi = sum_m c_m |m>.
-    Real eta[W], degenerate[W];
-    QGML_LANES(q, W) {
-      eta[q] = eta_rel * spectral_scale(e0[q], emax[q]);
-      degenerate[q] = ground_state_degenerate(n, e0[q], e1[q], emax[q], tol) ? Real(1) : Real(0);
-    }
+    Real eta[W];
+    QGML_LANES(q, W) eta[q] = eta_rel * spectral_scale(e0[q], emax[q]);
     if (ground_state) {
       // phi = Q R_T Q^H s with R_T = Re (T - E_0 - i eta)^{-1} on the complement of z_0 (spec 2.5, 2.6).
       for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
@@ -250,48 +299,31 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         }
       }
     }
-    // --- X_l(i, j) += a_l(i) conj(psi(j)) + e_l(i) conj(phi(j)), per lane (assigned by the first pack).
-    const bool assign = pk == 0;
+    // --- X_l(i, j) += sum_q a_l(i, q) conj(psi(j, q)) + e_l(i, q) conj(phi(j, q)) over the lanes q.
+    for (int q = 0; q < W; ++q)
+      for (int j = 0; j < n; ++j) {
+        ptr[q * row + j] = psr[j * W + q];
+        pti[q * row + j] = psi[j * W + q];
+        ftr[q * row + j] = phr[j * W + q];
+        fti[q * row + j] = phi[j * W + q];
+      }
     for (int l = 0; l < d; ++l)
       for (int i = 0; i < n; ++i) {
-        const Real* a_r = yr + (l * n + i) * W;
-        const Real* a_i = yi + (l * n + i) * W;
-        const Real* e_r = er + (l * n + i) * W;
-        const Real* e_i = ei + (l * n + i) * W;
-        for (int j = 0; j < n; ++j) {
-          Real* g_r = gr + (std::size_t(l * n + i) * n + j) * W;
-          Real* g_i = gi + (std::size_t(l * n + i) * n + j) * W;
-          const Real* p_r = psr + j * W;
-          const Real* p_i = psi + j * W;
-          const Real* f_r = phr + j * W;
-          const Real* f_i = phi + j * W;
-          QGML_LANES(q, W) {
-            const Real vr = a_r[q] * p_r[q] + a_i[q] * p_i[q] + e_r[q] * f_r[q] + e_i[q] * f_i[q];
-            const Real vi = a_i[q] * p_r[q] - a_r[q] * p_i[q] + e_i[q] * f_r[q] - e_r[q] * f_i[q];
-            g_r[q] = assign ? vr : g_r[q] + vr;
-            g_i[q] = assign ? vi : g_i[q] + vi;
-          }
-        }
+        const std::size_t li = std::size_t(l * n + i);
+        packed_outer_row<W, true>(row, yr + li * W, yi + li * W, er + li * W, ei + li * W, ptr, pti, ftr, fti,
+                                  gr + li * row, gi + li * row);
       }
-    // --- Supervised: X_B(i, j) += (l'/2) psi(i) conj(psi(j)) (a_B = (l'/2) psi, e_B = 0).
+    // --- Supervised: X_B(i, j) += sum_q (l'/2)_q psi(i, q) conj(psi(j, q)) (a_B = (l'/2) psi, e_B = 0).
     if (sup.enabled) {
-      Real hb[W];
-      QGML_LANES(q, W) hb[q] = pw[q] * half_dl[q];
+      Real hr[W], hi[W];
       for (int i = 0; i < n; ++i) {
-        const Real* pi_r = psr + i * W;
-        const Real* pi_i = psi + i * W;
-        for (int j = 0; j < n; ++j) {
-          Real* g_r = gr + (std::size_t(d * n + i) * n + j) * W;
-          Real* g_i = gi + (std::size_t(d * n + i) * n + j) * W;
-          const Real* pj_r = psr + j * W;
-          const Real* pj_i = psi + j * W;
-          QGML_LANES(q, W) {
-            const Real vr = hb[q] * (pi_r[q] * pj_r[q] + pi_i[q] * pj_i[q]);
-            const Real vi = hb[q] * (pi_i[q] * pj_r[q] - pi_r[q] * pj_i[q]);
-            g_r[q] = assign ? vr : g_r[q] + vr;
-            g_i[q] = assign ? vi : g_i[q] + vi;
-          }
+        QGML_LANES(q, W) {
+          const Real h = pw[q] * half_dl[q];
+          hr[q] = h * psr[i * W + q];
+          hi[q] = h * psi[i * W + q];
         }
+        const std::size_t li = std::size_t(d * n + i);
+        packed_outer_row<W, false>(row, hr, hi, hr, hi, ptr, pti, ptr, pti, gr + li * row, gi + li * row);
       }
     }
     // --- Per-point terms (unweighted).
@@ -311,18 +343,12 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       info(t) = code[q];
     }
   }
-  // --- The chunk's partial: the lanes summed in order.
+  // --- The chunk's partial.
   for (int l = 0; l < blocks; ++l)
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) {
-        const Real* g_r = gr + (std::size_t(l * n + i) * n + j) * W;
-        const Real* g_i = gi + (std::size_t(l * n + i) * n + j) * W;
-        Real sr = 0, si = 0;
-        for (int q = 0; q < W; ++q) {
-          sr += g_r[q];
-          si += g_i[q];
-        }
-        partial(chunk, l, i, j) = complex_t<Real>(sr, si);
+        const std::size_t k = std::size_t(l * n + i) * row + j;
+        partial(chunk, l, i, j) = complex_t<Real>(gr[k], gi[k]);
       }
 }
 

@@ -129,9 +129,9 @@ class TargetPredictor {
           const int t0 = member.league_rank() * width;
           const int lanes = count - t0 < width ? count - t0 : width;
           int code[width];
-          Real e0[width], e1[width], emax[width];
+          Real e0[width], emax[width], degenerate[width];
           detail::packed_ground_state<width>(a, sq, x, t0, lanes, method, g.p, g.xk, g.td, g.te, g.z0, g.fd, g.fl,
-                                             g.psr, g.psi, code, e0, e1, emax);
+                                             g.psr, g.psi, Real(0), code, e0, emax, degenerate);
           Real e[width];  // <psi|B psi>
           detail::packed_operator_expectation<width>(b, n, g.psr, g.psi, br, bi, e);
           const Real nan = math::sqrt(Real(-1));
