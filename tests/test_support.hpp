@@ -6,6 +6,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "qgml/common/random.hpp"
@@ -47,6 +48,11 @@ using Cuda_float = Config<Kokkos::Cuda, float>;
 #else
 #define QGML_TEST_CONFIGS QGML_TEST_HOST_CONFIGS
 #endif
+
+// True if a and b hold the same doubles bit for bit.
+inline bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
 
 // Relative tolerance for results that should be exact up to rounding.
 template <class Real>

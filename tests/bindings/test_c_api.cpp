@@ -18,8 +18,11 @@
 #include "qgml/io/npy.hpp"
 #include "qgml/model/initializers.hpp"
 #include "qgml/train/evaluate.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
+
+using qgml::test::same_bits;
 
 namespace {
 
@@ -104,10 +107,6 @@ std::vector<double> matrices(const qgml_run* r) {
   REQUIRE_OK(qgml_model_matrices(m, v.data(), QGML_FLOAT64));
   qgml_model_destroy(m);
   return v;
-}
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
 }  // namespace

@@ -22,11 +22,15 @@
 #include "qgml/io/data_io.hpp"
 #include "qgml/io/npy.hpp"
 
+#include "temp_dir.hpp"
 #include "test_support.hpp"
 
 using namespace qgml;
 using Catch::Matchers::ContainsSubstring;
 namespace fs = std::filesystem;
+
+using qgml::test::TempDir;
+using qgml::test::write_bytes;
 
 namespace {
 
@@ -133,22 +137,6 @@ std::vector<double> pivot_residuals(const HostData& x, int steps) {
 double angle_in_0_2pi(double y, double x) {
   const double a = std::atan2(y, x);
   return a < 0 ? a + 2 * pi : a;
-}
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("qgml-test-datasets-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
-
-void spit(const std::string& p, const std::string& s) {
-  std::ofstream out(p, std::ios::binary);
-  out << s;
 }
 
 // The message of the qgml::Error that f throws (any other exception fails the test).
@@ -573,7 +561,7 @@ TEST_CASE("points survive CSV and NPY round trips bit for bit", "[datasets][io]"
 TEST_CASE("read_points_csv: header, blank lines, CRLF, spaces, signs and exponents", "[datasets][io]") {
   TempDir dir;
   const std::string path = dir.file("data.csv");
-  spit(path, "\xEF\xBB\xBF x , y,z\r\n\r\n 1, -2.5e3 ,+3\r\n\n4,5,6\n  \t \n7,8,.5\n1e-999,-0,1E2");
+  write_bytes(path, "\xEF\xBB\xBF x , y,z\r\n\r\n 1, -2.5e3 ,+3\r\n\n4,5,6\n  \t \n7,8,.5\n1e-999,-0,1E2");
   const HostData d = read_points_csv(path);
   REQUIRE(d.rows == 4);
   REQUIRE(d.cols == 3);
@@ -581,14 +569,14 @@ TEST_CASE("read_points_csv: header, blank lines, CRLF, spaces, signs and exponen
   CHECK(std::signbit(d(3, 1)));  // "-0" keeps its sign
 
   // Without a header the first line is data (also behind a byte-order mark).
-  spit(path,
-       "\xEF\xBB\xBF"
-       "1,2\n3,4\n");
+  write_bytes(path,
+              "\xEF\xBB\xBF"
+              "1,2\n3,4\n");
   const HostData e = read_points_csv(path);
   CHECK(e.rows == 2);
   CHECK(e.values == std::vector<double>{1, 2, 3, 4});
   // A single column.
-  spit(path, "value\n1.5\n-2\n");
+  write_bytes(path, "value\n1.5\n-2\n");
   const HostData f = read_points_csv(path);
   CHECK(f.rows == 2);
   CHECK(f.cols == 1);
@@ -599,7 +587,7 @@ TEST_CASE("read_points_csv: every error names the file, the line and the column"
   TempDir dir;
   const auto error_for = [&](const std::string& name, const std::string& contents) {
     const std::string path = dir.file(name);
-    spit(path, contents);
+    write_bytes(path, contents);
     return error_of([&] { read_points_csv(path); });
   };
   CHECK_THAT(error_for("text.csv", "a,b,c\n1,2,3\n4,5,6\n\n7,8,9\n1,2,3\n1,2,abc\n"),
@@ -665,17 +653,17 @@ TEST_CASE("read_points_npy: 2-D float32 and float64, and errors naming the file"
              ContainsSubstring(dir.file("inf32.npy")) && ContainsSubstring("non-finite value") &&
                  ContainsSubstring("row 1, column 0"));
   const std::string garbage = dir.file("garbage.npy");
-  spit(garbage, "this is not an npy file at all");
+  write_bytes(garbage, "this is not an npy file at all");
   CHECK_THAT(error_of([&] { read_points_npy(garbage); }), ContainsSubstring(garbage));
 }
 
 TEST_CASE("read_points dispatches on the extension; writers refuse what cannot be read back", "[datasets][io]") {
   TempDir dir;
   const std::string txt = dir.file("points.txt");
-  spit(txt, "1,2\n");
+  write_bytes(txt, "1,2\n");
   CHECK_THAT(error_of([&] { read_points(txt); }), ContainsSubstring(txt) && ContainsSubstring(".csv or .npy"));
   const std::string none = dir.file("points");
-  spit(none, "1,2\n");
+  write_bytes(none, "1,2\n");
   CHECK_THAT(error_of([&] { read_points(none); }), ContainsSubstring(none));
 
   HostData bad{2, 2, {1, 2, std::numeric_limits<double>::quiet_NaN(), 4}};

@@ -9,6 +9,7 @@
 #include "qgml/io/configuration_io.hpp"
 #include "qgml/io/npy.hpp"
 
+#include "temp_dir.hpp"
 #include "test_support.hpp"
 
 using namespace qgml;
@@ -19,27 +20,6 @@ namespace fs = std::filesystem;
 namespace {
 
 // A fresh directory per test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("qgml-test-" + std::to_string(::getpid()) + "-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void spit(const std::string& p, const std::string& s) {
-  std::ofstream out(p, std::ios::binary);
-  out << s;
-}
-
 }  // namespace
 
 TEMPLATE_TEST_CASE("save/load of a configuration is bit-exact", "[io]", QGML_TEST_CONFIGS) {
@@ -71,7 +51,7 @@ TEST_CASE("the npy file is what NumPy writes: magic, header, complex128 C-order 
   HostMatrices m = spin_matrices(2);
   const std::string path = dir.file("spin.npy");
   save_matrices(path, m, Precision::double_precision);
-  const std::string bytes = slurp(path);
+  const std::string bytes = read_bytes(path);
   REQUIRE(bytes.size() > 64);
   CHECK(bytes.substr(0, 6) == "\x93NUMPY");
   const std::size_t header_len = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
@@ -94,22 +74,22 @@ TEST_CASE("malformed configuration files give a clear error naming the file", "[
   const HostMatrices m = qr_matrices(3, 4, 1);
   const std::string good = dir.file("good.npy");
   save_matrices(good, m, Precision::double_precision);
-  const std::string bytes = slurp(good);
+  const std::string bytes = read_bytes(good);
 
   SECTION("truncated data") {
     const std::string p = dir.file("truncated.npy");
-    spit(p, bytes.substr(0, bytes.size() - 100));
+    write_bytes(p, bytes.substr(0, bytes.size() - 100));
     CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("truncated.npy") && ContainsSubstring("truncated") &&
                                             ContainsSubstring("(3, 4, 4)"));
   }
   SECTION("truncated header") {
     const std::string p = dir.file("short.npy");
-    spit(p, bytes.substr(0, 30));
+    write_bytes(p, bytes.substr(0, 30));
     CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("short.npy") && ContainsSubstring("truncated header"));
   }
   SECTION("not an npy file") {
     const std::string p = dir.file("text.npy");
-    spit(p, "D,N\n3,4\n5,6\n7,8\n");
+    write_bytes(p, "D,N\n3,4\n5,6\n7,8\n");
     CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("text.npy") && ContainsSubstring("not an npy file"));
   }
   SECTION("missing file") {
@@ -140,48 +120,48 @@ TEST_CASE("malformed configuration files give a clear error naming the file", "[
   SECTION("metadata disagreeing with the array") {
     const std::string p = dir.file("meta.npy");
     save_matrices(p, m, Precision::double_precision);
-    std::string json = slurp(dir.file("meta.json"));
+    std::string json = read_bytes(dir.file("meta.json"));
     json.replace(json.find("\"N\": 4"), 6, "\"N\": 5");
-    spit(dir.file("meta.json"), json);
+    write_bytes(dir.file("meta.json"), json);
     CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("meta.json") && ContainsSubstring("\"N\" is 5") &&
                                             ContainsSubstring("holds 4"));
   }
   SECTION("metadata that is not JSON, cut short, or not an object") {
     const std::string p = dir.file("broken.npy");
     save_matrices(p, m, Precision::double_precision);
-    const std::string json = slurp(dir.file("broken.json"));
-    spit(dir.file("broken.json"), json.substr(0, json.rfind('}')));
+    const std::string json = read_bytes(dir.file("broken.json"));
+    write_bytes(dir.file("broken.json"), json.substr(0, json.rfind('}')));
     CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("metadata '" + dir.file("broken.json") + "'") &&
                                             ContainsSubstring("not valid JSON") &&
                                             ContainsSubstring("unexpected end of input"));
-    spit(dir.file("broken.json"), "D = 3, N = 4\n");
+    write_bytes(dir.file("broken.json"), "D = 3, N = 4\n");
     CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("broken.json") && ContainsSubstring("not valid JSON"));
-    spit(dir.file("broken.json"), "");
+    write_bytes(dir.file("broken.json"), "");
     CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("broken.json") && ContainsSubstring("not valid JSON"));
-    spit(dir.file("broken.json"), "[3, 4]\n");
+    write_bytes(dir.file("broken.json"), "[3, 4]\n");
     CHECK_THROWS_WITH(load_matrices(p),
                       ContainsSubstring("broken.json") && ContainsSubstring("expected a JSON object, got array"));
   }
   SECTION("metadata fields of the wrong type or missing") {
     const std::string p = dir.file("typed.npy");
     save_matrices(p, m, Precision::double_precision);
-    const std::string json = slurp(dir.file("typed.json"));
+    const std::string json = read_bytes(dir.file("typed.json"));
     std::string quoted = json;
     quoted.replace(quoted.find("\"D\": 3"), 6, "\"D\": \"3\"");
-    spit(dir.file("typed.json"), quoted);
+    write_bytes(dir.file("typed.json"), quoted);
     CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("typed.json") &&
                                             ContainsSubstring("field \"D\" must be an integer, got \"3\""));
     std::string real = json;
     real.replace(real.find("\"N\": 4"), 6, "\"N\": 4.5");
-    spit(dir.file("typed.json"), real);
+    write_bytes(dir.file("typed.json"), real);
     CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("field \"N\" must be an integer, got 4.5"));
-    spit(dir.file("typed.json"), "{\"format\": \"qgml-matrix-configuration\", \"N\": 4}");
+    write_bytes(dir.file("typed.json"), "{\"format\": \"qgml-matrix-configuration\", \"N\": 4}");
     CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("field \"D\" is missing but '" + p + "' holds 3"));
-    spit(dir.file("typed.json"), "{\"D\": 3, \"N\": 4}");
+    write_bytes(dir.file("typed.json"), "{\"D\": 3, \"N\": 4}");
     CHECK_THROWS_WITH(
         load_matrices(p),
         ContainsSubstring("typed.json") && ContainsSubstring("field \"format\" must be \"qgml-matrix-configuration\""));
-    spit(dir.file("typed.json"), "{\"format\": \"qgml-checkpoint\", \"D\": 3, \"N\": 4}");
+    write_bytes(dir.file("typed.json"), "{\"format\": \"qgml-checkpoint\", \"D\": 3, \"N\": 4}");
     CHECK_THROWS_WITH(load_matrices(p), ContainsSubstring("got \"qgml-checkpoint\""));
   }
   SECTION("non-Hermitian matrices") {

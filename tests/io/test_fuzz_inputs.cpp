@@ -15,6 +15,7 @@
 #include "qgml/io/data_io.hpp"
 
 #include "config.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -46,17 +47,6 @@ std::string mutate(std::string s, const qgml::CounterRng& rng, std::uint64_t& c)
   return s;
 }
 
-struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("qgml-fuzz-" + std::to_string(::getpid()));
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() { fs::remove_all(dir); }
-  std::string write(const std::string& name, const std::string& bytes) const {
-    const std::string p = (dir / name).string();
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p;
-  }
-};
-
 // Runs f; true if it succeeded, false if it raised qgml::Error; any other exception propagates.
 template <class F>
 bool loads(F&& f) {
@@ -73,17 +63,17 @@ bool loads(F&& f) {
 
 TEST_CASE("1000 mutations each of a config, a CSV, an NPY file and its JSON metadata: loaded or a qgml::Error",
           "[fuzz]") {
-  Scratch scratch;
+  qgml::test::TempDir scratch;
   const std::string config =
       "data:\n  generator: sphere\n  points: 100\n  noise: 0.1\nmodel:\n  N: 4\n  precision: double\n"
       "training:\n  epochs: 3\n  lr: 0.01\n  w: 0.25\n  penalty: frobenius\nanalysis:\n  metric: quantum\n";
   const std::string csv = "x,y,z\n0.1,0.2,0.3\n-1e-3,2.5,7\n1,2,3\n4,5,6\n";
   qgml::save_matrices(scratch.write("seed.npy", ""), qgml::spin_matrices(3), qgml::Precision::double_precision);
-  std::ifstream in(scratch.dir / "seed.npy", std::ios::binary);
+  std::ifstream in(scratch.path / "seed.npy", std::ios::binary);
   const std::string npy((std::istreambuf_iterator<char>(in)), {});
-  std::ifstream meta_in(scratch.dir / "seed.json", std::ios::binary);
+  std::ifstream meta_in(scratch.path / "seed.json", std::ios::binary);
   const std::string meta((std::istreambuf_iterator<char>(meta_in)), {});
-  fs::remove(scratch.dir / "seed.json");
+  fs::remove(scratch.path / "seed.json");
   const qgml::CounterRng rng(2024, 1);
   std::uint64_t c = 0;
   int ok_config = 0, ok_csv = 0, ok_npy = 0, ok_meta = 0;
@@ -113,7 +103,7 @@ TEST_CASE("1000 mutations each of a config, a CSV, an NPY file and its JSON meta
 // ("{a: 1}, b") made yaml-cpp's LoadAll loop forever, allocating (jbeder/yaml-cpp#1319). It must be
 // refused with the line and column.
 TEST_CASE("fuzz regression: a stray ',' after the top-level YAML node is refused, not looped on", "[io][fuzz]") {
-  Scratch scratch;
+  qgml::test::TempDir scratch;
   for (const std::string text : {"{data: {points: 20}}, b\n", "data:\n  points: 20\n}\n"}) {
     const std::string path = scratch.write("stray.yaml", text);
     CHECK_THROWS_AS(qgml::app::load_config(path, {}), qgml::Error);
@@ -127,7 +117,7 @@ TEST_CASE("fuzz regression: a stray ',' after the top-level YAML node is refused
 // a matrices sidecar) made nlohmann-json throw out_of_range, which escaped the readers as a bare
 // exception instead of a qgml::Error naming the file.
 TEST_CASE("fuzz regression: a JSON number beyond double is refused with the file's name", "[io][fuzz]") {
-  Scratch scratch;
+  qgml::test::TempDir scratch;
   const std::string npy = scratch.write("m.npy", "");
   qgml::HostMatrices m{1, 1, {{0.5, 0.0}}};
   qgml::save_matrices(npy, m, qgml::Precision::double_precision);

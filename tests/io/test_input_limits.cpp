@@ -16,17 +16,12 @@
 #include "qgml/io/npy.hpp"
 #include "qgml/io/parse_number.hpp"
 
+#include "temp_dir.hpp"
+
 using Catch::Matchers::ContainsSubstring;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Scratch {
-  fs::path dir = fs::temp_directory_path() / ("qgml-input-limits-" + std::to_string(::getpid()));
-  Scratch() { fs::create_directories(dir); }
-  ~Scratch() { fs::remove_all(dir); }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
-};
 
 // An NPY file written byte by byte: format version 1 (2-byte header length) or 2 (4-byte), the header
 // dictionary padded with spaces to `header_bytes` (at least to a 64-byte boundary), then `data` bytes.
@@ -45,11 +40,6 @@ std::string npy_bytes(int version, const std::string& dict, std::size_t header_b
   return out + header + std::string(data, '\0');
 }
 
-std::string write(const Scratch& s, const std::string& name, const std::string& bytes) {
-  std::ofstream(s.path(name), std::ios::binary) << bytes;
-  return s.path(name);
-}
-
 std::string dict(const std::string& descr, const std::string& shape) {
   return "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
 }
@@ -57,59 +47,59 @@ std::string dict(const std::string& descr, const std::string& shape) {
 }  // namespace
 
 TEST_CASE("npy: a shape whose size overflows size_t is refused, not read out of bounds", "[io][npy][limits]") {
-  Scratch s;
+  qgml::test::TempDir s;
   // 2^20 x 2^22 x 2^22 complex128 entries: 2^64 elements, a byte count that wraps to 0, so "0 bytes
   // follow" once matched; each dimension is below the file's size (a 4 MiB header), which the old
   // per-dimension guard checked. load_matrices then read D N^2 entries from an empty buffer (SIGSEGV).
-  const std::string p = write(s, "wrap.npy", npy_bytes(2, dict("<c16", "(1048576, 4194304, 4194304)"), 4194400, 0));
+  const std::string p = s.write("wrap.npy", npy_bytes(2, dict("<c16", "(1048576, 4194304, 4194304)"), 4194400, 0));
   CHECK_THROWS_WITH(qgml::load_matrices(p), ContainsSubstring("wrap.npy") &&
                                                 ContainsSubstring("(1048576, 4194304, 4194304)") &&
                                                 ContainsSubstring("more than 2^64 bytes"));
   // The element count alone fits, the byte count (x 16) does not.
-  const std::string q = write(s, "bytes.npy", npy_bytes(2, dict("<c16", "(1048576, 1048576, 1048576)"), 1048600, 0));
+  const std::string q = s.write("bytes.npy", npy_bytes(2, dict("<c16", "(1048576, 1048576, 1048576)"), 1048600, 0));
   CHECK_THROWS_WITH(qgml::read_npy(q), ContainsSubstring("more than 2^64 bytes"));
   // Points: 2^32 x 2^32 float64 with a 2^32-byte sparse file, so that no dimension exceeds its size.
-  const std::string r = write(s, "points.npy", npy_bytes(2, dict("<f8", "(4294967296, 4294967296)"), 0, 0));
+  const std::string r = s.write("points.npy", npy_bytes(2, dict("<f8", "(4294967296, 4294967296)"), 0, 0));
   fs::resize_file(r, (std::uintmax_t(1) << 32) + 128);
   CHECK_THROWS_WITH(qgml::read_points_npy(r), ContainsSubstring("points.npy") && ContainsSubstring("2^64"));
 }
 
 TEST_CASE("npy: a header claiming more data than the file holds names the file, the shape and the sizes",
           "[io][npy][limits]") {
-  Scratch s;
-  const std::string p = write(s, "short.npy", npy_bytes(1, dict("<f8", "(10, 3)"), 0, 16));
+  qgml::test::TempDir s;
+  const std::string p = s.write("short.npy", npy_bytes(1, dict("<f8", "(10, 3)"), 0, 16));
   CHECK_THROWS_WITH(qgml::read_points_npy(p), ContainsSubstring("short.npy") && ContainsSubstring("(10, 3)") &&
                                                   ContainsSubstring("240 bytes") && ContainsSubstring("only 16 bytes"));
   // A header length beyond the file.
   std::string bytes = npy_bytes(2, dict("<f8", "(1, 3)"), 0, 24);
   bytes[8] = bytes[9] = bytes[10] = bytes[11] = char(0xff);
-  const std::string q = write(s, "header.npy", bytes);
+  const std::string q = s.write("header.npy", bytes);
   CHECK_THROWS_WITH(qgml::read_npy(q), ContainsSubstring("header.npy") && ContainsSubstring("4294967295"));
 }
 
 TEST_CASE("npy: negative, fractional and decorated dimensions are refused by name", "[io][npy][limits]") {
-  Scratch s;
-  const std::string neg = write(s, "neg.npy", npy_bytes(1, dict("<c16", "(-3, 3, 3)"), 0, 0));
+  qgml::test::TempDir s;
+  const std::string neg = s.write("neg.npy", npy_bytes(1, dict("<c16", "(-3, 3, 3)"), 0, 0));
   CHECK_THROWS_WITH(qgml::load_matrices(neg), ContainsSubstring("neg.npy") && ContainsSubstring("negative dimension"));
   for (const std::string shape :
        {"(3.0, 2)", "(0x3, 2)", "(3L, 2)", "(1e1, 2)", "(+, 2)", "(99999999999999999999, 2)"}) {
-    const std::string p = write(s, "odd.npy", npy_bytes(1, dict("<f8", shape), 0, 48));
+    const std::string p = s.write("odd.npy", npy_bytes(1, dict("<f8", shape), 0, 48));
     CHECK_THROWS_WITH(qgml::read_points_npy(p), ContainsSubstring("odd.npy") && ContainsSubstring("malformed shape"));
   }
   // What numpy writes still reads: spaces, a trailing comma.
-  const std::string ok = write(s, "ok.npy", npy_bytes(1, dict("<f8", "( 2,  3 )"), 0, 48));
+  const std::string ok = s.write("ok.npy", npy_bytes(1, dict("<f8", "( 2,  3 )"), 0, 48));
   CHECK(qgml::read_points_npy(ok).rows == 2);
 }
 
 TEST_CASE("readers: a directory where a file is expected says so, with its path", "[io][limits]") {
-  Scratch s;
-  for (const std::string name : {"m.npy", "d.csv"}) fs::create_directories(s.dir / name);
-  CHECK_THROWS_WITH(qgml::load_matrices(s.path("m.npy")), ContainsSubstring("m.npy") &&
+  qgml::test::TempDir s;
+  for (const std::string name : {"m.npy", "d.csv"}) fs::create_directories(s.path / name);
+  CHECK_THROWS_WITH(qgml::load_matrices(s.file("m.npy")), ContainsSubstring("m.npy") &&
                                                               ContainsSubstring("is a directory") &&
                                                               !ContainsSubstring("9223372036854775807"));
-  CHECK_THROWS_WITH(qgml::read_points(s.path("m.npy")),
+  CHECK_THROWS_WITH(qgml::read_points(s.file("m.npy")),
                     ContainsSubstring("m.npy") && ContainsSubstring("is a directory"));
-  CHECK_THROWS_WITH(qgml::read_points(s.path("d.csv")),
+  CHECK_THROWS_WITH(qgml::read_points(s.file("d.csv")),
                     ContainsSubstring("d.csv") && ContainsSubstring("is a directory"));
 }
 

@@ -13,17 +13,14 @@
 #include "qgml/geometry/dimension_estimate.hpp"
 #include "qgml/train/training_settings.hpp"
 
+#include "temp_dir.hpp"
+
 using namespace qgml;
 namespace fs = std::filesystem;
 
-namespace {
+using qgml::test::TempDir;
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("qgml-json-" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+namespace {
 
 nlohmann::ordered_json parse(const std::string& path) {
   std::ifstream in(path);

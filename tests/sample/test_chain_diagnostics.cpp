@@ -150,10 +150,6 @@ Reference reference(const HostDraws& h, int k, bool split = true) {
 
 bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(b), 1e-300); }
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
 }  // namespace
 
 TEMPLATE_TEST_CASE("chain diagnostics match a direct double-loop implementation of the formulas", "[diagnostics]",

@@ -18,6 +18,7 @@
 #include "qgml/train/target_predictor.hpp"
 #include "qgml/train/trainer.hpp"
 
+#include "temp_dir.hpp"
 #include "test_support.hpp"
 
 using namespace qgml;
@@ -83,15 +84,6 @@ void check_metrics(const SupervisedMetrics& got, const SupervisedMetrics& want, 
   CHECK(same(got.accuracy, want.accuracy));
   CHECK(same(got.auc, want.auc));
 }
-
-struct TempDir {
-  fs::path path;
-  TempDir() : path(fs::temp_directory_path() / ("qgml-supervised-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include "qgml/train/checkpoint.hpp"
 #include "qgml/train/trainer.hpp"
 
+#include "temp_dir.hpp"
 #include "test_support.hpp"
 #include "train/training_fixtures.hpp"
 
@@ -31,15 +32,6 @@ std::vector<EpochRecord> train_sphere(int epochs, HostMatrices* final_matrices =
   if (final_matrices) *final_matrices = to_host(run.config, exec);
   return run.history;
 }
-
-struct TempDir {
-  fs::path path;
-  TempDir() : path(fs::temp_directory_path() / ("qgml-trainer-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // One training session on the sphere points: a 3 x 3 configuration and its trainer. A fresh session
 // starts from the seed-1 configuration; a resumed one from a seed-999 configuration that the checkpoint
@@ -259,13 +251,6 @@ CheckpointState small_checkpoint() {
   return s;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void spit(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
-
 void replace(std::string& text, const std::string& from, const std::string& to) {
   const auto p = text.find(from);
   REQUIRE(p != std::string::npos);
@@ -299,7 +284,7 @@ TEST_CASE("a checkpoint's state.json round-trips; a damaged one is an error nami
   CHECK(read.fingerprint.settings == written.fingerprint.settings);
 
   const fs::path state = dir.path / "epoch-000007" / "state.json";
-  const std::string good = slurp(state);
+  const std::string good = read_bytes(state);
   const std::string file = "checkpoint '" + state.string() + "'";
   std::string text = good, expected;
   SECTION("cut short") {
@@ -350,9 +335,9 @@ TEST_CASE("a checkpoint's state.json round-trips; a damaged one is an error nami
     replace(text, "\"epoch\": 7", "\"epoch\": 6");
     expected = "epoch 6 but the directory is epoch-000007";
   }
-  spit(state, text);
+  write_bytes(state, text);
   // The damage is sealed with fresh checksums, so that the reader's own checks are what find it.
-  spit(state.parent_path() / "checksums", checkpoint_checksums(state.parent_path().string()));
+  write_bytes(state.parent_path() / "checksums", checkpoint_checksums(state.parent_path().string()));
   CHECK_THROWS_WITH(read_checkpoint(dir.path.string()), ContainsSubstring(file) && ContainsSubstring(expected));
 }
 
@@ -370,9 +355,9 @@ TEST_CASE("a checkpoint's files are verified against its checksums before use; L
   std::string file, expected;
   SECTION("a flipped byte in the Adam state") {
     file = (sub / "adam_m.npy").string();
-    std::string bytes = slurp(file);
+    std::string bytes = read_bytes(file);
     bytes[bytes.size() - 3] ^= 0x10;
-    spit(file, bytes);
+    write_bytes(file, bytes);
     expected = "checksum mismatch";
   }
   SECTION("a missing file") {
@@ -382,13 +367,13 @@ TEST_CASE("a checkpoint's files are verified against its checksums before use; L
   }
   SECTION("a file added") {
     file = (sub / "extra.npy").string();
-    spit(file, "x");
+    write_bytes(file, "x");
     expected = "not listed in checksums";
   }
   SECTION("a checksums line naming a file longer than the file system allows") {
     // Found by fuzz_checkpoint: the name reached std::filesystem, whose error escaped the reader.
     const std::string list = (sub / "checksums").string();
-    spit(list, slurp(list) + "0123456789abcdef  " + std::string(300, 'x') + "\n");
+    write_bytes(list, read_bytes(list) + "0123456789abcdef  " + std::string(300, 'x') + "\n");
     file = (sub / std::string(300, 'x')).string();
     expected = "listed in checksums but missing";
   }
@@ -399,12 +384,12 @@ TEST_CASE("a checkpoint's files are verified against its checksums before use; L
   }
   SECTION("LATEST outside the checkpoint directory") {
     file = (dir.path / "LATEST").string();
-    spit(file, "../other/epoch-000007\n");
+    write_bytes(file, "../other/epoch-000007\n");
     expected = "not an epoch-NNNNNN directory of this checkpoint directory";
   }
   SECTION("LATEST naming an absent checkpoint") {
     file = (dir.path / "LATEST").string();
-    spit(file, "epoch-000009\n");
+    write_bytes(file, "epoch-000009\n");
     expected = "does not exist";
   }
   CHECK_THROWS_WITH(read_checkpoint(dir.path.string()), ContainsSubstring(file) && ContainsSubstring(expected));
