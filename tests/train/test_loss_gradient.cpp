@@ -263,13 +263,16 @@ TEMPLATE_TEST_CASE("the fused host path gives the separate kernels' loss, gradie
   };
   // Partial packs, one point, several chunks, N = 1 (no fused path), odd sizes up to N = 64, and a batch
   // with more packs than packed_gradient_max_chunks (several packs per chunk).
-  const int many = width * (qgml::detail::packed_gradient_max_chunks<Real>(2, 2) + 3) + 5;
+  const int many =
+      width * (qgml::detail::packed_gradient_max_chunks<Real>(2, qgml::detail::packed_gradient_blocks(2, 0)) + 3) + 5;
   for (const Case c : {Case{3, 2, 1}, Case{2, 3, width + 3}, Case{3, 5, 300}, Case{3, 8, 4 * width}, Case{4, 13, 37},
                        Case{3, 17, 2 * width - 1}, Case{1, 1, 9}, Case{2, 2, many}, Case{3, 64, width + 1}}) {
     CAPTURE(c.d, c.n, c.count);
     const HostMatrices m = gaussian_hermitian_matrices(c.d, c.n, 0.6, 11 + c.n);
     const std::vector<double> pts = random_points(c.count, c.d, 1.0, 12 + c.n);
-    if (c.count == many) REQUIRE(qgml::detail::packed_gradient_chunk_packs<Real>(c.count, c.n, c.d) > 1);
+    if (c.count == many)
+      REQUIRE(qgml::detail::packed_gradient_chunk_packs<Real>(c.count, c.n,
+                                                              qgml::detail::packed_gradient_blocks(c.d, 0)) > 1);
     for (double w : {0.0, 0.3}) {
       CAPTURE(w);
       LossSettings s;

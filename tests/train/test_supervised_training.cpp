@@ -157,6 +157,17 @@ TEMPLATE_TEST_CASE("supervised training: an epoch's loss and metrics are those o
     check_metrics(history.back().validation,
                   supervised_metrics(task, last.data(), last.data() + 1, validation_count, 2), tol);
     CHECK(history.back().supervised < 0.8 * first.supervised);
+    // S = 1/2 sum_k A_k^2 of the whole stack (features and B) is valid after training (the optimizer
+    // leaves it to the end of each epoch in supervised training).
+    {
+      auto trained = Kokkos::create_mirror(config.square_sum());
+      Kokkos::deep_copy(trained, config.square_sum());
+      config.update_square_sum(exec);
+      auto fresh = Kokkos::create_mirror(config.square_sum());
+      Kokkos::deep_copy(fresh, config.square_sum());
+      for (int i = 0; i < matrix_n; ++i)
+        for (int j = 0; j < matrix_n; ++j) REQUIRE(trained(i, j) == fresh(i, j));
+    }
     if (task == Task::regression)
       CHECK(history.back().validation.r2 > 0.5);
     else

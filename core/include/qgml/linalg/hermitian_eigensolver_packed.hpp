@@ -170,190 +170,270 @@ KOKKOS_FUNCTION void load_pack(const HView& h, const int first, const int count,
   }
 }
 
+namespace packed_detail {
+
+// Step k's reflector from column k below the diagonal (A(i, k), i >= b = k + 1, as updated by the
+// steps before): H^H (alpha, x) = (beta, 0) with beta = -sign(Re alpha) |(alpha, x)|, tau = (beta -
+// alpha) / beta, v = (1, x / (alpha - beta)); nothing to do (tau = 0, beta = alpha) when x = 0 and alpha
+// is real. Stores tau_k (p.tr, p.ti), e_k = beta, d_k = A(k, k) and v_k in column k. Returns 1 if some
+// lane has something to annihilate.
+template <int W, class Real>
+KOKKOS_FORCEINLINE_FUNCTION int householder_reflector(const PackedEighArrays<W, Real>& p, const int k) {
+  const int n = p.n, b = k + 1;
+  Real xn[W], alr[W], ali[W], nrm[W], s_r[W], s_i[W];
+  QGML_LANES(q, W) {
+    xn[q] = Real(0);
+    alr[q] = p.at(p.ar, b, k)[q];
+    ali[q] = p.at(p.ai, b, k)[q];
+  }
+  for (int i = b + 1; i < n; ++i) {
+    const Real* xr = p.at(p.ar, i, k);
+    const Real* xi = p.at(p.ai, i, k);
+    QGML_LANES(q, W) xn[q] += xr[q] * xr[q] + xi[q] * xi[q];
+  }
+  QGML_LANES(q, W) nrm[q] = alr[q] * alr[q] + ali[q] * ali[q] + xn[q];
+  sqrt_lanes<W>(nrm, nrm);
+  int act[W];
+  Real* const dk = p.d + k * W;
+  Real* const ek = p.e + k * W;
+  Real* const tkr = p.tr + k * W;
+  Real* const tki = p.ti + k * W;
+  const Real* const akk = p.at(p.ar, k, k);
+  QGML_LANES(q, W) {
+    const bool active = (xn[q] != Real(0)) | (ali[q] != Real(0));
+    const Real beta = active ? (alr[q] >= Real(0) ? -nrm[q] : nrm[q]) : alr[q];
+    const Real bsafe = active ? beta : Real(1);
+    tkr[q] = active ? (beta - alr[q]) / bsafe : Real(0);
+    tki[q] = active ? -ali[q] / bsafe : Real(0);
+    const Real dr = alr[q] - beta;
+    const Real den = active ? dr * dr + ali[q] * ali[q] : Real(1);
+    s_r[q] = active ? dr / den : Real(0);  // 1 / (alpha - beta)
+    s_i[q] = active ? -ali[q] / den : Real(0);
+    ek[q] = beta;
+    dk[q] = akk[q];
+    act[q] = active ? 1 : 0;
+  }
+  {
+    Real* vr = p.at(p.ar, b, k);
+    Real* vi = p.at(p.ai, b, k);
+    QGML_LANES(q, W) {
+      vr[q] = Real(1);
+      vi[q] = Real(0);
+    }
+  }
+  for (int i = b + 1; i < n; ++i) {
+    Real* vr = p.at(p.ar, i, k);
+    Real* vi = p.at(p.ai, i, k);
+    QGML_LANES(q, W) {
+      const Real xr = vr[q], xi = vi[q];
+      vr[q] = xr * s_r[q] - xi * s_i[q];
+      vi[q] = xr * s_i[q] + xi * s_r[q];
+    }
+  }
+  return any_lane<W>(act);
+}
+
+// With y = A_bb v on entry (b = k + 1, v = v_k, tau = tau_k): p <- tau y, then p <- p - 1/2 tau (p^H v) v,
+// so that A_bb - v p^H - p v^H = H_k^H A_bb H_k.
+template <int W, class Real>
+KOKKOS_FORCEINLINE_FUNCTION void householder_finish_p(const PackedEighArrays<W, Real>& p, const int k, Real* pr,
+                                                      Real* pi) {
+  const int n = p.n, b = k + 1;
+  const Real* const t_r = p.tr + k * W;
+  const Real* const t_i = p.ti + k * W;
+  for (int r = b; r < n; ++r) {
+    Real* p_r = pr + r * W;
+    Real* p_i = pi + r * W;
+    QGML_LANES(q, W) {
+      const Real sr = p_r[q], si = p_i[q];
+      p_r[q] = t_r[q] * sr - t_i[q] * si;
+      p_i[q] = t_r[q] * si + t_i[q] * sr;
+    }
+  }
+  Real gr[W], gi[W];
+  QGML_LANES(q, W) gr[q] = gi[q] = Real(0);
+  for (int i = b; i < n; ++i) {
+    const Real* vr = p.at(p.ar, i, k);
+    const Real* vi = p.at(p.ai, i, k);
+    const Real* p_r = pr + i * W;
+    const Real* p_i = pi + i * W;
+    QGML_LANES(q, W) {
+      gr[q] += p_r[q] * vr[q] + p_i[q] * vi[q];
+      gi[q] += p_r[q] * vi[q] - p_i[q] * vr[q];
+    }
+  }
+  QGML_LANES(q, W) {
+    const Real pvr = gr[q], pvi = gi[q];
+    gr[q] = Real(-0.5) * (t_r[q] * pvr - t_i[q] * pvi);
+    gi[q] = Real(-0.5) * (t_r[q] * pvi + t_i[q] * pvr);
+  }
+  for (int i = b; i < n; ++i) {
+    const Real* vr = p.at(p.ar, i, k);
+    const Real* vi = p.at(p.ai, i, k);
+    Real* p_r = pr + i * W;
+    Real* p_i = pi + i * W;
+    QGML_LANES(q, W) {
+      p_r[q] += gr[q] * vr[q] - gi[q] * vi[q];
+      p_i[q] += gr[q] * vi[q] + gi[q] * vr[q];
+    }
+  }
+}
+
+// Column b = k + 1 of step k's rank-2 update, A(r, b) -= v(r) conj(p(b)) + p(r) conj(v(b)) for r >= b
+// (v = v_k, p = p_k): what step k + 1's reflector reads.
+template <int W, class Real>
+KOKKOS_FORCEINLINE_FUNCTION void householder_update_column(const PackedEighArrays<W, Real>& p, const int k,
+                                                           const Real* pr, const Real* pi) {
+  const int n = p.n, b = k + 1;
+  Real vcr[W], vci[W], pcr[W], pci[W];
+  QGML_LANES(q, W) {
+    vcr[q] = p.at(p.ar, b, k)[q];
+    vci[q] = p.at(p.ai, b, k)[q];
+    pcr[q] = pr[b * W + q];
+    pci[q] = pi[b * W + q];
+  }
+  for (int r = b; r < n; ++r) {
+    const Real* vrr = p.at(p.ar, r, k);
+    const Real* vri = p.at(p.ai, r, k);
+    const Real* prr = pr + r * W;
+    const Real* pri = pi + r * W;
+    Real* xr = p.at(p.ar, r, b);
+    Real* xi = p.at(p.ai, r, b);
+    QGML_LANES(q, W) {
+      xr[q] -= vrr[q] * pcr[q] + vri[q] * pci[q] + prr[q] * vcr[q] + pri[q] * vci[q];
+      xi[q] -= vri[q] * pcr[q] - vrr[q] * pci[q] + pri[q] * vcr[q] - prr[q] * vci[q];
+    }
+  }
+}
+
+// One pass over the lower triangle of A(lo.., lo..), lo = k + 2, row by row; per element, first step k's
+// rank-2 update A(r, c) -= v(r) conj(p(c)) + p(r) conj(v(c)) (Update; v = v_k, p = p_k), then the
+// element's share of y = A_lo,lo u with u = v_{k + 1} (Matvec; into y, each element read once: A(r, c),
+// c < r, adds A(r, c) u(c) to y(r) and conj(A(r, c)) u(r) to y(c); y(r) is complete after row r and the
+// rows below it). Fusing the two halves the passes over the trailing matrix (one instead of two per
+// step); the result is that of the update followed by the product, bit for bit.
+template <bool Update, bool Matvec, int W, class Real>
+KOKKOS_FORCEINLINE_FUNCTION void householder_update_product(const PackedEighArrays<W, Real>& p, const int k,
+                                                            const Real* pr, const Real* pi, Real* yr, Real* yi) {
+  const int n = p.n, lo = k + 2, ku = k, km = k + 1;
+  if (Matvec)
+    for (int r = lo; r < n; ++r) QGML_LANES(q, W) yr[r * W + q] = yi[r * W + q] = Real(0);
+  for (int r = lo; r < n; ++r) {
+    // Row r's vectors in locals: read through pointers, the compiler reloads them after every store
+    // to A (they might alias it).
+    Real vrr[W], vri[W], prr[W], pri[W], urr[W], uri[W], rr[W], ii[W], ri[W], ir[W];
+    Real* const arow = p.at(p.ar, r, 0);
+    Real* const irow = p.at(p.ai, r, 0);
+    QGML_LANES(q, W) {
+      Real xr = arow[r * W + q], xi = irow[r * W + q];
+      if (Update) {
+        vrr[q] = p.at(p.ar, r, ku)[q];
+        vri[q] = p.at(p.ai, r, ku)[q];
+        prr[q] = pr[r * W + q];
+        pri[q] = pi[r * W + q];
+        xr -= vrr[q] * prr[q] + vri[q] * pri[q] + prr[q] * vrr[q] + pri[q] * vri[q];
+        xi -= vri[q] * prr[q] - vrr[q] * pri[q] + pri[q] * vrr[q] - prr[q] * vri[q];
+        arow[r * W + q] = xr;
+        irow[r * W + q] = xi;
+      }
+      if (Matvec) {
+        urr[q] = p.at(p.ar, r, km)[q];
+        uri[q] = p.at(p.ai, r, km)[q];
+        rr[q] = xr * urr[q];
+        ii[q] = xi * uri[q];
+        ri[q] = xr * uri[q];
+        ir[q] = xi * urr[q];
+      }
+    }
+    for (int c = lo; c < r; ++c) {
+      Real* xr = arow + c * W;
+      Real* xi = irow + c * W;
+      const Real* vcr = p.at(p.ar, c, ku < 0 ? 0 : ku);
+      const Real* vci = p.at(p.ai, c, ku < 0 ? 0 : ku);
+      const Real* pcr = pr + c * W;
+      const Real* pci = pi + c * W;
+      const Real* ur = p.at(p.ar, c, km);
+      const Real* ui = p.at(p.ai, c, km);
+      Real* y_r = yr + c * W;
+      Real* y_i = yi + c * W;
+      // One loop body: the updated element stays in registers for the product (two loops would
+      // reload it after the stores, which the compiler must assume may alias it).
+      QGML_LANES(q, W) {
+        Real x_r = xr[q], x_i = xi[q];
+        if (Update) {
+          x_r -= vrr[q] * pcr[q] + vri[q] * pci[q] + prr[q] * vcr[q] + pri[q] * vci[q];
+          x_i -= vri[q] * pcr[q] - vrr[q] * pci[q] + pri[q] * vcr[q] - prr[q] * vci[q];
+          xr[q] = x_r;
+          xi[q] = x_i;
+        }
+        if (Matvec) {
+          rr[q] += x_r * ur[q];
+          ii[q] += x_i * ui[q];
+          ri[q] += x_r * ui[q];
+          ir[q] += x_i * ur[q];
+          y_r[q] += x_r * urr[q] + x_i * uri[q];
+          y_i[q] += x_r * uri[q] - x_i * urr[q];
+        }
+      }
+    }
+    if (Matvec) {
+      Real* y_r = yr + r * W;
+      Real* y_i = yi + r * W;
+      QGML_LANES(q, W) {
+        y_r[q] += rr[q] - ii[q];
+        y_i[q] += ri[q] + ir[q];
+      }
+    }
+  }
+}
+
+}  // namespace packed_detail
+
 // Step 1 on the pack loaded in p.ar, p.ai (only the lower triangle, diagonal included, is read):
 // A = Q T Q^H with T real symmetric tridiagonal (diagonal p.d, off-diagonal p.e[0 .. n - 2], p.e[n - 1]
 // = 0) and Q = H_0 ... H_{n-2}, H_k = I - tau_k v_k v_k^H, tau_k in p.tr, p.ti, v_k(k + 1) = 1 and
 // v_k(i) = A(i, k) for i > k + 1 (in p.ar, p.ai).
+//
+// Step k (see hermitian_eigh): the reflector from column k, y = A_bb v_k (b = k + 1), p_k from y
+// (householder_finish_p), and A_bb <- A_bb - v_k p_k^H - p_k v_k^H. The update of step k and the
+// product of step k + 1 share one pass over the trailing matrix (householder_update_product): column
+// b is updated first, step k + 1's reflector is formed from it, then the rest of A_bb is updated and
+// multiplied by v_{k + 1} element by element. p_{k + 1} lives in Q^T's storage (p.zr), which
+// packed_form_q fills only afterwards.
 template <int W, class Real>
 KOKKOS_FUNCTION void packed_tridiagonalize(const PackedEighArrays<W, Real>& p) {
+  using namespace packed_detail;
   const int n = p.n;
-  Real* const ar = p.ar;
-  Real* const ai = p.ai;
-  Real* const d = p.d;
-  Real* const e = p.e;
-  Real* const tr = p.tr;
-  Real* const ti = p.ti;
-  Real* const pr = p.pr;
-  Real* const pi = p.pi;
-  auto A = [&](Real* base, int i, int j) { return base + (i * n + j) * W; };
-
-  // --- 1. Householder tridiagonalisation (see hermitian_eigh), all lanes at once.
+  Real *pk_r = p.pr, *pk_i = p.pi;          // p_k
+  Real *pn_r = p.zr, *pn_i = p.zr + n * W;  // p_{k + 1}
+  int active = n > 1 ? householder_reflector<W>(p, 0) : 0;
+  if (active) householder_update_product<false, true, W>(p, -1, pk_r, pk_i, pk_r, pk_i);
   for (int k = 0; k < n - 1; ++k) {
-    const int b = k + 1;
-    Real xn[W], alr[W], ali[W], nrm[W], t_r[W], t_i[W], s_r[W], s_i[W];
-    QGML_LANES(q, W) {
-      xn[q] = Real(0);
-      alr[q] = A(ar, b, k)[q];
-      ali[q] = A(ai, b, k)[q];
+    if (active) {
+      householder_finish_p<W>(p, k, pk_r, pk_i);
+      householder_update_column<W>(p, k, pk_r, pk_i);
     }
-    for (int i = b + 1; i < n; ++i) {
-      const Real* xr = A(ar, i, k);
-      const Real* xi = A(ai, i, k);
-      QGML_LANES(q, W) xn[q] += xr[q] * xr[q] + xi[q] * xi[q];
-    }
-    QGML_LANES(q, W) nrm[q] = alr[q] * alr[q] + ali[q] * ali[q] + xn[q];
-    packed_detail::sqrt_lanes<W>(nrm, nrm);
-    int act[W];
-    Real* const dk = d + k * W;
-    Real* const ek = e + k * W;
-    Real* const tkr = tr + k * W;
-    Real* const tki = ti + k * W;
-    const Real* const akk = A(ar, k, k);
-    QGML_LANES(q, W) {
-      // H^H (alpha, x) = (beta, 0): beta = -sign(Re alpha) |(alpha, x)|, tau = (beta - alpha) / beta,
-      // v = (1, x / (alpha - beta)); nothing to do (tau = 0, beta = alpha) when x = 0 and alpha is real.
-      const bool active = (xn[q] != Real(0)) | (ali[q] != Real(0));
-      const Real beta = active ? (alr[q] >= Real(0) ? -nrm[q] : nrm[q]) : alr[q];
-      const Real bsafe = active ? beta : Real(1);
-      t_r[q] = active ? (beta - alr[q]) / bsafe : Real(0);
-      t_i[q] = active ? -ali[q] / bsafe : Real(0);
-      const Real dr = alr[q] - beta;
-      const Real den = active ? dr * dr + ali[q] * ali[q] : Real(1);
-      s_r[q] = active ? dr / den : Real(0);  // 1 / (alpha - beta)
-      s_i[q] = active ? -ali[q] / den : Real(0);
-      tkr[q] = t_r[q];
-      tki[q] = t_i[q];
-      ek[q] = beta;
-      dk[q] = akk[q];
-      act[q] = active ? 1 : 0;
-    }
-    {
-      Real* vr = A(ar, b, k);
-      Real* vi = A(ai, b, k);
-      QGML_LANES(q, W) {
-        vr[q] = Real(1);
-        vi[q] = Real(0);
-      }
-    }
-    for (int i = b + 1; i < n; ++i) {
-      Real* vr = A(ar, i, k);
-      Real* vi = A(ai, i, k);
-      QGML_LANES(q, W) {
-        const Real xr = vr[q], xi = vi[q];
-        vr[q] = xr * s_r[q] - xi * s_i[q];
-        vi[q] = xr * s_i[q] + xi * s_r[q];
-      }
-    }
-    if (!packed_detail::any_lane<W>(act)) continue;
-    // p = tau A_bb v, each element of the lower triangle read once (A_bb is Hermitian): A(r, c), c < r,
-    // adds A(r, c) v(c) to p(r) and conj(A(r, c)) v(r) to p(c); p(r) is complete after row r's
-    // contributions and those of the rows below it.
-    for (int r = b; r < n; ++r) QGML_LANES(q, W) pr[r * W + q] = pi[r * W + q] = Real(0);
-    for (int r = b; r < n; ++r) {
-      Real rr[W], ii[W], ri[W], ir[W], vrr[W], vri[W];
-      const Real* arow = A(ar, r, 0);
-      const Real* irow = A(ai, r, 0);
-      QGML_LANES(q, W) {
-        vrr[q] = A(ar, r, k)[q];
-        vri[q] = A(ai, r, k)[q];
-        const Real xr = arow[r * W + q], xi = irow[r * W + q];
-        rr[q] = xr * vrr[q];
-        ii[q] = xi * vri[q];
-        ri[q] = xr * vri[q];
-        ir[q] = xi * vrr[q];
-      }
-      for (int c = b; c < r; ++c) {
-        const Real* vr = A(ar, c, k);
-        const Real* vi = A(ai, c, k);
-        const Real* xr = arow + c * W;
-        const Real* xi = irow + c * W;
-        Real* p_r = pr + c * W;
-        Real* p_i = pi + c * W;
-        QGML_LANES(q, W) {
-          rr[q] += xr[q] * vr[q];
-          ii[q] += xi[q] * vi[q];
-          ri[q] += xr[q] * vi[q];
-          ir[q] += xi[q] * vr[q];
-          p_r[q] += xr[q] * vrr[q] + xi[q] * vri[q];
-          p_i[q] += xr[q] * vri[q] - xi[q] * vrr[q];
-        }
-      }
-      Real* p_r = pr + r * W;
-      Real* p_i = pi + r * W;
-      QGML_LANES(q, W) {
-        p_r[q] += rr[q] - ii[q];
-        p_i[q] += ri[q] + ir[q];
-      }
-    }
-    for (int r = b; r < n; ++r) {
-      Real* p_r = pr + r * W;
-      Real* p_i = pi + r * W;
-      QGML_LANES(q, W) {
-        const Real sr = p_r[q], si = p_i[q];
-        p_r[q] = t_r[q] * sr - t_i[q] * si;
-        p_i[q] = t_r[q] * si + t_i[q] * sr;
-      }
-    }
-    // p <- p - 1/2 tau (p^H v) v
-    Real gr[W], gi[W];
-    QGML_LANES(q, W) gr[q] = gi[q] = Real(0);
-    for (int i = b; i < n; ++i) {
-      const Real* vr = A(ar, i, k);
-      const Real* vi = A(ai, i, k);
-      const Real* p_r = pr + i * W;
-      const Real* p_i = pi + i * W;
-      QGML_LANES(q, W) {
-        gr[q] += p_r[q] * vr[q] + p_i[q] * vi[q];
-        gi[q] += p_r[q] * vi[q] - p_i[q] * vr[q];
-      }
-    }
-    QGML_LANES(q, W) {
-      const Real pvr = gr[q], pvi = gi[q];
-      gr[q] = Real(-0.5) * (t_r[q] * pvr - t_i[q] * pvi);
-      gi[q] = Real(-0.5) * (t_r[q] * pvi + t_i[q] * pvr);
-    }
-    for (int i = b; i < n; ++i) {
-      const Real* vr = A(ar, i, k);
-      const Real* vi = A(ai, i, k);
-      Real* p_r = pr + i * W;
-      Real* p_i = pi + i * W;
-      QGML_LANES(q, W) {
-        p_r[q] += gr[q] * vr[q] - gi[q] * vi[q];
-        p_i[q] += gr[q] * vi[q] + gi[q] * vr[q];
-      }
-    }
-    // A_bb <- A_bb - v p^H - p v^H (lower triangle)
-    for (int r = b; r < n; ++r) {
-      // Row r's v and p in locals: read through pointers, the compiler reloads them after every store
-      // to A (they might alias it), which measured ~20 % of the reduction at N = 8.
-      Real vrr[W], vri[W], prr[W], pri[W];
-      QGML_LANES(q, W) {
-        vrr[q] = A(ar, r, k)[q];
-        vri[q] = A(ai, r, k)[q];
-        prr[q] = pr[r * W + q];
-        pri[q] = pi[r * W + q];
-      }
-      Real* arow = A(ar, r, 0);
-      Real* irow = A(ai, r, 0);
-      for (int c = b; c <= r; ++c) {
-        const Real* vcr = A(ar, c, k);
-        const Real* vci = A(ai, c, k);
-        const Real* pcr = pr + c * W;
-        const Real* pci = pi + c * W;
-        Real* xr = arow + c * W;
-        Real* xi = irow + c * W;
-        QGML_LANES(q, W) {
-          xr[q] -= vrr[q] * pcr[q] + vri[q] * pci[q] + prr[q] * vcr[q] + pri[q] * vci[q];
-          xi[q] -= vri[q] * pcr[q] - vrr[q] * pci[q] + pri[q] * vcr[q] - prr[q] * vci[q];
-        }
-      }
-    }
+    if (k + 1 == n - 1) break;
+    const int next = householder_reflector<W>(p, k + 1);
+    if (active && next)
+      householder_update_product<true, true, W>(p, k, pk_r, pk_i, pn_r, pn_i);
+    else if (active)
+      householder_update_product<true, false, W>(p, k, pk_r, pk_i, pn_r, pn_i);
+    else if (next)
+      householder_update_product<false, true, W>(p, k, pk_r, pk_i, pn_r, pn_i);
+    Real* t = pk_r;
+    pk_r = pn_r;
+    pn_r = t;
+    t = pk_i;
+    pk_i = pn_i;
+    pn_i = t;
+    active = next;
   }
   {
-    const Real* ann = A(ar, n - 1, n - 1);
+    const Real* ann = p.at(p.ar, n - 1, n - 1);
     QGML_LANES(q, W) {
-      d[(n - 1) * W + q] = ann[q];
-      e[(n - 1) * W + q] = Real(0);
+      p.d[(n - 1) * W + q] = ann[q];
+      p.e[(n - 1) * W + q] = Real(0);
     }
   }
 }

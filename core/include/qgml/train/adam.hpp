@@ -29,11 +29,13 @@ class HermitianAdam {
         v_("qgml::HermitianAdam::v", d, n, n),
         step_("qgml::HermitianAdam::step") {}
 
-  // One step A <- A - lr m_hat / (sqrt(v_hat) + eps) unless skip() != 0; then S is refreshed.
+  // One step A <- A - lr m_hat / (sqrt(v_hat) + eps) unless skip() != 0; then S is refreshed unless
+  // refresh_square_sum is false (the caller refreshes it, or the S of whatever subset it needs).
   // The step counter lives on the device, so skipped steps need no host round trip.
   template <class SkipView>
   void step(const ExecSpace& exec, MatrixConfiguration<Real, ExecSpace>& config,
-            const MatrixStack<Real, memory_space>& gradient, double lr, const SkipView& skip) {
+            const MatrixStack<Real, memory_space>& gradient, double lr, const SkipView& skip,
+            bool refresh_square_sum = true) {
     const int n = config.matrix_size();
     const auto a = config.matrices();
     const auto m = m_;
@@ -69,7 +71,7 @@ class HermitianAdam {
             a(k, j, i) = complex_t<Real>(re, -im);
           }
         });
-    config.update_square_sum(exec);
+    if (refresh_square_sum) config.update_square_sum(exec);
   }
 
   const moments_type& first_moment() const { return m_; }

@@ -56,7 +56,7 @@ struct LossGradientViews {
   IntVector<MemorySpace> info;
   ComplexMatrix<Real, MemorySpace> u, wv, y;  // 2 max_batch x D N, 2 max_batch x N, N x D N (Y = W^H U)
   Kokkos::View<double*, MemorySpace> sums;
-  Kokkos::View<complex_t<Real>****, MemorySpace> partials;
+  PackedGradientPartials<Real, MemorySpace> partials;
   Kokkos::View<complex_t<Real>***, Kokkos::LayoutRight, MemorySpace> product_partials;
   Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> term_partials;
 };
@@ -254,10 +254,10 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
   using policy_type = Kokkos::TeamPolicy<ExecSpace>;
   using member_type = typename policy_type::member_type;
   using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  const int d = buf.d, n = buf.n, blocks = buf.d + buf.targets;
+  const int d = buf.d, n = buf.n, blocks = packed_gradient_blocks(buf.d, buf.targets);
   const int per = packed_gradient_chunk_packs<Real>(count, n, blocks);
   const int chunks = packed_gradient_chunks<Real>(count, n, blocks);
-  const std::size_t reals = packed_gradient_scratch_reals(n, d, width, blocks);
+  const std::size_t reals = packed_gradient_scratch_reals(n, d, width);
   const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
   const int level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
   const auto a = config.matrices();
@@ -284,29 +284,45 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
 
 // G_l = X_l + X_l^H with X_l the sum of the chunks' partials in chunk order: first summed into chunk 0's
 // partial row by row (contiguous reads along j; the same order of additions per element as summing
-// each element over the chunks), then symmetrised.
-template <class Real, class ExecSpace>
+// each element over the chunks), then X_l += c_coef A_l M for the D features (M: the last block,
+// loss_gradient_packed.hpp), then symmetrised. a: the features A_l; c_coef: gradient_coefficients'.
+template <class Real, class ExecSpace, class AView>
 void loss_gradient_reduce_chunks(const ExecSpace& exec,
-                                 const LossGradientViews<Real, typename ExecSpace::memory_space>& buf, int count,
-                                 bool accumulate) {
+                                 const LossGradientViews<Real, typename ExecSpace::memory_space>& buf, const AView& a,
+                                 Real c_coef, int count, bool accumulate) {
   using complex_type = complex_t<Real>;
-  const int n = buf.n, blocks = buf.d + buf.targets;
+  const int n = buf.n, d = buf.d, blocks = packed_gradient_blocks(buf.d, buf.targets);
   const int chunks = packed_gradient_chunks<Real>(count, n, blocks);
-  const auto partials = buf.partials;
+  const auto x = buf.partials;  // x(c, part, l * n + i, j): PackedGradientPartials
   const auto g = buf.g;
   if (chunks > 1)
     Kokkos::parallel_for(
-        "qgml::LossGradient::sum_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks * n),
-        KOKKOS_LAMBDA(const int li) {
-          const int l = li / n, i = li % n;
+        "qgml::LossGradient::sum_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, 2 * blocks * n),
+        KOKKOS_LAMBDA(const int pli) {
+          const int part = pli / (blocks * n), li = pli % (blocks * n);
           for (int c = 1; c < chunks; ++c)
-            for (int j = 0; j < n; ++j) partials(0, l, i, j) += partials(c, l, i, j);
+            for (int j = 0; j < n; ++j) x(0, part, li, j) += x(c, part, li, j);
         });
+  const int mb = (blocks - 1) * n;  // row 0 of M
   Kokkos::parallel_for(
-      "qgml::LossGradient::reduce_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks * n * n),
+      "qgml::LossGradient::a_phi_term", Kokkos::RangePolicy<ExecSpace>(exec, 0, d * n), KOKKOS_LAMBDA(const int li) {
+        const int l = li / n, i = li % n;
+        for (int m = 0; m < n; ++m) {
+          const complex_type f = c_coef * a(l, i, m);
+          const Real fr = f.real(), fi = f.imag();
+          for (int j = 0; j < n; ++j) {
+            const Real mr = x(0, 0, mb + m, j), mi = x(0, 1, mb + m, j);
+            x(0, 0, li, j) += fr * mr - fi * mi;
+            x(0, 1, li, j) += fr * mi + fi * mr;
+          }
+        }
+      });
+  Kokkos::parallel_for(
+      "qgml::LossGradient::reduce_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, (blocks - 1) * n * n),
       KOKKOS_LAMBDA(const int lij) {
         const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
-        const complex_type gij = partials(0, l, i, j) + Kokkos::conj(partials(0, l, j, i));
+        const complex_type gij(x(0, 0, l * n + i, j) + x(0, 0, l * n + j, i),
+                               x(0, 1, l * n + i, j) - x(0, 1, l * n + j, i));
         g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
       });
 }
@@ -348,9 +364,11 @@ class LossGradient {
     if (targets_ > 0) y_hat_ = RealVector<Real, memory_space>("qgml::LossGradient::y_hat", max_batch);
     allocate_for(this->kernel());
     if constexpr (is_host_space_v<ExecSpace>) {
-      const int blocks = d + target_operators;
-      partials_ = MatrixStack4(Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::partials"),
-                               detail::packed_gradient_max_chunks<Real>(n, blocks), blocks, n, n);
+      const int blocks = detail::packed_gradient_blocks(d, target_operators);
+      partials_ = detail::PackedGradientPartials<Real, memory_space>(
+          Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::partials"),
+          detail::packed_gradient_max_chunks<Real>(n, blocks), 2, blocks * n,
+          detail::packed_gradient_row(n, linalg::packed_eigh_width<Real>));
     }
   }
 
@@ -483,7 +501,9 @@ class LossGradient {
                                              ground_state_path(), sup);
         }
         ScopedRegion region("qgml::reduction");
-        reduce_chunks(exec, count, accumulate);
+        detail::loss_gradient_reduce_chunks(exec, views(), config.matrices(),
+                                            detail::gradient_coefficients(sup, Real(settings.w)).c_coef, count,
+                                            accumulate);
         reduce_terms(exec, count, accumulate);
       }
       return;
@@ -605,9 +625,6 @@ class LossGradient {
   void reduce_terms(const ExecSpace& exec, int count, bool accumulate) {
     detail::loss_gradient_reduce_terms(exec, views(), count, accumulate);
   }
-  void reduce_chunks(const ExecSpace& exec, int count, bool accumulate) {
-    detail::loss_gradient_reduce_chunks(exec, views(), count, accumulate);
-  }
 
   int d_ = 0, n_ = 0, max_batch_ = 0, targets_ = 0;
   RealVector<Real, memory_space> y_hat_;
@@ -621,8 +638,7 @@ class LossGradient {
   MatrixStack<Real, memory_space> g_;
   sums_type sums_;
   CommutatorPenalty<Real, ExecSpace> penalty_;
-  using MatrixStack4 = Kokkos::View<complex_type****, memory_space>;
-  MatrixStack4 partials_;  // fused host path: chunk x (D + targets) x N x N partial sums of X
+  detail::PackedGradientPartials<Real, memory_space> partials_;  // fused host path: partial sums of X and M
   using ProductPartials = Kokkos::View<complex_type***, Kokkos::LayoutRight, memory_space>;
   ProductPartials product_partials_;  // gradient_product without GEMM: chunk x N x D N partial sums of Y
   LossKernel kernel_ = LossKernel::automatic;

@@ -19,11 +19,16 @@
 //    solve (packed_reduced_resolvent): O(N^2) per point after the reduction.
 //
 // The batch gradient X_l = sum_t |a_l(t)><psi(t)| + |e_l(t)><phi(t)| is summed per pack over its lanes
-// in a fixed order (rank-1 steps along rows, j vectorised: packed_outer_row) into the chunk's sum, which
-// stays in the chunk's scratch across its packs and is its partial; a second kernel sums the partials
-// of the chunks in order and forms G_l = X_l + X_l^H. The chunks depend only
-// on the number of points, N and D (packed_gradient_chunk_packs), never on the thread count, so Serial
-// and OpenMP runs give identical results.
+// in a fixed order (rank-1 steps along rows, j vectorised: packed_outer_row) into the chunk's sum, kept
+// in place in the chunk's rows of the partials (PackedGradientPartials) across its packs; a second
+// kernel sums the partials of the chunks in order and forms G_l = X_l + X_l^H. The part of a_l in
+// A_l phi is not formed per point: c_l = A_l phi - x_l phi, and the coefficient of c_l is the same for
+// every point, so sum_t c_coef |A_l phi(t)><psi(t)| = c_coef A_l M with M = sum_t |phi(t)><psi(t)|
+// (weighted), the last block of the partials (packed_gradient_blocks), applied once per batch after the
+// chunk sum (loss_gradient_reduce_chunks): per point, one rank-1 update of M (8 N^2 flops) instead of the
+// D products A_l phi (8 D N^2). The chunks depend only on the number of points, N and D
+// (packed_gradient_chunk_packs), never on the thread count, so Serial and OpenMP runs give identical
+// results.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -46,17 +51,25 @@ namespace qgml::detail {
 // width, so that every j loop runs over whole SIMD vectors (the padding columns hold zeros).
 KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_row(int n, int width) { return (n + width - 1) / width * width; }
 
+// Blocks of a chunk's partial: X_l for the D features, X_B of the target operator when supervised
+// (targets = 1), then M = sum_t |phi(t)><psi(t)| (weighted), the factor of the A_l phi terms.
+KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_blocks(int d, int targets) { return d + targets + 1; }
+
 // Reals of one chunk's scratch: the eigensolver's arrays, psi, phi, s, c (complex, n per lane; c holds
 // B psi first when supervised), the ground-state path's T, z_0 and factors (8 n per lane), y_k then a_l
 // and e_l (complex, D n per lane), x_k and r_k (D per lane), psi^T and phi^T (complex, a padded row per
-// lane), and the chunk's gradient sum (complex, blocks x n padded rows; blocks = D, or D + 1 with the
-// target operator).
-KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_gradient_scratch_reals(int n, int d, int width, int blocks) {
+// lane).
+KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_gradient_scratch_reals(int n, int d, int width) {
   return std::size_t(width) *
-             (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 16 * std::size_t(n) + 4 * std::size_t(d) * n +
-              2 * std::size_t(d) + 4 * std::size_t(packed_gradient_row(n, width))) +
-         2 * std::size_t(blocks) * n * packed_gradient_row(n, width);
+         (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 16 * std::size_t(n) + 4 * std::size_t(d) * n +
+          2 * std::size_t(d) + 4 * std::size_t(packed_gradient_row(n, width)));
 }
+
+// The chunks' partial sums: partial(c, 0, l * n + i, j) = Re X_l(i, j) of chunk c, partial(c, 1, ...) its
+// imaginary part, rows padded to packed_gradient_row(n, W) (zeros beyond n); l over the blocks of
+// packed_gradient_blocks. The kernel accumulates into its chunk's rows in place.
+template <class Real, class MemorySpace>
+using PackedGradientPartials = Kokkos::View<Real****, Kokkos::LayoutRight, MemorySpace>;
 
 // Row i of X += sum_q a(i, q) conj(u_q)^T + b(i, q) conj(v_q)^T over the W lanes q of a pack: the lane
 // reduction of the rank-2W update as W (or 2W) rank-1 steps along j, j vectorised. a, b: lane q at [q];
@@ -94,25 +107,34 @@ KOKKOS_FORCEINLINE_FUNCTION void packed_outer_row(const int row, const Real* a_r
   }
 }
 
-// Number of chunks the partials have room for: as many as fit ~8 MiB (one d x N x N complex stack per
-// chunk, d the gradient's blocks), between 16 and 2048. Allocated once whatever the batch size, so that the memory of
-// the batch buffers stays an affine function of the batch size (qgml tune relies on it).
+// Number of chunks the partials have room for: as many as fit ~8 MiB (one d x N x (padded N) complex
+// stack per chunk, d the gradient's blocks), between 16 and 2048. Allocated once whatever the batch size, so that the
+// memory of the batch buffers stays an affine function of the batch size (qgml tune relies on it).
 template <class Real>
 int packed_gradient_max_chunks(int n, int d) {
-  const long long bytes_per_chunk = 2LL * d * n * n * (long long)sizeof(Real);
+  const long long row = packed_gradient_row(n, linalg::packed_eigh_width<Real>);
+  const long long bytes_per_chunk = 2LL * d * n * row * (long long)sizeof(Real);
   const long long chunks = (8LL << 20) / (bytes_per_chunk > 0 ? bytes_per_chunk : 1);
   return int(chunks < 16 ? 16 : (chunks > 2048 ? 2048 : chunks));
 }
 
-// Packs per chunk for `count` points: one, unless that makes more than packed_gradient_max_chunks
-// chunks. A function of (count, n, d) only.
+// Packs per chunk below which a chunk's partial (zeroed, written, summed: ~d N^2) costs as much as its
+// packs' work (~W N^3 each): min(4, max(1, 64 / N)); 4 at N <= 16 measured 1.07-1.10x on the epoch
+// against one pack per chunk at N = 8 and 16 (perf/NOTES.md).
+KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_min_chunk_packs(int n) {
+  return n >= 64 ? 1 : (64 / n > 4 ? 4 : 64 / n);
+}
+
+// Packs per chunk for `count` points: packed_gradient_min_chunk_packs(n), or more where that makes more
+// than packed_gradient_max_chunks chunks. A function of (count, n, d) only, never of the thread count.
 template <class Real>
 int packed_gradient_chunk_packs(int count, int n, int d) {
   const int width = linalg::packed_eigh_width<Real>;
   const int packs = (count + width - 1) / width;
   const int max_chunks = packed_gradient_max_chunks<Real>(n, d);
   const int per = (packs + max_chunks - 1) / max_chunks;
-  return per < 1 ? 1 : per;
+  const int least = packed_gradient_min_chunk_packs(n);
+  return per < least ? least : per;
 }
 
 template <class Real>
@@ -123,11 +145,12 @@ int packed_gradient_chunks(int count, int n, int d) {
   return (packs + per - 1) / per;
 }
 
-// Loss terms of the points first .. first + packs * W - 1 (below count) and their chunk's partial
-// X (partial(chunk, l, i, j)). a: D x N x N configuration, s: its S = 1/2 sum A_k^2, x: count x D points,
-// xbar: count x D, terms: count x loss_penalty, info: count (eigh codes). weight: each point's weight
-// (0 for skipped degenerate points and padding lanes). sup: the target operator, targets and loss
-// (SupervisedInputs; sup.enabled adds block D of the partial, B's, and writes sup.y_hat).
+// Loss terms of the points first .. first + packs * W - 1 (below count), summed into their chunk's rows
+// of `partial` (PackedGradientPartials; the last block is M). a: D x N x N configuration, s: its
+// S = 1/2 sum A_k^2, x: count x D points, xbar: count x D, terms: count x loss_penalty, info: count
+// (eigh codes). weight: each point's weight (0 for skipped degenerate points and padding lanes). sup: the
+// target operator, targets and loss (SupervisedInputs; sup.enabled adds block D of the partial, B's, and
+// writes sup.y_hat).
 template <int W, class Real, class AView, class SView, class XView, class XbarView, class TermsView, class InfoView,
           class PartialView, class Supervised>
 KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq, const XView& x, const XbarView& xbar,
@@ -138,7 +161,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
                                                 const bool ground_state, const Supervised& sup, Real* scratch) {
   const int d = static_cast<int>(a.extent(0));
   const int n = static_cast<int>(a.extent(1));
-  const int blocks = sup.enabled ? d + 1 : d;
+  const int blocks = packed_gradient_blocks(d, sup.enabled ? 1 : 0);
   const GradientCoefficients<Real> co = gradient_coefficients(sup, lw);
   const linalg::PackedEighArrays<W, Real> p(n, scratch);
   Real* const psr = scratch + std::size_t(W) * linalg::packed_eigh_scratch_reals(n, 1);  // psi
@@ -167,8 +190,8 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
   Real* const pti = ptr + W * row;
   Real* const ftr = pti + W * row;  // phi^T
   Real* const fti = ftr + W * row;
-  Real* const gr = fti + W * row;  // the chunk's X_l(i, j) at (l * n + i) * row + j
-  Real* const gi = gr + std::size_t(blocks) * n * row;
+  Real* const gr = &partial(chunk, 0, 0, 0);  // the chunk's X_l(i, j) at (l * n + i) * row + j
+  Real* const gi = &partial(chunk, 1, 0, 0);
   for (std::size_t k = 0; k < std::size_t(blocks) * n * row; ++k) gr[k] = gi[k] = Real(0);
   for (int k = 0; k < 4 * W * row; ++k) ptr[k] = Real(0);
 
@@ -279,8 +302,6 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       const Real* xl = xk + l * W;
       const Real* rl = rk + l * W;
       for (int i = 0; i < n; ++i) {
-        Real ar_[W], ai_[W];
-        packed_matrix_row_times<W>(a, l, i, n, phr, phi, ar_, ai_);
         Real* y_r = yr + (l * n + i) * W;
         Real* y_i = yi + (l * n + i) * W;
         Real* e_r = er + (l * n + i) * W;
@@ -291,7 +312,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         const Real* f_i = phi + i * W;
         QGML_LANES(q, W) {
           const Real b_r = y_r[q] - xl[q] * p_r[q], b_i = y_i[q] - xl[q] * p_i[q];
-          const Real c_r = ar_[q] - xl[q] * f_r[q], c_i = ai_[q] - xl[q] * f_i[q];
+          const Real c_r = -xl[q] * f_r[q], c_i = -xl[q] * f_i[q];  // c_l without A_l phi (in M)
           y_r[q] = pw[q] * (co.b_coef * b_r + co.c_coef * c_r + co.r_coef * rl[q] * p_r[q]);
           y_i[q] = pw[q] * (co.b_coef * b_i + co.c_coef * c_i + co.r_coef * rl[q] * p_i[q]);
           e_r[q] = pw[q] * co.e_coef * b_r;
@@ -313,6 +334,18 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         packed_outer_row<W, true>(row, yr + li * W, yi + li * W, er + li * W, ei + li * W, ptr, pti, ftr, fti,
                                   gr + li * row, gi + li * row);
       }
+    // --- M(i, j) += sum_q w_q phi(i, q) conj(psi(j, q)).
+    {
+      Real hr[W], hi[W];
+      for (int i = 0; i < n; ++i) {
+        QGML_LANES(q, W) {
+          hr[q] = pw[q] * phr[i * W + q];
+          hi[q] = pw[q] * phi[i * W + q];
+        }
+        const std::size_t li = std::size_t((blocks - 1) * n + i);
+        packed_outer_row<W, false>(row, hr, hi, hr, hi, ptr, pti, ptr, pti, gr + li * row, gi + li * row);
+      }
+    }
     // --- Supervised: X_B(i, j) += sum_q (l'/2)_q psi(i, q) conj(psi(j, q)) (a_B = (l'/2) psi, e_B = 0).
     if (sup.enabled) {
       Real hr[W], hi[W];
@@ -343,13 +376,6 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       info(t) = code[q];
     }
   }
-  // --- The chunk's partial.
-  for (int l = 0; l < blocks; ++l)
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) {
-        const std::size_t k = std::size_t(l * n + i) * row + j;
-        partial(chunk, l, i, j) = complex_t<Real>(gr[k], gi[k]);
-      }
 }
 
 }  // namespace qgml::detail

@@ -233,8 +233,12 @@ class Trainer {
         engine += bytes(std::size_t(detail::gradient_max_chunks<Real>(N, D, 2 * capacity)) * dnn, cx);
     }
     if (kernel == LossKernel::separate) engine += 2 * bytes(b * n * n, cx) + bytes(b * n, sizeof(Real));
-    if constexpr (is_host_space_v<ExecSpace>)
-      engine += bytes(std::size_t(detail::packed_gradient_max_chunks<Real>(N, D)) * dnn, cx);
+    if constexpr (is_host_space_v<ExecSpace>) {
+      const int blocks = detail::packed_gradient_blocks(int(df), supervised ? 1 : 0);
+      const std::size_t row = std::size_t(detail::packed_gradient_row(N, linalg::packed_eigh_width<Real>));
+      engine +=
+          bytes(std::size_t(detail::packed_gradient_max_chunks<Real>(N, blocks)) * 2 * blocks * n * row, sizeof(Real));
+    }
     // Supervised: the engine's predictions, the features' S, the best epoch's operators, this epoch's
     // (y_hat, y) and its host copy.
     if (supervised)
@@ -591,8 +595,11 @@ class Trainer {
       engine_.add_penalty(exec_, config_, settings_.loss);
       detail::finish_batch(exec_, engine_.gradient(), bad_gradient_, engine_.sums(), epoch_sums_, skip_, n_batch);
       ScopedRegion step("qgml::Trainer::optimizer_step");
-      adam_.step(exec_, config_, engine_.gradient(), lr, skip_);
+      // Supervised: the next batch refreshes the features' S (compute_batch); S of the whole stack
+      // (features and B) is refreshed once, at the end of the epoch.
+      adam_.step(exec_, config_, engine_.gradient(), lr, skip_, !is_supervised(settings_.task));
     }
+    if (is_supervised(settings_.task)) config_.update_square_sum(exec_);
     {
       ScopedRegion copy("qgml::Trainer::epoch_sums_to_host");
       Kokkos::deep_copy(exec_, epoch_sums_host_, epoch_sums_);
