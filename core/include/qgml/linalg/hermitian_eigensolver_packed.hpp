@@ -311,7 +311,7 @@ KOKKOS_FORCEINLINE_FUNCTION void householder_update_column(const PackedEighArray
 // element's share of y = A_lo,lo u with u = v_{k + 1} (Matvec; into y, each element read once: A(r, c),
 // c < r, adds A(r, c) u(c) to y(r) and conj(A(r, c)) u(r) to y(c); y(r) is complete after row r and the
 // rows below it). Fusing the two halves the passes over the trailing matrix (one instead of two per
-// step); the result is that of the update followed by the product, bit for bit.
+// step), with the same arithmetic per element as the update followed by the product.
 template <bool Update, bool Matvec, int W, class Real>
 KOKKOS_FORCEINLINE_FUNCTION void householder_update_product(const PackedEighArrays<W, Real>& p, const int k,
                                                             const Real* pr, const Real* pi, Real* yr, Real* yi) {
