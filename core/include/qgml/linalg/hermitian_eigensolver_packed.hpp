@@ -143,6 +143,25 @@ struct PackedEighArrays {
   KOKKOS_INLINE_FUNCTION Real* at(Real* base, int i, int j) const { return base + (i * n + j) * W; }
 };
 
+// (out_r, out_i)[q] = sum_{i = first}^{last - 1} conj(a_i) b_i in each lane q, a_i at (ar, ai) + i * a_stride and
+// b_i at (br, bi) + i * b_stride (complex vectors of a pack, lane innermost; strides in Reals).
+template <int W, class Real>
+KOKKOS_FORCEINLINE_FUNCTION void packed_conj_dot(const int first, const int last, const Real* ar, const Real* ai,
+                                                 const int a_stride, const Real* br, const Real* bi, const int b_stride,
+                                                 Real* out_r, Real* out_i) {
+  QGML_LANES(q, W) out_r[q] = out_i[q] = Real(0);
+  for (int i = first; i < last; ++i) {
+    const Real* a_r = ar + i * a_stride;
+    const Real* a_i = ai + i * a_stride;
+    const Real* b_r = br + i * b_stride;
+    const Real* b_i = bi + i * b_stride;
+    QGML_LANES(q, W) {
+      out_r[q] += a_r[q] * b_r[q] + a_i[q] * b_i[q];
+      out_i[q] += a_r[q] * b_i[q] - a_i[q] * b_r[q];
+    }
+  }
+}
+
 // Loads the matrices first .. first + W - 1 of h (those below count) into the pack's A; NaN / Inf lanes
 // and padding lanes become zero matrices. code[q]: eigh_success or eigh_non_finite_input.
 template <int W, class HView, class Real>
@@ -251,17 +270,7 @@ KOKKOS_FORCEINLINE_FUNCTION void householder_finish_p(const PackedEighArrays<W, 
     }
   }
   Real gr[W], gi[W];
-  QGML_LANES(q, W) gr[q] = gi[q] = Real(0);
-  for (int i = b; i < n; ++i) {
-    const Real* vr = p.at(p.ar, i, k);
-    const Real* vi = p.at(p.ai, i, k);
-    const Real* p_r = pr + i * W;
-    const Real* p_i = pi + i * W;
-    QGML_LANES(q, W) {
-      gr[q] += p_r[q] * vr[q] + p_i[q] * vi[q];
-      gi[q] += p_r[q] * vi[q] - p_i[q] * vr[q];
-    }
-  }
+  packed_conj_dot<W>(b, n, pr, pi, W, p.at(p.ar, 0, k), p.at(p.ai, 0, k), n * W, gr, gi);  // p^H v
   QGML_LANES(q, W) {
     const Real pvr = gr[q], pvi = gi[q];
     gr[q] = Real(-0.5) * (t_r[q] * pvr - t_i[q] * pvi);

@@ -37,18 +37,8 @@ KOKKOS_INLINE_FUNCTION void packed_apply_q(const linalg::PackedEighArrays<W, Rea
     const Real* tkr = p.tr + k * W;
     const Real* tki = p.ti + k * W;
     Real dr[W], di[W];
-    QGML_LANES(q, W) dr[q] = di[q] = Real(0);
-    for (int i = b; i < n; ++i) {  // v^H x
-      const Real* vr = p.at(p.ar, i, k);
-      const Real* vi = p.at(p.ai, i, k);
-      const Real* x_r = xr + i * W;
-      const Real* x_i = xi + i * W;
-      QGML_LANES(q, W) {
-        dr[q] += vr[q] * x_r[q] + vi[q] * x_i[q];
-        di[q] += vr[q] * x_i[q] - vi[q] * x_r[q];
-      }
-    }
-    const Real sign = adjoint ? Real(-1) : Real(1);  // tau or conj(tau)
+    linalg::packed_conj_dot<W>(b, n, p.at(p.ar, 0, k), p.at(p.ai, 0, k), n * W, xr, xi, W, dr, di);  // v^H x
+    const Real sign = adjoint ? Real(-1) : Real(1);                                                  // tau or conj(tau)
     QGML_LANES(q, W) {
       const Real x = dr[q], y = di[q], ti = sign * tki[q];
       dr[q] = tkr[q] * x - ti * y;

@@ -261,17 +261,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     }
     for (int m = 0; m < n && !ground_state; ++m) {
       Real cr[W], ci[W];
-      QGML_LANES(q, W) cr[q] = ci[q] = Real(0);
-      for (int i = 0; i < n; ++i) {
-        const Real* z_r = p.at(p.zr, m, i);
-        const Real* z_i = p.at(p.zi, m, i);
-        const Real* s_r = svr + i * W;
-        const Real* s_i = svi + i * W;
-        QGML_LANES(q, W) {
-          cr[q] += z_r[q] * s_r[q] + z_i[q] * s_i[q];
-          ci[q] += z_r[q] * s_i[q] - z_i[q] * s_r[q];
-        }
-      }
+      linalg::packed_conj_dot<W>(0, n, p.at(p.zr, m, 0), p.at(p.zi, m, 0), W, svr, svi, W, cr, ci);  // <m|s>
       const Real* dm = p.d + m * W;
       Real* c_r = cvr + m * W;
       Real* c_i = cvi + m * W;
