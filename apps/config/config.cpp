@@ -180,7 +180,7 @@ std::vector<Setting> make_schema() {
       {"training.kernel",
        T::text,
        "auto",
-       "loss-gradient kernel: auto (fused-host on CPUs for 2 <= N <= 64, else separate; team on GPUs), fused-host, "
+       "loss-gradient kernel: auto (fused-host on CPUs for 2 <= N <= 256, else separate; team on GPUs), fused-host, "
        "team (one team per point, the GPU kernel) or separate (batch kernels; the one warm starts use)",
        {"auto", "fused-host", "team", "separate"}},
       {"training.warm_start",

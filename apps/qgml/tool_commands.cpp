@@ -268,7 +268,7 @@ int info_command() {
   std::printf("eigensolver: qgml Householder + implicit QL (serial, team and packed SIMD variants)%s\n",
               QGML_HAVE_LAPACKE ? "; host LAPACKE zheevd/cheevd backend (OpenBLAS) available" : "");
   std::printf("training on %s: %s\n", Exec::name(),
-              is_host_space_v<Exec> ? "fused loss-gradient kernel per pack of points for 2 <= N <= 64 (ground state "
+              is_host_space_v<Exec> ? "fused loss-gradient kernel per pack of points for 2 <= N <= 256 (ground state "
                                       "and reduced-resolvent solves from N = 5), separate kernels otherwise"
                                     : "separate batch kernels (H, eigensolve, per-point terms, product over points)");
   return 0;

@@ -237,8 +237,8 @@ std::string automatic_kernel_note(const Config& c, int n) {
   return format("automatic: training.kernel = %s (%s)", to_string(k).c_str(),
                 ts.warm_start_eigh            ? "training.warm_start needs the separate kernels"
                 : !is_host_space_v<Exec>      ? "the team kernel on GPUs"
-                : k == LossKernel::fused_host ? "the fused kernel on CPUs for 2 <= N <= 64"
-                                              : "the separate kernels on CPUs outside 2 <= N <= 64");
+                : k == LossKernel::fused_host ? "the fused kernel on CPUs for 2 <= N <= 256"
+                                              : "the separate kernels on CPUs outside 2 <= N <= 256");
 }
 
 template <class Real, class DataSpace>

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks of the perf tools (perf/regression_check.py, perf/sweep_gather.py, perf/run_perf.py --dry-run,
-perf/gpu_resource_usage.py --from-dump) on the fixture files next to this script. Standard library only
+perf/gpu_resource_usage.py --from-dump, perf/scaling.py with a stand-in benchmark) on the fixture files next to this script. Standard library only
 (and c++filt for gpu_resource_usage); registered with CTest by CMakeLists.txt.
 
   check_perf_tools.py CHECK --perf-dir perf/ --work SCRATCH_DIR
@@ -202,6 +202,46 @@ def check_gpu_resource_usage():
     expect(r.returncode == 2 and "not an executable file" in r.stderr, "missing --cuobjdump: exit 2 with a message")
 
 
+def check_scaling_report():
+    """perf/scaling.py --report on synthetic results: t = 1e-9 N^3 T (N >= 16), t = 4e-7 T, 20 MiB + 64 B/point."""
+    r = run("scaling.py", "--report", fx("scaling/fixture.jsonl"), "--out", WORK, "--name", "report", "--no-plots")
+    expect(r.returncode == 0, f"exit {r.returncode}, expected 0")
+    md = open(os.path.join(WORK, "report.md")).read()
+    expect("p = 3.00 over N >= 16 (16, 32, 64)" in md, "the N exponent over N >= 16 must be 3.00")
+    expect("Fitted t ~ T^q: q = 1.000 (T = 2500 .. 1000000)" in md, "the T exponent must be 1.000")
+    expect("Peak memory against T at batch 2500: 20 MiB + 64 bytes per point." in md,
+           "the memory fit must give 20 MiB + 64 bytes per point")
+    rows = {cells[0]: cells for cells in markdown_rows(md) if cells and cells[0].isdigit()}
+    expect(rows.get("32", [None] * 5)[4] == "3.00", f"local exponent between N = 16 and 32: {rows.get('32')}")
+    expect("| T | 64 | 1000000 | predicted epoch 77 s" in md, "the skipped case must be listed with its reason")
+
+
+def check_scaling_measure():
+    """perf/scaling.py against a stand-in benchmark (median_s = 1e-7 N T, 1 KiB of memory per point): series,
+    the long-case rule (one epoch, no warm-up), the skip rule and the measured peak memory."""
+    out = os.path.join(WORK, "m")
+    r = run("scaling.py", "--build", fx("scaling/fake_build"), "--N", "4", "8", "--n-series-T", "1000",
+            "--T", "1000", "10000", "100000", "--T-series-N", "8", "64", "--long-epoch-seconds", "0.05",
+            "--max-epoch-seconds", "0.5", "--out", out, "--name", "m", "--no-plots")
+    expect(r.returncode == 0, f"exit {r.returncode}, expected 0")
+    lines = [json.loads(l) for l in open(os.path.join(out, "m.jsonl"))]
+    got = {(l.get("series"), l["N"], l["T"]): l for l in lines if l.get("suite") == "train_epoch"}
+    want = {("N", 4, 1000), ("N", 8, 1000), ("T", 8, 1000), ("T", 8, 10000), ("T", 8, 100000), ("T", 64, 1000),
+            ("T", 64, 10000), ("T", 64, 100000)}
+    expect(set(got) == want, f"cases {sorted(got)} != {sorted(want)}")
+    expect(got[("T", 64, 100000)].get("status") == "skipped"
+           and "predicted epoch 0.64 s > --max-epoch-seconds 0.5" in got[("T", 64, 100000)]["reason"],
+           f"N = 64, T = 1e5 (predicted 0.64 s) must be skipped: {got[('T', 64, 100000)]}")
+    expect(all(l.get("precision") == "double" for l in got.values()), "only the requested precision is kept")
+    long_case = got[("T", 8, 100000)]
+    expect(long_case["repeats"] == 1 and long_case["warmup"] == 0,
+           f"predicted 0.08 s > 0.05 s: one epoch without warm-up, got {long_case['repeats']}, {long_case['warmup']}")
+    expect(got[("T", 8, 10000)]["repeats"] == 3 and got[("T", 8, 10000)]["warmup"] == 1, "default repeats 3, warmup 1")
+    expect(got[("T", 8, 10000)]["batch"] == 2500 and got[("T", 8, 1000)]["batch"] == 1000, "batch = min(T, 2500)")
+    grow = got[("T", 8, 100000)]["peak_rss_bytes"] - got[("T", 8, 1000)]["peak_rss_bytes"]
+    expect(grow >= 0.9 * 1024 * 99000, f"peak RSS must grow by the stand-in's 1 KiB per point: {grow} bytes")
+
+
 CHECKS = {
     "regression-equal": check_regression_equal,
     "regression-slower": check_regression_slower,
@@ -209,6 +249,8 @@ CHECKS = {
     "sweep-gather": check_sweep_gather,
     "run-perf-dry-run": check_run_perf_dry_run,
     "gpu-resource-usage": check_gpu_resource_usage,
+    "scaling-report": check_scaling_report,
+    "scaling-measure": check_scaling_measure,
     "torch-vectorised-gradient": lambda: check_torch_vectorised_gradient(),
 }
 

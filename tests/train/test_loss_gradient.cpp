@@ -261,12 +261,14 @@ TEMPLATE_TEST_CASE("the fused host path gives the separate kernels' loss, gradie
   struct Case {
     int d, n, count;
   };
-  // Partial packs, one point, several chunks, N = 1 (no fused path), odd sizes up to N = 64, and a batch
-  // with more packs than packed_gradient_max_chunks (several packs per chunk).
+  // Partial packs, one point, several chunks, N = 1 (no fused path), odd sizes up to N = 64, N = 100
+  // (beyond the packed eigensolver's automatic range, scratch out of L2), and a batch with more packs
+  // than packed_gradient_max_chunks (several packs per chunk).
   const int many =
       width * (qgml::detail::packed_gradient_max_chunks<Real>(2, qgml::detail::packed_gradient_blocks(2, 0)) + 3) + 5;
-  for (const Case c : {Case{3, 2, 1}, Case{2, 3, width + 3}, Case{3, 5, 300}, Case{3, 8, 4 * width}, Case{4, 13, 37},
-                       Case{3, 17, 2 * width - 1}, Case{1, 1, 9}, Case{2, 2, many}, Case{3, 64, width + 1}}) {
+  for (const Case c :
+       {Case{3, 2, 1}, Case{2, 3, width + 3}, Case{3, 5, 300}, Case{3, 8, 4 * width}, Case{4, 13, 37},
+        Case{3, 17, 2 * width - 1}, Case{1, 1, 9}, Case{2, 2, many}, Case{3, 64, width + 1}, Case{2, 100, width + 2}}) {
     CAPTURE(c.d, c.n, c.count);
     const HostMatrices m = gaussian_hermitian_matrices(c.d, c.n, 0.6, 11 + c.n);
     const std::vector<double> pts = random_points(c.count, c.d, 1.0, 12 + c.n);
@@ -561,7 +563,10 @@ TEST_CASE("resolve_loss_kernel: fused on CPUs where it applies, team on request,
   using Host = Kokkos::DefaultHostExecutionSpace;
   CHECK(resolve_loss_kernel<Host>(LossKernel::automatic, 8) == LossKernel::fused_host);
   CHECK(resolve_loss_kernel<Host>(LossKernel::automatic, 1) == LossKernel::separate);
-  CHECK(resolve_loss_kernel<Host>(LossKernel::automatic, 65) == LossKernel::separate);
+  CHECK(resolve_loss_kernel<Host>(LossKernel::automatic, 65) == LossKernel::fused_host);
+  CHECK(resolve_loss_kernel<Host>(LossKernel::automatic, fused_host_max_n) == LossKernel::fused_host);
+  CHECK(resolve_loss_kernel<Host>(LossKernel::automatic, fused_host_max_n + 1) == LossKernel::separate);
+  CHECK(resolve_loss_kernel<Host>(LossKernel::fused_host, fused_host_max_n + 1) == LossKernel::separate);
   CHECK(resolve_loss_kernel<Host>(LossKernel::team, 8) == LossKernel::team);
   CHECK(resolve_loss_kernel<Host>(LossKernel::team, 8, EighVariant::automatic, true) == LossKernel::separate);
   CHECK(resolve_loss_kernel<Host>(LossKernel::automatic, 8, EighVariant::serial) == LossKernel::separate);
