@@ -3,8 +3,9 @@
 // dimension estimate per point — what perf/baselines/torch_metric.py does in PyTorch.
 //
 //   qgml_bench_metric [--N 3 8 16 32 64] [--T 2500 100000] [--precision double] [--chunk 25000]
-//                     [--impl qgml qgml-separate] [--repeats 5] [--warmup 1] [--out FILE]
-//   qgml: the default kernel (team: ground state and one tridiagonal solve per direction);
+//                     [--impl qgml qgml-team qgml-separate] [--repeats 5] [--warmup 1] [--out FILE]
+//   qgml: the default kernel (CPUs: packed, one SIMD pack of points per thread; GPUs: team; both the
+//   ground state and one tridiagonal solve per direction); qgml-team: the team kernel;
 //   qgml-separate: the whole eigendecomposition and the sums over states.
 #include <Kokkos_Core.hpp>
 
@@ -32,8 +33,10 @@ void run(const Args& args, const std::string& impl, const std::string& precision
   qgml::GeometrySettings settings;
   if (impl == "qgml-separate")
     settings.kernel = qgml::GeometryKernel::separate;
+  else if (impl == "qgml-team")
+    settings.kernel = qgml::GeometryKernel::team;
   else if (impl != "qgml")
-    throw qgml::Error("qgml_bench_metric: --impl takes qgml and qgml-separate, not '" + impl + "'");
+    throw qgml::Error("qgml_bench_metric: --impl takes qgml, qgml-team and qgml-separate, not '" + impl + "'");
   const auto t = qgml::bench::time_runs(
       exec, args.integer("warmup", 1), args.integer("repeats", 5), []() {},
       [&]() {

@@ -197,10 +197,10 @@ std::vector<Setting> make_schema() {
       {"analysis.kernel",
        T::text,
        "auto",
-       "metric kernel: auto (team on GPUs, and on CPUs for N >= 32; else separate), team (ground state and one "
-       "tridiagonal solve per direction, one "
+       "metric kernel: auto (packed on CPUs for 2 <= N <= 256, team on GPUs), packed (ground state and one "
+       "tridiagonal solve per direction, one SIMD pack of points per thread; CPUs only), team (the same, one "
        "team per point) or separate (the whole eigendecomposition and sums over states)",
-       {"auto", "team", "separate"}},
+       {"auto", "packed", "team", "separate"}},
       {"analysis.metric",
        T::text,
        "quantum",

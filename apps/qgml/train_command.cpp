@@ -340,12 +340,12 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
     if (c.text("training.kernel") == "auto") in.automatic.push_back(automatic_kernel_note(c, in.n));
     if (c.text("analysis.kernel") == "auto") {
       const GeometryKernel k = resolve_geometry_kernel<Exec>(GeometryKernel::automatic, in.n);
-      in.automatic.push_back(
-          format("automatic: analysis.kernel = %s (%s)", to_string(k).c_str(),
-                 !is_host_space_v<Exec> ? "the team kernel on GPUs"
-                 : k == GeometryKernel::team
-                     ? "the team kernel on CPUs for N >= 32"
-                     : "the whole spectrum on CPUs for N < 32, where the packed eigensolver is faster"));
+      in.automatic.push_back(format("automatic: analysis.kernel = %s (%s)", to_string(k).c_str(),
+                                    !is_host_space_v<Exec> ? "the team kernel on GPUs"
+                                    : k == GeometryKernel::packed
+                                        ? "the packed ground-state kernel on CPUs for 2 <= N <= 256"
+                                    : k == GeometryKernel::team ? "the team kernel on CPUs for N > 256"
+                                                                : "the whole spectrum on CPUs for N = 1"));
     }
     if (!shape->load.empty()) in.n_source = " (from model.load " + shape->load + ")";
     in.config = initial_configuration<Real>(exec, c, *shape, in.d);

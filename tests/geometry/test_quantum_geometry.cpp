@@ -307,15 +307,73 @@ TEMPLATE_TEST_CASE("the team geometry kernel gives the spectral sums' metric, te
   }
 }
 
-TEST_CASE("resolve_geometry_kernel: team on devices and on CPUs from N = 32", "[geometry][team]") {
+// The packed kernel (one SIMD pack of points per thread, the same formulas with the lanes innermost)
+// against the sums over the whole spectrum, as the team kernel above: partial packs (23 points), a NaN
+// point, N beyond the packed eigensolver's automatic range, every metric kind.
+TEMPLATE_TEST_CASE("the packed geometry kernel gives the spectral sums' metric, tensor and dimension",
+                   "[geometry][packed]", QGML_TEST_HOST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const double tol = std::is_same_v<Real, float> ? 2e-3 : 1e-10;
+  for (const int n : {2, 4, 9, 24, 70}) {
+    for (const int d : {2, 3, 5}) {
+      CAPTURE(n, d);
+      const HostMatrices m = gaussian_hermitian_matrices(d, n, 0.6, 50 + n + d);
+      std::vector<double> pts = random_points(23, d, 1.0, 60 + n);
+      pts[d * 7] = std::nan("");  // point 7 is not finite
+      for (const MetricKind kind : {MetricKind::quantum, MetricKind::covariance, MetricKind::fubini_study}) {
+        CAPTURE(to_string(kind));
+        const auto r = run_geometry<Real, Space>(m, pts, kind, GeometryKernel::separate);
+        const auto g = run_geometry<Real, Space>(m, pts, kind, GeometryKernel::packed);
+        const auto a = run_geometry<Real, Space>(m, pts, kind, GeometryKernel::automatic);
+        CHECK(geometry_difference(r.metric, g.metric) <= tol);
+        CHECK(geometry_difference(r.fs, g.fs) <= tol);
+        CHECK(geometry_difference(r.berry, g.berry) <= tol);
+        CHECK(geometry_difference(r.xbar, g.xbar) <= tol);
+        CHECK(geometry_difference(r.energy, g.energy) <= tol);
+        CHECK(geometry_difference(r.sigma2, g.sigma2) <= tol);
+        CHECK(geometry_difference(r.eigenvalues, g.eigenvalues) <= tol);
+        CHECK(r.info == g.info);
+        CHECK(g.info[7] == linalg::eigh_non_finite_input);
+        CHECK(g.dimension[7] == -1);
+        int same = 0;
+        for (std::size_t t = 0; t < r.dimension.size(); ++t) same += r.dimension[t] == g.dimension[t] ? 1 : 0;
+        CHECK(same >= int(r.dimension.size()) - 1);           // a gap ratio at the threshold may round either way
+        CHECK(geometry_difference(g.metric, a.metric) == 0);  // automatic is packed on CPUs
+        CHECK(geometry_difference(g.berry, a.berry) == 0);
+      }
+    }
+  }
+  SECTION("a degenerate ground state gives a finite metric (the regularised 1/g)") {
+    HostMatrices m{2, 4, std::vector<cplx>(32)};
+    m(0, 2, 2) = 1;
+    m(0, 3, 3) = 2;
+    m(1, 2, 3) = m(1, 3, 2) = 0.3;
+    const std::vector<double> pts{0.0, 0.0, 0.4, -0.2};
+    const auto r = run_geometry<Real, Space>(m, pts, MetricKind::quantum, GeometryKernel::separate);
+    const auto g = run_geometry<Real, Space>(m, pts, MetricKind::quantum, GeometryKernel::packed);
+    for (double v : g.metric) CHECK(std::isfinite(v));
+    CHECK(geometry_difference(std::vector<double>(r.metric.begin() + 4, r.metric.end()),
+                              std::vector<double>(g.metric.begin() + 4, g.metric.end())) <= tol);
+  }
+}
+
+TEST_CASE("resolve_geometry_kernel: packed on CPUs for 2 <= N <= 256, team on devices", "[geometry][team]") {
   using Host = Kokkos::DefaultHostExecutionSpace;
-  CHECK(resolve_geometry_kernel<Host>(GeometryKernel::automatic, 8) == GeometryKernel::separate);
-  CHECK(resolve_geometry_kernel<Host>(GeometryKernel::automatic, geometry_team_min_n_host) == GeometryKernel::team);
+  CHECK(resolve_geometry_kernel<Host>(GeometryKernel::automatic, 8) == GeometryKernel::packed);
+  CHECK(resolve_geometry_kernel<Host>(GeometryKernel::automatic, geometry_packed_max_n) == GeometryKernel::packed);
+  CHECK(resolve_geometry_kernel<Host>(GeometryKernel::automatic, 1) == GeometryKernel::separate);
+  CHECK(resolve_geometry_kernel<Host>(GeometryKernel::automatic, geometry_packed_max_n + 1) == GeometryKernel::team);
   CHECK(resolve_geometry_kernel<Host>(GeometryKernel::team, 3) == GeometryKernel::team);
   CHECK(resolve_geometry_kernel<Host>(GeometryKernel::separate, 64) == GeometryKernel::separate);
+  CHECK_THROWS_AS(resolve_geometry_kernel<Host>(GeometryKernel::packed, 1), Error);
+  CHECK_THROWS_AS(resolve_geometry_kernel<Host>(GeometryKernel::packed, geometry_packed_max_n + 1), Error);
   CHECK(parse_geometry_kernel("auto") == GeometryKernel::automatic);
+  CHECK(parse_geometry_kernel("packed") == GeometryKernel::packed);
+  CHECK(to_string(GeometryKernel::packed) == "packed");
   CHECK_THROWS_AS(parse_geometry_kernel("spectrum"), Error);
 #if defined(KOKKOS_ENABLE_CUDA)
   CHECK(resolve_geometry_kernel<Kokkos::Cuda>(GeometryKernel::automatic, 8) == GeometryKernel::team);
+  CHECK_THROWS_AS(resolve_geometry_kernel<Kokkos::Cuda>(GeometryKernel::packed, 8), Error);
 #endif
 }

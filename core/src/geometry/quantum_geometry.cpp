@@ -31,7 +31,8 @@ GeometryKernel parse_geometry_kernel(const std::string& s) {
   if (s == "auto" || s == "automatic") return GeometryKernel::automatic;
   if (s == "team") return GeometryKernel::team;
   if (s == "separate") return GeometryKernel::separate;
-  throw Error("unknown geometry kernel '" + s + "' (expected auto, team or separate)");
+  if (s == "packed") return GeometryKernel::packed;
+  throw Error("unknown geometry kernel '" + s + "' (expected auto, packed, team or separate)");
 }
 
 std::string to_string(GeometryKernel k) {
@@ -42,6 +43,8 @@ std::string to_string(GeometryKernel k) {
       return "team";
     case GeometryKernel::separate:
       return "separate";
+    case GeometryKernel::packed:
+      return "packed";
   }
   return "?";
 }

@@ -1,7 +1,8 @@
-// Quantum geometry of the ground state per point (spec 3.1-3.3). Two implementations (GeometryKernel):
-// by default from the ground state alone, one team per point with one tridiagonal solve per coordinate
-// direction (ground_state_geometry.hpp); or from one whole eigendecomposition of H(x) and the sums over
-// states below. The ground-state terms come from the same pass (spec 1.1-1.2): E_0,
+// Quantum geometry of the ground state per point (spec 3.1-3.3). Three implementations (GeometryKernel):
+// by default from the ground state alone with one tridiagonal solve per coordinate direction, one SIMD
+// pack of points per thread on CPUs (ground_state_geometry_packed.hpp) or one team per point
+// (ground_state_geometry.hpp, the GPU kernel); or from one whole eigendecomposition of H(x) and the sums
+// over states below. The ground-state terms come from the same pass (spec 1.1-1.2): E_0,
 // xbar_k = <psi_0|A_k|psi_0>, sigma^2; so an analysis needs no second eigensolve.
 // With W_{n,mu} = <n|A_mu|psi_0> and gaps g_n = E_n - E_0 (n >= 1):
 //   quantum metric (Eq. 7)  g_{mu,nu} = 2 Re sum_n conj(W_{n,mu}) W_{n,nu} / g_n  = d xbar_mu / d x_nu
@@ -19,6 +20,7 @@
 
 #include "qgml/geometry/dimension_estimate.hpp"
 #include "qgml/geometry/ground_state_geometry.hpp"
+#include "qgml/geometry/ground_state_geometry_packed.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/linalg/symmetric_eigenvalues.hpp"
 #include "qgml/model/degeneracy.hpp"
@@ -33,25 +35,42 @@ enum class MetricKind { quantum, covariance, fubini_study };
 MetricKind parse_metric_kind(const std::string& s);
 std::string to_string(MetricKind k);
 
-// How QuantumGeometry::compute gets the per-point terms: team (auto on devices, and on host spaces from
-// N = geometry_team_min_n_host) solves for the ground state only, one team per point, and one tridiagonal solve per
-// coordinate direction (ground_state_geometry.hpp); separate runs batched_eigh for the whole spectrum
-// and sums over states (GeometryTensors below).
-enum class GeometryKernel { automatic, team, separate };
+// How QuantumGeometry::compute gets the per-point terms. packed (auto on host spaces for
+// geometry_packed_min_n <= N <= geometry_packed_max_n) and team (auto on devices) solve for the ground
+// state only, with one tridiagonal solve per coordinate direction: packed with one thread per SIMD pack
+// of points (ground_state_geometry_packed.hpp, host spaces only), team with one team per point
+// (ground_state_geometry.hpp); separate runs batched_eigh for the whole spectrum and sums over states
+// (GeometryTensors below).
+enum class GeometryKernel { automatic, team, separate, packed };
 
-GeometryKernel parse_geometry_kernel(const std::string& s);  // auto, team, separate
+GeometryKernel parse_geometry_kernel(const std::string& s);  // auto, team, separate, packed
 std::string to_string(GeometryKernel k);
 
-// Smallest N at which automatic takes the team kernel on host spaces: below it the SIMD-packed
-// eigensolver of the separate path is faster (T = 2500, one thread: team / separate = 1.88 at N = 8,
-// 1.28 at 16, 0.79 at 32, 0.43 at 64; perf/NOTES.md). Devices always take the team kernel.
+// N range of the packed kernel (its scratch is about that of the fused training kernel, 16 MiB per
+// thread at N = 256 in double); perf/NOTES.md "The metric on the packed ground-state path".
+inline constexpr int geometry_packed_min_n = 2;
+inline constexpr int geometry_packed_max_n = 256;
+
+// Smallest N at which automatic takes the team kernel on host spaces where packed does not apply: below
+// it the separate path is faster (T = 2500, one thread: team / separate = 1.88 at N = 8, 1.28 at 16,
+// 0.79 at 32, 0.43 at 64; perf/NOTES.md). Devices always take the team kernel.
 inline constexpr int geometry_team_min_n_host = 32;
 
-// The kernel automatic resolves to on ExecSpace at N (explicit choices are kept).
+// The kernel automatic resolves to on ExecSpace at N (explicit choices are kept; packed on a device or
+// outside its N range is an error).
 template <class ExecSpace>
 GeometryKernel resolve_geometry_kernel(GeometryKernel requested, int n) {
+  constexpr bool host = is_host_space_v<ExecSpace>;
+  if (requested == GeometryKernel::packed) {
+    QGML_REQUIRE(host, "the packed geometry kernel runs on host execution spaces only (use team or auto)");
+    QGML_REQUIRE(n >= geometry_packed_min_n && n <= geometry_packed_max_n,
+                 "the packed geometry kernel takes " + std::to_string(geometry_packed_min_n) +
+                     " <= N <= " + std::to_string(geometry_packed_max_n) + " (N = " + std::to_string(n) + ")");
+  }
   if (requested != GeometryKernel::automatic) return requested;
-  return (is_host_space_v<ExecSpace> && n < geometry_team_min_n_host) ? GeometryKernel::separate : GeometryKernel::team;
+  if (!host) return GeometryKernel::team;
+  if (n >= geometry_packed_min_n && n <= geometry_packed_max_n) return GeometryKernel::packed;
+  return n < geometry_team_min_n_host ? GeometryKernel::separate : GeometryKernel::team;
 }
 
 struct GeometrySettings {
@@ -196,10 +215,12 @@ class QuantumGeometry {
     if (count == 0) return;
     const bool tensor =
         fubini_study_.extent(0) > 0 && (settings.geometric_tensor || settings.metric == MetricKind::fubini_study);
-    if (resolve_geometry_kernel<ExecSpace>(settings.kernel, n_) == GeometryKernel::separate || eigh.warm_start ||
-        eigh.variant != EighVariant::automatic)
+    const GeometryKernel kernel = resolve_geometry_kernel<ExecSpace>(settings.kernel, n_);
+    if (kernel == GeometryKernel::separate || eigh.warm_start || eigh.variant != EighVariant::automatic)
       compute_separate(exec, config, points, settings, eigh, count, tensor);
-    else
+    else if (kernel == GeometryKernel::packed) {
+      if constexpr (is_host_space_v<ExecSpace>) compute_packed(exec, config, points, settings, count, tensor);
+    } else
       compute_team(exec, config, points, settings, count, tensor);
     detail::GeometrySpectrum<Real, memory_space> spectrum;
     spectrum.metric = metric_;
@@ -224,7 +245,37 @@ class QuantumGeometry {
   const tensor_type& berry_curvature() const { return berry_; }
   const IntVector<memory_space>& eigh_info() const { return info_; }
 
-  // The two implementations of compute() (GeometryKernel); public for nvcc (device lambdas).
+  // The implementations of compute() (GeometryKernel); public for nvcc (device lambdas).
+  template <class PointsView>
+  void compute_packed(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
+                      const PointsView& points, const GeometrySettings& settings, int count, bool tensor) {
+    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+    using functor_type = detail::PackedGroundStateGeometry<Real, ExecSpace, PointsView>;
+    constexpr int width = functor_type::W;
+    functor_type f;
+    f.a = config.matrices();
+    f.sq = config.square_sum();
+    f.x = points;
+    f.xbar = xbar_;
+    f.energy = energy_;
+    f.sigma2 = sigma2_;
+    f.info = info_;
+    f.metric = metric_;
+    f.fs = fubini_study_;
+    f.berry = berry_;
+    f.kind = int(settings.metric);
+    f.tensor = tensor;
+    f.count = count;
+    f.eta_rel = degeneracy_eta<Real>(settings);
+    f.reals = detail::packed_geometry_scratch_reals(n_, d_, width);
+    const std::size_t bytes = team_scratch_bytes<typename functor_type::scratch_view>(f.reals);
+    const int packs = (count + width - 1) / width;
+    f.level = scratch_level(policy_type(exec, packs, 1), bytes, n_, "packed geometry");
+    ScopedRegion region("qgml::metric");
+    Kokkos::parallel_for("qgml::QuantumGeometry::packed",
+                         policy_type(exec, packs, 1).set_scratch_size(f.level, Kokkos::PerTeam(bytes)), f);
+  }
+
   template <class PointsView>
   void compute_team(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
                     const GeometrySettings& settings, int count, bool tensor) {
