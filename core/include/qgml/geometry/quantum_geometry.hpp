@@ -253,18 +253,7 @@ class QuantumGeometry {
     using functor_type = detail::PackedGroundStateGeometry<Real, ExecSpace, PointsView>;
     constexpr int width = functor_type::W;
     functor_type f;
-    f.a = config.matrices();
-    f.sq = config.square_sum();
-    f.x = points;
-    f.xbar = xbar_;
-    f.energy = energy_;
-    f.sigma2 = sigma2_;
-    f.info = info_;
-    f.metric = metric_;
-    f.fs = fubini_study_;
-    f.berry = berry_;
-    f.kind = int(settings.metric);
-    f.tensor = tensor;
+    bind_ground_state_geometry(f, config, points, settings, tensor);
     f.count = count;
     f.eta_rel = degeneracy_eta<Real>(settings);
     f.reals = detail::packed_geometry_scratch_reals(n_, d_, width);
@@ -282,18 +271,7 @@ class QuantumGeometry {
     using policy_type = Kokkos::TeamPolicy<ExecSpace>;
     using functor_type = detail::GroundStateGeometry<Real, ExecSpace, PointsView>;
     functor_type f;
-    f.a = config.matrices();
-    f.sq = config.square_sum();
-    f.x = points;
-    f.xbar = xbar_;
-    f.energy = energy_;
-    f.sigma2 = sigma2_;
-    f.info = info_;
-    f.metric = metric_;
-    f.fs = fubini_study_;
-    f.berry = berry_;
-    f.kind = int(settings.metric);
-    f.tensor = tensor;
+    bind_ground_state_geometry(f, config, points, settings, tensor);
     f.eta_rel = degeneracy_eta<Real>(settings);
     f.reals = detail::ground_state_geometry_scratch_reals(n_, d_);
     const std::size_t bytes = team_scratch_bytes<typename functor_type::scratch_view>(f.reals);
@@ -347,6 +325,25 @@ class QuantumGeometry {
   }
 
  private:
+  // The inputs and outputs the two ground-state kernels (GroundStateGeometry, PackedGroundStateGeometry)
+  // share, by name.
+  template <class Functor, class PointsView>
+  void bind_ground_state_geometry(Functor& f, const MatrixConfiguration<Real, ExecSpace>& config,
+                                  const PointsView& points, const GeometrySettings& settings, bool tensor) const {
+    f.a = config.matrices();
+    f.sq = config.square_sum();
+    f.x = points;
+    f.xbar = xbar_;
+    f.energy = energy_;
+    f.sigma2 = sigma2_;
+    f.info = info_;
+    f.metric = metric_;
+    f.fs = fubini_study_;
+    f.berry = berry_;
+    f.kind = int(settings.metric);
+    f.tensor = tensor;
+  }
+
   int d_ = 0, n_ = 0, max_batch_ = 0;
   MatrixStack<Real, memory_space> h_, v_;
   RealMatrix<Real, memory_space> w_;
