@@ -1,6 +1,7 @@
 """train / Trainer / Run: settings, run directories, resume, stop callbacks, Ctrl-C."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -148,7 +149,8 @@ def test_resume_with_other_points_is_refused(tmp_path):
 
 
 CTRL_C_SCRIPT = textwrap.dedent("""
-    import sys, numpy as np, qgml
+    import faulthandler, signal, sys, numpy as np, qgml
+    faulthandler.register(signal.SIGUSR1)  # Python stacks on stderr if the test finds the process hung
     x = np.random.default_rng(0).normal(size=(2000, 3))
     print("training", flush=True)
     try:
@@ -159,6 +161,25 @@ CTRL_C_SCRIPT = textwrap.dedent("""
         sys.exit(0)
     sys.exit(3)
 """)
+
+
+def hung_process_stacks(proc):
+    """The Python stacks (on stderr, through faulthandler) and the native stacks (gdb, where installed) of a
+    child that did not exit, then kills it: what a failure report needs to find the hang."""
+    proc.send_signal(signal.SIGUSR1)
+    time.sleep(1)
+    report = "gdb not installed: no native stacks"
+    gdb = shutil.which("gdb")
+    if gdb:
+        try:
+            r = subprocess.run([gdb, "-p", str(proc.pid), "-batch", "-ex", "thread apply all bt"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+            report = r.stdout[-20000:]
+        except subprocess.TimeoutExpired:
+            report = "gdb timed out"
+    proc.kill()
+    proc.communicate()
+    return report
 
 
 def test_ctrl_c_raises_keyboard_interrupt_and_the_run_resumes(tmp_path):
@@ -180,7 +201,11 @@ def test_ctrl_c_raises_keyboard_interrupt_and_the_run_resumes(tmp_path):
         time.sleep(0.1)
     assert latest_epoch() >= 2, "no checkpoint of epoch 2 within 60 s"
     proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
+    try:
+        out, _ = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("no exit within 60 s of SIGINT (training stops after the current batch); its native "
+                    "stacks:\n" + hung_process_stacks(proc))
     assert proc.returncode == 0, out
     # Kokkos may print its own warnings (OMP_PROC_BIND unset) on stdout: only the script's line counts.
     (line,) = [l for l in out.splitlines() if l.startswith("KeyboardInterrupt")]
