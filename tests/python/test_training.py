@@ -151,6 +151,9 @@ def test_resume_with_other_points_is_refused(tmp_path):
 CTRL_C_SCRIPT = textwrap.dedent("""
     import faulthandler, signal, sys, numpy as np, qgml
     faulthandler.register(signal.SIGUSR1)  # Python stacks on stderr if the test finds the process hung
+    # Python's own Ctrl-C handler, as an interactive session has it: a process started with SIGINT ignored
+    # (a background job of a non-interactive shell, nohup) inherits SIG_IGN, and Python then installs none.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     x = np.random.default_rng(0).normal(size=(2000, 3))
     print("training", flush=True)
     try:
