@@ -1,14 +1,19 @@
 // The Jacobi rotation shared by every cyclic Jacobi code (linalg/jacobi_rotation.hpp) and the sweep
-// count contract of linalg/symmetric_eigenvalues.hpp.
+// count contract of linalg/symmetric_eigenvalues.hpp, and its lane-packed form
+// (linalg/symmetric_eigenvalues_packed.hpp) against it lane by lane.
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "qgml/linalg/jacobi_rotation.hpp"
 #include "qgml/linalg/symmetric_eigenvalues.hpp"
+#include "qgml/linalg/symmetric_eigenvalues_packed.hpp"
 
 #include "test_support.hpp"
 
@@ -117,4 +122,68 @@ TEMPLATE_TEST_CASE("symmetric_eigenvalues_descending returns the sweeps used, ma
   for (int i = 0; i < d; ++i) diag(i, i) = Real(i);
   CHECK(linalg::symmetric_eigenvalues_descending(diag, e, 0) == 0);
   CHECK(e(0) == Real(d - 1));
+}
+
+TEMPLATE_TEST_CASE("packed_symmetric_eigenvalues_descending gives each lane the single-matrix result",
+                   "[jacobi][geometry]", float, double) {
+  using Real = TestType;
+  constexpr int W = 8;
+  for (const int d : {1, 2, 3, 5}) {
+    CAPTURE(d);
+    // Lanes of different difficulty: dense matrices (several sweeps), a diagonal one (none), a zero
+    // one, one with a repeated eigenvalue, and two skipped lanes (the last holds NaN).
+    std::vector<Real> a(std::size_t(d) * d * W), e(std::size_t(d) * W);
+    auto at = [&](int i, int j, int q) -> Real& { return a[std::size_t((i * d + j) * W + q)]; };
+    for (int q = 0; q < W; ++q)
+      for (int i = 0; i < d; ++i)
+        for (int j = 0; j <= i; ++j) {
+          Real v = Real(std::sin(1.0 + 3.0 * i + 7.0 * j + 0.9 * q) + (i == j ? 0.5 * q : 0.0));
+          if (q == 1) v = i == j ? Real(i) : Real(0);
+          if (q == 2) v = Real(0);
+          if (q == 3) v = i == j ? Real(1) : Real(0.25);  // eigenvalues 1 + 0.25 (d - 1), 0.75 (d - 1 times)
+          if (q == W - 1) v = std::numeric_limits<Real>::quiet_NaN();
+          at(i, j, q) = at(j, i, q) = v;
+        }
+    const std::vector<Real> a0 = a;
+    bool skip[W] = {};
+    skip[W - 2] = skip[W - 1] = true;
+    for (const int max_sweeps : {linalg::symmetric_eigenvalues_max_sweeps, 1}) {
+      CAPTURE(max_sweeps);
+      a = a0;
+      int sweeps[W];
+      linalg::packed_symmetric_eigenvalues_descending<W>(d, a.data(), e.data(), skip, sweeps, max_sweeps);
+      int most = 0;
+      for (int q = 0; q < W; ++q) {
+        CAPTURE(q);
+        if (skip[q]) {
+          CHECK(sweeps[q] == 0);
+          for (int i = 0; i < d; ++i)
+            for (int j = 0; j < d; ++j) {
+              const Real before = a0[std::size_t((i * d + j) * W + q)];
+              CHECK((std::isnan(before) ? std::isnan(at(i, j, q)) : at(i, j, q) == before));
+            }
+          continue;
+        }
+        Kokkos::View<Real**, Kokkos::HostSpace> m("qgml::test::m", d, d);
+        Kokkos::View<Real*, Kokkos::HostSpace> e_ref("qgml::test::e_ref", d);
+        for (int i = 0; i < d; ++i)
+          for (int j = 0; j < d; ++j) m(i, j) = a0[std::size_t((i * d + j) * W + q)];
+        const int used = linalg::symmetric_eigenvalues_descending(m, e_ref, max_sweeps);
+        CHECK(sweeps[q] == used);
+        most = std::max(most, used);
+        for (int i = 0; i < d; ++i)
+          CHECK(std::abs(double(e[std::size_t(i * W + q)]) - double(e_ref(i))) <=
+                8 * epsilon<Real>() * (1 + std::abs(double(e_ref(0)))));
+        for (int i = 1; i < d; ++i) CHECK(e[std::size_t(i * W + q)] <= e[std::size_t((i - 1) * W + q)]);
+      }
+      if (d >= 3 && max_sweeps > 1) CHECK(most >= 2);        // the dense lanes needed more than one sweep
+      if (d >= 3 && max_sweeps == 1) CHECK(sweeps[0] == 2);  // not converged in one: max_sweeps + 1
+      if (d == 3 && max_sweeps > 1) {                        // the repeated eigenvalue, and the diagonal lane sorted
+        CHECK(std::abs(double(e[3]) - 1.5) <= 8 * epsilon<Real>());
+        CHECK(std::abs(double(e[W + 3]) - 0.75) <= 8 * epsilon<Real>());
+        CHECK(e[1] == Real(2));
+        CHECK(e[2 * W + 1] == Real(0));
+      }
+    }
+  }
 }

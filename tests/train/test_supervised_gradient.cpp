@@ -496,9 +496,10 @@ TEMPLATE_TEST_CASE("TargetPredictor predicts the reference's y_hat (packed groun
   using Memory = typename Space::memory_space;
   const Space exec;
   const double tol = std::is_same_v<Real, float> ? 2e-4 : 1e-11;
-  // N = 2: whole spectrum; N = 3, 6: Householder, E_0 and inverse iteration; 300 points: a partial last
+  // N = 2: whole spectrum; N = 3, 6, 100: Householder, E_0 and inverse iteration (N = 100: above the
+  // eigensolver's automatic packed range, below the packed kernels' limit); 300 points: a partial last
   // pack; a chunk of 64 for the batched_eigh path (devices).
-  for (auto [d, n, count] : {std::tuple{2, 2, 9}, std::tuple{2, 3, 7}, std::tuple{3, 6, 300}}) {
+  for (auto [d, n, count] : {std::tuple{2, 2, 9}, std::tuple{2, 3, 7}, std::tuple{3, 6, 300}, std::tuple{2, 100, 11}}) {
     CAPTURE(d, n, count);
     const Problem p = random_problem(d, n, count, 40 + n);
     const std::vector<double> want = supervised_reference(p.a, p.b, p.x, std::vector<double>(count, 0.0), {}).y_hat;

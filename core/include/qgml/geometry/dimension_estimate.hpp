@@ -99,6 +99,20 @@ KOKKOS_INLINE_FUNCTION int estimate_dimension_from_descending(const Real* e, int
   return estimate_point_dimension(e, d, min_gap_ratio, noise_floor, first_gap_exponent).dimension;
 }
 
+// The estimator's parameters in Real, as the per-point kernels take them (the floor that Real resolves).
+template <class Real>
+struct DimensionRule {
+  Real min_gap_ratio = 2, noise_floor = Real(1e-3), first_gap_exponent = Real(0.75);
+
+  static DimensionRule from(const DimensionEstimatorSettings& s) {
+    return {Real(s.min_gap_ratio), effective_noise_floor<Real>(s), Real(s.first_gap_exponent)};
+  }
+  // d for the eigenvalues e[0] >= ... >= e[d - 1].
+  KOKKOS_INLINE_FUNCTION int operator()(const Real* e, int d) const {
+    return estimate_dimension_from_descending(e, d, min_gap_ratio, noise_floor, first_gap_exponent);
+  }
+};
+
 // Statistics of per-point estimates: histogram over d = 0 .. D and the derived summary.
 //   mode: the most frequent d; among tied counts, the one nearest the median (then the smaller);
 //   uncertain: the mode holds less than uncertain_fraction of the points, or the runner-up (the

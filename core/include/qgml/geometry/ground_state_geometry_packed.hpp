@@ -7,7 +7,9 @@
 // (linalg/tridiagonal_ground_state.hpp); then
 //   quantum metric      g_{mu,nu} = 2 Re <y'_mu|phi'_nu>,
 //   covariance metric   g_{mu,nu} = 2 Re (<y'_mu|y'_nu> - <y'_mu|z_0><z_0|y'_nu>),
-//   geometric tensor    Q_{mu,nu} = <phi'_mu|phi'_nu>  (Fubini-Study Re Q, Berry curvature -2 Im Q).
+//   geometric tensor    Q_{mu,nu} = <phi'_mu|phi'_nu>  (Fubini-Study Re Q, Berry curvature -2 Im Q);
+// and the metric's eigenvalues (Jacobi, one lane per point: linalg/symmetric_eigenvalues_packed.hpp)
+// with the dimension estimate (dimension_estimate.hpp), so the pass needs no second kernel.
 // O(N^3) per point for the reduction, O(D N^2) after it, every loop a SIMD loop over the pack's points.
 #pragma once
 
@@ -16,8 +18,10 @@
 #include <cstddef>
 
 #include "qgml/common/types.hpp"
+#include "qgml/geometry/dimension_estimate.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
 #include "qgml/linalg/lanes.hpp"
+#include "qgml/linalg/symmetric_eigenvalues_packed.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
 #include "qgml/model/degeneracy.hpp"
 #include "qgml/model/ground_state_packed.hpp"
@@ -26,10 +30,10 @@
 namespace qgml::detail {
 
 // Reals of one pack's scratch: packed_ground_state's arrays, the resolvent's imaginary factors (2 N),
-// y'_mu and phi'_mu (complex, 4 D N), r_k (D), all per lane.
+// y'_mu and phi'_mu (complex, 4 D N), r_k (D), the metric and its eigenvalues (D^2 + D), all per lane.
 KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_geometry_scratch_reals(int n, int d, int width) {
   return packed_ground_state_scratch_reals(n, d, width) +
-         std::size_t(width) * (2 * std::size_t(n) + 4 * std::size_t(d) * n + std::size_t(d));
+         std::size_t(width) * (2 * std::size_t(n) + 4 * std::size_t(d) * n + std::size_t(d) * (d + 2));
 }
 
 // kind: int(MetricKind) (0 quantum, 1 covariance, 2 fubini_study); tensor: also fill fs and berry.
@@ -49,6 +53,9 @@ struct PackedGroundStateGeometry {
   RealVector<Real, memory_space> energy, sigma2;
   IntVector<memory_space> info;
   tensor_type metric, fs, berry;
+  RealMatrix<Real, memory_space> eigenvalues;  // T x D, descending
+  IntVector<memory_space> dimension;
+  DimensionRule<Real> rule;
   int kind = 0, level = 0, count = 0;
   bool tensor = false;
   std::size_t reals = 0;
@@ -68,6 +75,8 @@ struct PackedGroundStateGeometry {
     Real* const fr = yi + d * n * W;  // phi'_mu
     Real* const fi = fr + d * n * W;
     Real* const rk = fi + d * n * W;
+    Real* const gm = rk + d * W;      // the metric, (mu * d + nu) * W + q
+    Real* const ge = gm + d * d * W;  // its eigenvalues, i * W + q
     const Real nan = math::sqrt(Real(-1));
 
     int code[W];
@@ -139,6 +148,7 @@ struct PackedGroundStateGeometry {
               qi[q] += pr[i * W + q] * si[i * W + q] - pi[i * W + q] * sr[i * W + q];
             }
         }
+        QGML_LANES(q, W) gm[(mu * d + nu) * W + q] = gm[(nu * d + mu) * W + q] = fubini_study ? qr[q] : gv[q];
         for (int q = 0; q < lanes; ++q) {
           const int t = t0 + q;
           const Real v = code[q] != 0 ? nan : (fubini_study ? qr[q] : gv[q]);
@@ -152,6 +162,19 @@ struct PackedGroundStateGeometry {
           }
         }
       }
+
+    // The metric's eigenvalues and the estimate (-1 where the ground state failed or Jacobi did not
+    // converge); lanes without a point, or without a ground state, are not rotated.
+    bool skip[W];
+    int sweeps[W];
+    for (int q = 0; q < W; ++q) skip[q] = q >= lanes || code[q] != 0;
+    linalg::packed_symmetric_eigenvalues_descending<W>(d, gm, ge, skip, sweeps);
+    for (int q = 0; q < lanes; ++q) {
+      const int t = t0 + q;
+      for (int i = 0; i < d; ++i) eigenvalues(t, i) = code[q] != 0 ? nan : ge[i * W + q];
+      dimension(t) =
+          code[q] == 0 && sweeps[q] <= linalg::symmetric_eigenvalues_max_sweeps ? rule(&eigenvalues(t, 0), d) : -1;
+    }
   }
 };
 

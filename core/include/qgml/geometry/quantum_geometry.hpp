@@ -51,11 +51,6 @@ std::string to_string(GeometryKernel k);
 inline constexpr int geometry_packed_min_n = 2;
 inline constexpr int geometry_packed_max_n = 256;
 
-// Smallest N at which automatic takes the team kernel on host spaces where packed does not apply: below
-// it the separate path is faster (T = 2500, one thread: team / separate = 1.88 at N = 8, 1.28 at 16,
-// 0.79 at 32, 0.43 at 64; perf/NOTES.md). Devices always take the team kernel.
-inline constexpr int geometry_team_min_n_host = 32;
-
 // The kernel automatic resolves to on ExecSpace at N (explicit choices are kept; packed on a device or
 // outside its N range is an error).
 template <class ExecSpace>
@@ -70,7 +65,10 @@ GeometryKernel resolve_geometry_kernel(GeometryKernel requested, int n) {
   if (requested != GeometryKernel::automatic) return requested;
   if (!host) return GeometryKernel::team;
   if (n >= geometry_packed_min_n && n <= geometry_packed_max_n) return GeometryKernel::packed;
-  return n < geometry_team_min_n_host ? GeometryKernel::separate : GeometryKernel::team;
+  // Outside the packed range on host spaces: N = 1 (no excited state) by the separate path, N > 256 by the
+  // team kernel (it beats the separate path from N = 32 on CPUs: team / separate = 0.79 at N = 32, 0.43 at
+  // 64, T = 2500, one thread; perf/NOTES.md).
+  return n > geometry_packed_max_n ? GeometryKernel::team : GeometryKernel::separate;
 }
 
 struct GeometrySettings {
@@ -151,7 +149,7 @@ struct GeometrySpectrum {
   tensor_type metric, work;
   RealMatrix<Real, MemorySpace> eigenvalues;
   IntVector<MemorySpace> dimension, info;
-  Real ratio = 0, floor = 0, exponent = 1;
+  DimensionRule<Real> rule;
 
   KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
     const int d = static_cast<int>(metric.extent(1));
@@ -160,9 +158,7 @@ struct GeometrySpectrum {
     const auto wt = Kokkos::subview(work, t, Kokkos::ALL, Kokkos::ALL);
     const auto et = Kokkos::subview(eigenvalues, t, Kokkos::ALL);
     const bool converged = linalg::symmetric_eigenvalues_descending(wt, et) <= linalg::symmetric_eigenvalues_max_sweeps;
-    dimension(t) = info(t) == 0 && converged
-                       ? estimate_dimension_from_descending(&eigenvalues(t, 0), d, ratio, floor, exponent)
-                       : -1;
+    dimension(t) = info(t) == 0 && converged ? rule(&eigenvalues(t, 0), d) : -1;
   }
 };
 
@@ -186,7 +182,6 @@ class QuantumGeometry {
         energy_("qgml::QuantumGeometry::energy", max_batch),
         sigma2_("qgml::QuantumGeometry::sigma2", max_batch),
         metric_("qgml::QuantumGeometry::metric", max_batch, d, d),
-        work_(Kokkos::ViewAllocateWithoutInitializing("qgml::QuantumGeometry::work"), max_batch, d, d),
         eigenvalues_("qgml::QuantumGeometry::eigenvalues", max_batch, d),
         dimension_("qgml::QuantumGeometry::dimension", max_batch),
         fubini_study_("qgml::QuantumGeometry::fubini_study", geometric_tensor ? max_batch : 0, d, d),
@@ -216,21 +211,28 @@ class QuantumGeometry {
     const bool tensor =
         fubini_study_.extent(0) > 0 && (settings.geometric_tensor || settings.metric == MetricKind::fubini_study);
     const GeometryKernel kernel = resolve_geometry_kernel<ExecSpace>(settings.kernel, n_);
-    if (kernel == GeometryKernel::separate || eigh.warm_start || eigh.variant != EighVariant::automatic)
-      compute_separate(exec, config, points, settings, eigh, count, tensor);
-    else if (kernel == GeometryKernel::packed) {
+    // The packed and team kernels find the ground state themselves; a warm start or a chosen eigensolver
+    // variant asks for the separate path, which runs batched_eigh.
+    const bool ground_state_kernel = !eigh.warm_start && eigh.variant == EighVariant::automatic;
+    if (kernel == GeometryKernel::packed && ground_state_kernel) {
       if constexpr (is_host_space_v<ExecSpace>) compute_packed(exec, config, points, settings, count, tensor);
-    } else
+      return;  // the packed kernel also gives the metric's eigenvalues and the estimate
+    }
+    if (kernel == GeometryKernel::team && ground_state_kernel)
       compute_team(exec, config, points, settings, count, tensor);
+    else
+      compute_separate(exec, config, points, settings, eigh, count, tensor);
+    // The spectrum kernel's copy of the metrics, allocated on its first use (the packed path needs none).
+    if (work_.extent(0) == 0)
+      work_ = tensor_type(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "qgml::QuantumGeometry::work"),
+                          max_batch_, d_, d_);
     detail::GeometrySpectrum<Real, memory_space> spectrum;
     spectrum.metric = metric_;
     spectrum.work = work_;
     spectrum.eigenvalues = eigenvalues_;
     spectrum.dimension = dimension_;
     spectrum.info = info_;
-    spectrum.ratio = Real(settings.estimator.min_gap_ratio);
-    spectrum.floor = effective_noise_floor<Real>(settings.estimator);
-    spectrum.exponent = Real(settings.estimator.first_gap_exponent);
+    spectrum.rule = DimensionRule<Real>::from(settings.estimator);
     Kokkos::parallel_for("qgml::QuantumGeometry::spectrum", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), spectrum);
   }
 
@@ -256,6 +258,9 @@ class QuantumGeometry {
     bind_ground_state_geometry(f, config, points, settings, tensor);
     f.count = count;
     f.eta_rel = degeneracy_eta<Real>(settings);
+    f.eigenvalues = eigenvalues_;
+    f.dimension = dimension_;
+    f.rule = DimensionRule<Real>::from(settings.estimator);
     f.reals = detail::packed_geometry_scratch_reals(n_, d_, width);
     const std::size_t bytes = team_scratch_bytes<typename functor_type::scratch_view>(f.reals);
     const int packs = (count + width - 1) / width;

@@ -1,6 +1,7 @@
 // One Jacobi rotation (Golub & Van Loan, 4th ed., section 8.5.2), for real symmetric and complex
 // Hermitian matrices alike; every cyclic Jacobi code uses it (hermitian_jacobi.hpp,
-// symmetric_eigenvalues.hpp).
+// symmetric_eigenvalues.hpp), and symmetric_eigenvalues_packed.hpp evaluates the same c and s lane by
+// lane (its square roots vectorised).
 //
 // For B = B^H and an off-diagonal element b_pq = |b_pq| e^{i phi} != 0:
 //   tau = (b_qq - b_pp) / (2 |b_pq|),   t = sign(tau) / (|tau| + sqrt(1 + tau^2))

@@ -13,6 +13,12 @@ namespace qgml::linalg {
 
 inline constexpr int symmetric_eigenvalues_max_sweeps = 50;
 
+// Converged when the off-diagonal mass sum_{i != j} a_ij^2 is at most this times sum_ij a_ij^2, i.e. at
+// rounding level: (eps |A|)^2 cannot be undercut, so float stops at 1e-13 (eps^2 ~ 1.4e-14); a smaller
+// bound would run every sweep to max_sweeps.
+template <class Real>
+inline constexpr Real symmetric_eigenvalues_tolerance = sizeof(Real) == sizeof(float) ? Real(1e-13) : Real(1e-30);
+
 // a: D x D symmetric (overwritten; its diagonal ends up holding the eigenvalues), e: D (out),
 // sorted descending. Returns the number of sweeps used, 0 .. max_sweeps, when the off-diagonal part
 // reached rounding level, and max_sweeps + 1 when it did not within max_sweeps sweeps (e then holds
@@ -31,10 +37,7 @@ KOKKOS_FUNCTION int symmetric_eigenvalues_descending(const AView& a, const EView
         total += x;
         if (i != j) off += x;
       }
-    // Converged when the off-diagonal mass is at rounding level: (eps |A|)^2 cannot be undercut, so
-    // float stops at 1e-13 (eps^2 ~ 1.4e-14); a smaller bound would run every sweep to max_sweeps.
-    const Real tolerance = sizeof(Real) == sizeof(float) ? Real(1e-13) : Real(1e-30);
-    if (off <= tolerance * total || off == Real(0)) break;
+    if (off <= symmetric_eigenvalues_tolerance<Real> * total || off == Real(0)) break;
     if (sweep == max_sweeps) {
       sweep = max_sweeps + 1;
       break;

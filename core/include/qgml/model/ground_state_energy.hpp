@@ -3,7 +3,7 @@
 //   grad_x E_0 = <psi_0| dH/dx |psi_0> = x - xbar(x)   (Hellmann-Feynman, spec 2.3: dH/dx_k = x_k - A_k),
 // so one ground state per point gives both; 2 E_0 = |x - xbar|^2 + sigma^2 (spec 1.2).
 // Two kernels with the same formulas:
-//  - packed (host spaces, 2 <= N <= 64): one thread per pack of W points, lanes innermost, the ground
+//  - packed (host spaces, 2 <= N <= 256): one thread per pack of W points, lanes innermost, the ground
 //    state of model/ground_state_packed.hpp (the whole spectrum at N = 2; from N = 3 the ground-state
 //    path with E_0 alone, by Laguerre's iteration on T, linalg/tridiagonal_lowest_eigenvalue.hpp: 1.25x
 //    the whole spectrum at N = 4, equal at N = 2, perf/NOTES.md "Sampling");
@@ -37,8 +37,10 @@ inline const char* to_string(EnergyKernel k) {
   return k == EnergyKernel::packed ? "packed" : (k == EnergyKernel::team ? "team" : "auto");
 }
 
-// The kernel `automatic` resolves to, and the range the packed kernel supports.
-inline constexpr int energy_packed_max_n = 64;
+// The kernel `automatic` resolves to, and the range the packed kernel supports (that of the packed
+// Householder reduction, as the fused training kernel: perf/NOTES.md "Packed ground states up to N = 256
+// for the samplers and supervised prediction").
+inline constexpr int energy_packed_max_n = eigh_packed_limit_n;
 inline constexpr int energy_ground_state_min_n = 3;
 
 template <class ExecSpace>

@@ -1,6 +1,6 @@
 // Predictions of a supervised model (docs/supervised.md, section 1): y_hat(x) = <psi_0(x)|B|psi_0(x)>,
 // psi_0(x) the ground state of H(x) = 1/2 sum_k (A_k - x_k)^2 of the feature matrices A_1..A_D.
-// On host spaces for 2 <= N <= 64 one kernel per SIMD pack of points finds psi_0 alone
+// On host spaces for 2 <= N <= 256 one kernel per SIMD pack of points finds psi_0 alone
 // (model/ground_state_packed.hpp: the whole spectrum at N = 2, from N = 3 the Householder reduction,
 // E_0 of T and inverse iteration, as the samplers' energy kernel) and forms <psi_0|B psi_0> in the
 // lanes; elsewhere H is built for a chunk of at most max_chunk points and solved by batched_eigh.
@@ -26,6 +26,10 @@
 
 namespace qgml {
 
+// Largest N of the packed prediction kernel (that of the packed Householder reduction; perf/NOTES.md
+// "Packed ground states up to N = 256 for the samplers and supervised prediction").
+inline constexpr int predictor_packed_max_n = eigh_packed_limit_n;
+
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
 class TargetPredictor {
  public:
@@ -45,8 +49,8 @@ class TargetPredictor {
     }
   }
 
-  // Whether predict() runs the packed ground-state kernel (host spaces, 2 <= N <= 64).
-  bool packed() const { return resolve_eigh_variant<ExecSpace>(EighVariant::automatic, n_) == EighVariant::packed; }
+  // Whether predict() runs the packed ground-state kernel (host spaces, 2 <= N <= predictor_packed_max_n).
+  bool packed() const { return is_host_space_v<ExecSpace> && n_ >= 2 && n_ <= predictor_packed_max_n; }
   // Bytes of memory held.
   std::size_t bytes() const {
     return (h_.span() + v_.span()) * sizeof(complex_t<Real>) + w_.span() * sizeof(Real) + info_.span() * sizeof(int);
