@@ -70,54 +70,6 @@ KOKKOS_INLINE_FUNCTION Real tridiagonal_eigenvalue(const int n, const Real* td, 
   return Real(0.5) * (lo + hi);
 }
 
-// E_0, E_1 and E_max of T into out[0..2] (E_1 = E_0 for n = 1), and out[3] = 1 where the QL iteration did
-// not converge (then out[0..2] are NaN). Collective over loops. With teams of 2 or more threads, one
-// bisection per eigenvalue on its own thread (tridiagonal_eigenvalue); otherwise the implicit QL
-// eigenvalue iteration of the packed solver on one thread (packed_ql, the fused path's arithmetic: at
-// N = 8 about 7x fewer divisions than three bisections). Both give the eigenvalues to ~eps ||T||, and
-// the same bits for the same team size. dw, ew: n reals each of workspace.
-template <class Loops, class Real>
-KOKKOS_FUNCTION void ground_state_eigenvalues(const Loops& loops, const int team_size, const int n, const Real* td,
-                                              const Real* te, Real* dw, Real* ew, Real* out) {
-  if (team_size >= 2) {
-    loops.for_each(0, 3, [&](const int which) {
-      const int index = which == 0 ? 0 : (which == 1 ? (n > 1 ? 1 : 0) : n - 1);
-      out[which] = tridiagonal_eigenvalue(n, td, te, index);
-    });
-    loops.single([&]() { out[3] = Real(0); });
-  } else {
-    loops.single([&]() {
-      for (int i = 0; i < n; ++i) {
-        dw[i] = td[i];
-        ew[i] = te[i];
-      }
-      PackedEighArrays<1, Real> p(n, dw);
-      p.d = dw;
-      p.e = ew;
-      int failed = 0;
-      packed_ql<1>(p, &failed, false);
-      Real e0 = dw[0], top = dw[0];
-      int m = 0;
-      for (int i = 1; i < n; ++i) {
-        if (dw[i] < e0) {
-          e0 = dw[i];
-          m = i;
-        }
-        top = dw[i] > top ? dw[i] : top;
-      }
-      Real second = n > 1 ? dw[m == 0 ? 1 : 0] : e0;
-      for (int i = 0; i < n; ++i)
-        if (i != m && dw[i] < second) second = dw[i];
-      const Real nan = math::sqrt(Real(-1));
-      out[0] = failed ? nan : e0;
-      out[1] = failed ? nan : second;
-      out[2] = failed ? nan : top;
-      out[3] = failed ? Real(1) : Real(0);
-    });
-  }
-  loops.barrier();
-}
-
 // What the ground-state gradient needs of the spectrum of T, for W lanes, without the rest of it:
 // E_0, E_max, and whether E_0 is degenerate, E_1 - E_0 <= tol max(E_max - E_0, 1) (model/degeneracy.hpp).
 //   E_0 by Laguerre's iteration on T (packed_lowest_eigenvalue), E_max = -(the lowest eigenvalue of -T)
@@ -159,6 +111,29 @@ KOKKOS_INLINE_FUNCTION int packed_ground_state_eigenvalues(const int n, const Re
     }
   QGML_LANES(q, W) degenerate[q] = (n > 1 && count[q] >= Real(2)) ? Real(1) : Real(0);
   return it0 > it1 ? it0 : it1;
+}
+
+// E_0, E_max and the degeneracy of E_0 (E_1 - E_0 <= tol max(E_max - E_0, 1), model/degeneracy.hpp) of T:
+// out[0] = E_0, out[1] = 1 if degenerate else 0, out[2] = E_max. Collective over loops. With teams of 2
+// or more threads (GPUs), one bisection per eigenvalue E_0, E_1, E_max on its own thread
+// (tridiagonal_eigenvalue); with one thread (CPUs), the fused kernel's arithmetic on one lane
+// (packed_ground_state_eigenvalues: Laguerre's iteration for E_0 and E_max, one Sturm count for the
+// degeneracy). Both give the eigenvalues to ~eps ||T||, and the same bits for the same team size. T must
+// be finite. work: n reals (one thread only).
+template <class Loops, class Real>
+KOKKOS_FUNCTION void ground_state_eigenvalues(const Loops& loops, const int team_size, const int n, const Real* td,
+                                              const Real* te, const Real tol, Real* work, Real* out) {
+  if (team_size >= 2) {
+    loops.for_each(0, 3, [&](const int which) {
+      const int index = which == 0 ? 0 : (which == 1 ? (n > 1 ? 1 : 0) : n - 1);
+      out[which] = tridiagonal_eigenvalue(n, td, te, index);
+    });
+    loops.barrier();
+    loops.single([&]() { out[1] = ground_state_degenerate(n, out[0], out[1], out[2], tol) ? Real(1) : Real(0); });
+  } else {
+    loops.single([&]() { packed_ground_state_eigenvalues<1>(n, td, te, tol, work, out, out + 2, out + 1); });
+  }
+  loops.barrier();
 }
 
 // z_0: the unit eigenvector of the tridiagonal T (diagonal td, off-diagonal te) for its smallest

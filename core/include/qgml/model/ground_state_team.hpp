@@ -3,12 +3,11 @@
 // linalg/loops.hpp so that it runs with teams of any size on every backend:
 //   H(x) = S - sum_k x_k A_k + |x|^2 / 2 in team scratch (S = 1/2 sum_k A_k^2, spec 1.1),
 //   H = Q T Q^H by the team Householder reduction (linalg/householder_tridiagonal.hpp),
-//   E_0, E_1, E_max of T (linalg/tridiagonal_ground_state.hpp: bisection, one eigenvalue per thread,
-//   or QL on one thread for teams of one),
+//   E_0, E_max and the degeneracy of E_0 from T (linalg::ground_state_eigenvalues: bisection, one
+//   eigenvalue per thread, or for teams of one the fused kernel's Laguerre iteration and Sturm count),
 //   psi_0 = Q z_0 with z_0 from inverse iteration on T.
-// A point with a non-finite entry of H is solved as the zero matrix and flagged (code 1), as the fused
-// path does; a failed eigenvalue iteration gives code 2 (linalg::EighInfo). E_0, E_1, E_max are NaN
-// where code != 0.
+// A point with a non-finite entry of H is solved as the zero matrix and flagged (code 1, linalg::EighInfo's
+// eigh_non_finite_input), as the fused path does; E_0 and E_max are then NaN.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -62,23 +61,22 @@ struct TeamGroundStateScratch {
 
 template <class Real>
 struct TeamGroundState {
-  int code = 0;
-  Real e0 = 0, e1 = 0, emax = 0;
+  int code = 0;  // 0, or 1: H(x) not finite (E_0, E_max NaN)
+  Real e0 = 0, emax = 0;
+  bool degenerate = false;  // E_1 - E_0 <= tol max(E_max - E_0, 1) (model/degeneracy.hpp)
 };
 
-// Scratch, all of the team: h (N x N complex view), tau and p (N complex), td and te (T), z0, work0 and
-// work1 (N each, the eigenvalue stage), vec_d and vec_l (N each, inverse iteration's factors, kept for
-// later resolvent solves), xs (D: x), shared (4 scalars). psi_0 is written to (psr, psi). Ends with a
-// barrier. lowest_only: E_0 alone by Laguerre's iteration (linalg/tridiagonal_lowest_eigenvalue.hpp), E_max
-// its Gershgorin bound, E_1 NaN (the energy of the samplers); otherwise E_0, E_1, E_max as
-// linalg::ground_state_eigenvalues.
+// Scratch, all of the team: h (N x N complex view), tau and p (N complex), td and te (T), z0, work (N, the
+// eigenvalue stage), vec_d and vec_l (N each, inverse iteration's factors, kept for later resolvent
+// solves), xs (D: x), shared (4 scalars). psi_0 is written to (psr, psi). Ends with a barrier.
+// lowest_only: E_0 alone by Laguerre's iteration (linalg/tridiagonal_lowest_eigenvalue.hpp), E_max its
+// Gershgorin bound, degenerate false (the energy of the samplers); otherwise E_0, E_max and the
+// degeneracy at tolerance tol as linalg::ground_state_eigenvalues.
 template <class Real, class Loops, class AView, class SView, class XView, class HView>
-KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loops, const int team_size, const AView& a,
-                                                               const SView& sq, const XView& x, const int t,
-                                                               const HView& h, complex_t<Real>* tau, complex_t<Real>* p,
-                                                               Real* td, Real* te, Real* z0, Real* work0, Real* work1,
-                                                               Real* vec_d, Real* vec_l, Real* xs, Real* shared,
-                                                               Real* psr, Real* psi, const bool lowest_only = false) {
+KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(
+    const Loops& loops, const int team_size, const AView& a, const SView& sq, const XView& x, const int t,
+    const HView& h, complex_t<Real>* tau, complex_t<Real>* p, Real* td, Real* te, Real* z0, Real* work, Real* vec_d,
+    Real* vec_l, Real* xs, Real* shared, Real* psr, Real* psi, const Real tol, const bool lowest_only = false) {
   using complex_type = complex_t<Real>;
   const int d = static_cast<int>(a.extent(0));
   const int n = static_cast<int>(a.extent(1));
@@ -108,19 +106,18 @@ KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loop
   if (lowest_only) {
     loops.single([&]() {
       linalg::packed_lowest_eigenvalue<1>(n, td, te, shared, shared + 2);
-      shared[1] = math::sqrt(Real(-1));
-      shared[3] = Real(0);
+      shared[1] = Real(0);
     });
     loops.barrier();
   } else {
-    linalg::ground_state_eigenvalues(loops, team_size, n, td, te, work0, work1, shared);
+    linalg::ground_state_eigenvalues(loops, team_size, n, td, te, tol, work, shared);
   }
   TeamGroundState<Real> out;
   const Real nan = math::sqrt(Real(-1));
-  out.code = !finite ? 1 : (shared[3] != Real(0) ? 2 : 0);
+  out.code = finite ? 0 : 1;
   out.e0 = out.code ? nan : shared[0];
-  out.e1 = out.code ? nan : shared[1];
   out.emax = out.code ? nan : shared[2];
+  out.degenerate = out.code == 0 && shared[1] != Real(0);
   loops.barrier();  // every thread has read the shared scalars
   const Real e0 = out.e0, emax = out.emax;
   loops.single([&]() { linalg::packed_ground_vector<1>(n, td, te, &e0, &emax, vec_d, vec_l, z0); });

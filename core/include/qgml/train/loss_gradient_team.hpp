@@ -5,7 +5,8 @@
 // Per point x (spec 1.1, 2.5, 2.6; the formulas of loss_gradient.hpp):
 //   H(x) = S - sum_k x_k A_k + |x|^2 / 2 in team scratch (S = 1/2 sum_k A_k^2),
 //   H = Q T Q^H by the team Householder reduction (linalg/householder_tridiagonal.hpp),
-//   E_0, E_1, E_max of T by bisection, one thread each (linalg/tridiagonal_ground_state.hpp),
+//   E_0, E_max and the degeneracy of E_0 from T (linalg::ground_state_eigenvalues: bisection, one
+//   thread per eigenvalue, on GPUs; the fused kernel's Laguerre iteration and Sturm count on CPUs),
 //   psi = Q z_0 with z_0 from inverse iteration on T,
 //   y_k = A_k psi, xbar, sigma^2, d^2, r = xbar - x, s = sum_k r_k y_k,
 //   phi = Q R_T Q^H s (the regularised reduced resolvent, a complex tridiagonal solve),
@@ -51,10 +52,10 @@ KOKKOS_INLINE_FUNCTION constexpr std::size_t team_gradient_scratch_reals(int n, 
 
 // Slots of the shared scalars.
 enum TeamGradientShared : int {
-  shared_e0 = 0,
-  shared_e1,
+  shared_e0 = 0,  // 0 .. 3: team_ground_state's (E_0, degenerate, E_max, unused)
+  shared_degenerate,
   shared_emax,
-  shared_failed,
+  shared_unused,
   shared_sigma2,
   shared_dist2,
   shared_loss_sup,  // supervised: l(y_hat, y)
@@ -110,11 +111,11 @@ struct TeamLossGradient {
     Real* const rs = xs + d;   // r_k
     Real* const shared = rs + d;
 
-    // --- H(x), T, E_0, E_1, E_max, z_0, psi = Q z_0.
+    // --- H(x), T, E_0, E_max, degeneracy, z_0, psi = Q z_0.
     const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, g.p, td,
-                                                             te, z0, fdr, fdi, fdr, flr, xs, shared, psr, psi);
+                                                             te, z0, fdr, fdr, flr, xs, shared, psr, psi, tol);
     const int code = gs.code;
-    const Real e0 = gs.e0, e1 = gs.e1, emax = gs.emax;
+    const Real e0 = gs.e0, emax = gs.emax;
 
     // --- y_k = A_k psi (into row t of U), xbar, sigma^2, d^2 (the order of ground_state_terms).
     loops.for_each(0, d * n, [&](const int ki) {
@@ -201,7 +202,7 @@ struct TeamLossGradient {
     linalg::apply_householder_q(loops, h, tau, phr, phi, false);
 
     // --- a_l, e_l (weighted) into rows t and count + t of U; psi, phi into the same rows of W.
-    const bool degenerate = ground_state_degenerate(n, e0, e1, emax, tol);
+    const bool degenerate = gs.degenerate;
     const Real pw = (skip_degenerate && degenerate) ? Real(0) : weight;
     loops.for_each(0, d * n, [&](const int li) {
       const int l = li / n, i = li % n;
