@@ -120,10 +120,18 @@ KOKKOS_INLINE_FUNCTION int packed_ground_state_eigenvalues(const int n, const Re
 // (packed_ground_state_eigenvalues: Laguerre's iteration for E_0 and E_max, one Sturm count for the
 // degeneracy). Both give the eigenvalues to ~eps ||T||, and the same bits for the same team size. T must
 // be finite. work: n reals (one thread only).
+// lowest_only (the samplers' energy): E_0 alone by Laguerre's iteration on one thread, out[2] = the
+// Gershgorin upper bound on E_max (the spectral scale of the inverse iteration), out[1] = 0.
 template <class Loops, class Real>
 KOKKOS_FUNCTION void ground_state_eigenvalues(const Loops& loops, const int team_size, const int n, const Real* td,
-                                              const Real* te, const Real tol, Real* work, Real* out) {
-  if (team_size >= 2) {
+                                              const Real* te, const Real tol, Real* work, Real* out,
+                                              const bool lowest_only = false) {
+  if (lowest_only) {
+    loops.single([&]() {
+      packed_lowest_eigenvalue<1>(n, td, te, out, out + 2);
+      out[1] = Real(0);
+    });
+  } else if (team_size >= 2) {
     loops.for_each(0, 3, [&](const int which) {
       const int index = which == 0 ? 0 : (which == 1 ? (n > 1 ? 1 : 0) : n - 1);
       out[which] = tridiagonal_eigenvalue(n, td, te, index);

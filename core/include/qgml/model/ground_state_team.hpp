@@ -19,7 +19,6 @@
 #include "qgml/linalg/householder_tridiagonal.hpp"
 #include "qgml/linalg/loops.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
-#include "qgml/linalg/tridiagonal_lowest_eigenvalue.hpp"
 
 namespace qgml::detail {
 
@@ -59,6 +58,10 @@ struct TeamGroundStateScratch {
         rest(z0 + n) {}
 };
 
+// Shared scalars team_ground_state uses at the head of its `shared` array: E_0, degenerate, E_max
+// (linalg::ground_state_eigenvalues' out).
+inline constexpr int team_ground_state_shared = 3;
+
 template <class Real>
 struct TeamGroundState {
   int code = 0;  // 0, or 1: H(x) not finite (E_0, E_max NaN)
@@ -68,7 +71,7 @@ struct TeamGroundState {
 
 // Scratch, all of the team: h (N x N complex view), tau and p (N complex), td and te (T), z0, work (N, the
 // eigenvalue stage), vec_d and vec_l (N each, inverse iteration's factors, kept for later resolvent
-// solves), xs (D: x), shared (4 scalars). psi_0 is written to (psr, psi). Ends with a barrier.
+// solves), xs (D: x), shared (team_ground_state_shared scalars). psi_0 is written to (psr, psi). Ends with a barrier.
 // lowest_only: E_0 alone by Laguerre's iteration (linalg/tridiagonal_lowest_eigenvalue.hpp), E_max its
 // Gershgorin bound, degenerate false (the energy of the samplers); otherwise E_0, E_max and the
 // degeneracy at tolerance tol as linalg::ground_state_eigenvalues.
@@ -103,15 +106,7 @@ KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(
   loops.barrier();
 
   linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
-  if (lowest_only) {
-    loops.single([&]() {
-      linalg::packed_lowest_eigenvalue<1>(n, td, te, shared, shared + 2);
-      shared[1] = Real(0);
-    });
-    loops.barrier();
-  } else {
-    linalg::ground_state_eigenvalues(loops, team_size, n, td, te, tol, work, shared);
-  }
+  linalg::ground_state_eigenvalues(loops, team_size, n, td, te, tol, work, shared, lowest_only);
   TeamGroundState<Real> out;
   const Real nan = math::sqrt(Real(-1));
   out.code = finite ? 0 : 1;

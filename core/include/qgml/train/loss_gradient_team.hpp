@@ -44,23 +44,21 @@
 namespace qgml::detail {
 
 // Reals of one team's scratch: H (complex N x N), tau and p (complex N), T (2 N), z_0 and the
-// factorisation workspace (5 N), psi, phi / s (complex: 4 N), x and r (2 D), 8 shared scalars.
-KOKKOS_INLINE_FUNCTION constexpr std::size_t team_gradient_scratch_reals(int n, int d) {
-  return 2 * std::size_t(n) * n + 4 * std::size_t(n) + 2 * std::size_t(n) + 5 * std::size_t(n) + 4 * std::size_t(n) +
-         2 * std::size_t(d) + 8;
-}
-
-// Slots of the shared scalars.
+// Slots of the shared scalars: team_ground_state's first, then the gradient's.
 enum TeamGradientShared : int {
-  shared_e0 = 0,  // 0 .. 3: team_ground_state's (E_0, degenerate, E_max, unused)
-  shared_degenerate,
-  shared_emax,
-  shared_unused,
-  shared_sigma2,
+  shared_sigma2 = team_ground_state_shared,
   shared_dist2,
   shared_loss_sup,  // supervised: l(y_hat, y)
-  shared_half_dl    // supervised: l'(y_hat, y) / 2
+  shared_half_dl,   // supervised: l'(y_hat, y) / 2
+  team_gradient_shared
 };
+
+// Reals of one team's scratch: H (complex N x N), tau and p (complex N), T (2 N), z_0 and the
+// factorisation workspace (5 N), psi, phi / s (complex: 4 N), x and r (2 D), the shared scalars.
+KOKKOS_INLINE_FUNCTION constexpr std::size_t team_gradient_scratch_reals(int n, int d) {
+  return 2 * std::size_t(n) * n + 4 * std::size_t(n) + 2 * std::size_t(n) + 5 * std::size_t(n) + 4 * std::size_t(n) +
+         2 * std::size_t(d) + team_gradient_shared;
+}
 
 template <class Real, class ExecSpace, class PointsView>
 struct TeamLossGradient {
