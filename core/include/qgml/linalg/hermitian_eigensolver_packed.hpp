@@ -324,7 +324,8 @@ KOKKOS_FORCEINLINE_FUNCTION void householder_update_column(const PackedEighArray
 template <bool Update, bool Matvec, int W, class Real>
 KOKKOS_FORCEINLINE_FUNCTION void householder_update_product(const PackedEighArrays<W, Real>& p, const int k,
                                                             const Real* pr, const Real* pi, Real* yr, Real* yi) {
-  const int n = p.n, lo = k + 2, ku = k, km = k + 1;
+  // ku: step k's column of v; the prologue (k = -1, no update) reads none, column 0 stands in.
+  const int n = p.n, lo = k + 2, ku = k < 0 ? 0 : k, km = k + 1;
   if (Matvec)
     for (int r = lo; r < n; ++r) QGML_LANES(q, W) yr[r * W + q] = yi[r * W + q] = Real(0);
   for (int r = lo; r < n; ++r) {
@@ -357,8 +358,8 @@ KOKKOS_FORCEINLINE_FUNCTION void householder_update_product(const PackedEighArra
     for (int c = lo; c < r; ++c) {
       Real* xr = arow + c * W;
       Real* xi = irow + c * W;
-      const Real* vcr = p.at(p.ar, c, ku < 0 ? 0 : ku);
-      const Real* vci = p.at(p.ai, c, ku < 0 ? 0 : ku);
+      const Real* vcr = p.at(p.ar, c, ku);
+      const Real* vci = p.at(p.ai, c, ku);
       const Real* pcr = pr + c * W;
       const Real* pci = pi + c * W;
       const Real* ur = p.at(p.ar, c, km);

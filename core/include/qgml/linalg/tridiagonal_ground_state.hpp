@@ -53,8 +53,7 @@ KOKKOS_INLINE_FUNCTION Real tridiagonal_eigenvalue(const int n, const Real* td, 
   }
   if (!finite) return math::sqrt(Real(-1));
   const Real norm = math::fabs(lo) > math::fabs(hi) ? math::fabs(lo) : math::fabs(hi);
-  // Smallest pivot magnitude: keeps the recurrence finite (LAPACK dstebz's pivmin).
-  const Real pivmin = Real(4) * min_normal<Real>() * (emax2 > Real(1) ? emax2 : Real(1));
+  const Real pivmin = sturm_pivmin(emax2);
   const Real pad = Real(2) * eps * norm + Real(2) * pivmin;
   lo -= pad;
   hi += pad;
@@ -97,7 +96,7 @@ KOKKOS_INLINE_FUNCTION int packed_ground_state_eigenvalues(const int n, const Re
       pivmin[q] = e2 > pivmin[q] ? e2 : pivmin[q];
     }
   QGML_LANES(q, W) {
-    pivmin[q] = Real(4) * min_normal<Real>() * (pivmin[q] > Real(1) ? pivmin[q] : Real(1));
+    pivmin[q] = sturm_pivmin(pivmin[q]);
     v[q] = td[q] - x[q];
     v[q] = math::fabs(v[q]) < pivmin[q] ? -pivmin[q] : v[q];
     count[q] = v[q] < Real(0) ? Real(1) : Real(0);

@@ -33,6 +33,13 @@
 
 namespace qgml::linalg {
 
+// The smallest pivot magnitude of a Sturm count on T, from the largest squared off-diagonal element
+// (LAPACK dstebz's pivmin): keeps the recurrence q_i = d_i - s - e_{i-1}^2 / q_{i-1} finite.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real sturm_pivmin(const Real max_offdiagonal2) {
+  return Real(4) * min_normal<Real>() * (max_offdiagonal2 > Real(1) ? max_offdiagonal2 : Real(1));
+}
+
 // Upper bound on the iterations of a lane: enough for a bisection of the Gershgorin interval to
 // eps ||T|| even where every Laguerre step were rejected; typical is 3 to 6.
 template <class Real>
@@ -68,8 +75,7 @@ KOKKOS_INLINE_FUNCTION int packed_lowest_eigenvalue(const int n, const Real* td,
   }
   QGML_LANES(q, W) {
     const Real norm = math::fabs(lo[q]) > math::fabs(hi[q]) ? math::fabs(lo[q]) : math::fabs(hi[q]);
-    // Smallest pivot magnitude, as LAPACK's dstebz: keeps the recurrence finite.
-    pivmin[q] = Real(4) * min_normal<Real>() * (pivmin[q] > Real(1) ? pivmin[q] : Real(1));
+    pivmin[q] = sturm_pivmin(pivmin[q]);
     const Real pad = Real(2) * eps * norm + Real(2) * pivmin[q];
     emax_bound[q] = hi[q];
     hi[q] = s[q] + pad;
