@@ -3,8 +3,10 @@
 
 #include <complex>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "qgml/common/error.hpp"
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/model/matrix_configuration.hpp"
 
@@ -32,36 +34,58 @@ HostMatrices gaussian_hermitian_matrices(int D, int N, double scale, std::uint64
 // [J_x, J_y] = i J_z (cyclic) and J_x^2 + J_y^2 + J_z^2 = j (j + 1) I.
 HostMatrices spin_matrices(int N);
 
-// Copies host matrices (converted to Real) into a new device configuration and computes S.
-template <class Real, class ExecSpace>
-MatrixConfiguration<Real, ExecSpace> to_configuration(const HostMatrices& h, const ExecSpace& exec) {
-  MatrixConfiguration<Real, ExecSpace> config(h.D, h.N, exec);
-  auto mirror = Kokkos::create_mirror_view(config.matrices());
-  qgml::fence(exec, "qgml::to_configuration: zero fill done before the host writes (the mirror may alias)");
+// A D x N x N stack of matrices in any memory space (a View of complex_t<Real>, LayoutRight) to the host,
+// widened to double. Fences exec only.
+template <class StackView, class ExecSpace>
+HostMatrices stack_to_host(const StackView& stack, const ExecSpace& exec) {
+  auto mirror = Kokkos::create_mirror_view(stack);
+  Kokkos::deep_copy(exec, mirror, stack);
+  qgml::fence(exec, "qgml::stack_to_host: wait for the device-to-host copy");
+  HostMatrices h{int(stack.extent(0)), int(stack.extent(1)), {}};
+  h.values.resize(std::size_t(h.D) * h.N * h.N);
+  for (int k = 0; k < h.D; ++k)
+    for (int i = 0; i < h.N; ++i)
+      for (int j = 0; j < h.N; ++j) h(k, i, j) = {double(mirror(k, i, j).real()), double(mirror(k, i, j).imag())};
+  return h;
+}
+
+// Host matrices, narrowed to the stack's Real, into `stack` (same D x N x N). Fences exec only; returns
+// when the copy is done.
+template <class StackView, class ExecSpace>
+void host_to_stack(const HostMatrices& h, const StackView& stack, const ExecSpace& exec) {
+  using complex_type = typename StackView::non_const_value_type;
+  using real_type = typename complex_type::value_type;
+  QGML_REQUIRE(int(stack.extent(0)) == h.D && int(stack.extent(1)) == h.N && int(stack.extent(2)) == h.N,
+               "qgml::host_to_stack: the host matrices are " + std::to_string(h.D) + " x " + std::to_string(h.N) +
+                   " x " + std::to_string(h.N) + ", the stack is " + std::to_string(stack.extent(0)) + " x " +
+                   std::to_string(stack.extent(1)) + " x " + std::to_string(stack.extent(2)));
+  auto mirror = Kokkos::create_mirror_view(stack);
+  qgml::fence(exec,
+              "qgml::host_to_stack: earlier work on the stack done before the host writes (the mirror may alias)");
   for (int k = 0; k < h.D; ++k)
     for (int i = 0; i < h.N; ++i)
       for (int j = 0; j < h.N; ++j) {
         const auto v = h(k, i, j);
-        mirror(k, i, j) = complex_t<Real>(static_cast<Real>(v.real()), static_cast<Real>(v.imag()));
+        mirror(k, i, j) = complex_type(static_cast<real_type>(v.real()), static_cast<real_type>(v.imag()));
       }
-  Kokkos::deep_copy(exec, config.matrices(), mirror);
+  Kokkos::deep_copy(exec, stack, mirror);
+  qgml::fence(exec, "qgml::host_to_stack: the host mirror must outlive the copy");
+}
+
+// Copies host matrices (converted to Real) into a new device configuration and computes S.
+template <class Real, class ExecSpace>
+MatrixConfiguration<Real, ExecSpace> to_configuration(const HostMatrices& h, const ExecSpace& exec) {
+  MatrixConfiguration<Real, ExecSpace> config(h.D, h.N, exec);
+  host_to_stack(h, config.matrices(), exec);
   config.update_square_sum(exec);
-  qgml::fence(exec, "qgml::to_configuration: host mirror must outlive the copy");
+  qgml::fence(exec, "qgml::to_configuration: S computed");
   return config;
 }
 
 // Copies a device configuration to the host, widened to double.
 template <class Real, class ExecSpace>
 HostMatrices to_host(const MatrixConfiguration<Real, ExecSpace>& config, const ExecSpace& exec) {
-  auto mirror = Kokkos::create_mirror_view(config.matrices());
-  Kokkos::deep_copy(exec, mirror, config.matrices());
-  qgml::fence(exec, "qgml::to_host: wait for the device-to-host copy");
-  HostMatrices h{config.dimension(), config.matrix_size(), {}};
-  h.values.resize(std::size_t(h.D) * h.N * h.N);
-  for (int k = 0; k < h.D; ++k)
-    for (int i = 0; i < h.N; ++i)
-      for (int j = 0; j < h.N; ++j) h(k, i, j) = {double(mirror(k, i, j).real()), double(mirror(k, i, j).imag())};
-  return h;
+  return stack_to_host(config.matrices(), exec);
 }
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>

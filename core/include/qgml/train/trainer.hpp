@@ -641,7 +641,9 @@ class Trainer {
     if (!warm_.ready()) return all;
     const int n = config_.matrix_size();
     const std::size_t width = 2 * std::size_t(n) * std::size_t(n);
-    const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), warm_.basis());
+    const auto b = Kokkos::create_mirror_view(warm_.basis());
+    Kokkos::deep_copy(exec_, b, warm_.basis());
+    qgml::fence(exec_, "qgml::Trainer: warm-start basis to the host");
     std::vector<double> local(std::size_t(shard_.size()) * width);
     for (std::int64_t i = 0; i < shard_.size(); ++i)
       for (int a = 0; a < n; ++a)
@@ -663,6 +665,7 @@ class Trainer {
   // This rank's rows [shard begin, end) of the basis of all T points.
   void restore_warm_basis(const HostMatrices& all) {
     auto b = Kokkos::create_mirror_view(Kokkos::HostSpace(), warm_.basis());
+    qgml::fence(exec_, "qgml::Trainer: earlier work on the warm-start basis done (the mirror may alias it)");
     const int n = config_.matrix_size();
     for (std::int64_t i = 0; i < shard_.size(); ++i)
       for (int a = 0; a < n; ++a)
@@ -826,24 +829,10 @@ class Trainer {
     best_validation_ = validation_loss_;
     Kokkos::deep_copy(exec_, best_matrices_, config_.matrices());
   }
-  HostMatrices best_host() const {
-    auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), best_matrices_);
-    HostMatrices h{int(mirror.extent(0)), int(mirror.extent(1)), {}};
-    h.values.resize(mirror.size());
-    for (int k = 0; k < h.D; ++k)
-      for (int i = 0; i < h.N; ++i)
-        for (int j = 0; j < h.N; ++j) h(k, i, j) = {double(mirror(k, i, j).real()), double(mirror(k, i, j).imag())};
-    return h;
-  }
+  HostMatrices best_host() const { return stack_to_host(best_matrices_, exec_); }
   void restore_best_from(const HostMatrices& h) {
     allocate_best();
-    auto mirror = Kokkos::create_mirror_view(best_matrices_);
-    for (int k = 0; k < h.D; ++k)
-      for (int i = 0; i < h.N; ++i)
-        for (int j = 0; j < h.N; ++j)
-          mirror(k, i, j) = complex_t<Real>(Real(h(k, i, j).real()), Real(h(k, i, j).imag()));
-    Kokkos::deep_copy(exec_, best_matrices_, mirror);
-    qgml::fence(exec_, "qgml::Trainer: best operators from the checkpoint");
+    host_to_stack(h, best_matrices_, exec_);
   }
   void allocate_best() {
     if (best_matrices_.extent(0) > 0) return;
