@@ -7,10 +7,12 @@
 //
 // Same algorithm and output contract as hermitian_eigh (hermitian_eigensolver.hpp): Householder
 // tridiagonalisation (here updating only the lower triangle), Q formed explicitly (stored transposed),
-// implicit QL with the rotations applied to rows of Q^T, eigenpairs sorted ascending; row j of V(t) is
-// eigenvector j; info codes eigh_success, eigh_non_finite_input (w, V NaN), eigh_not_converged (w NaN).
-// Rounding differs from the serial variant only in the order of a few operations (s = f * (1 / r),
-// c = g * (1 / r): one division per rotation instead of two); the same tolerances hold.
+// implicit QL with the rotations applied to rows of Q^T (N < packed_real_z_min_n) or to a real Z = I
+// and then V = Z Q^T (N >= packed_real_z_min_n: half the arithmetic of the rotations), eigenpairs
+// sorted ascending; row j of V(t) is eigenvector j; info codes eigh_success, eigh_non_finite_input (w,
+// V NaN), eigh_not_converged (w NaN). Rounding differs from the serial variant in the order of a few
+// operations (s = f * (1 / r), c = g * (1 / r): one division per rotation instead of two) and, from
+// packed_real_z_min_n on, in the eigenvectors' sums; the same tolerances hold.
 //
 // Lockstep with per-lane control flow:
 //  - Householder steps and the Q accumulation are data-independent except for the "nothing to
@@ -119,11 +121,11 @@ KOKKOS_FORCEINLINE_FUNCTION void hypot_lanes(const Real* a, const Real* b, Real*
 template <int W, class Real>
 struct PackedEighArrays {
   int n;
-  Real *ar, *ai;  // A (lower triangle), then the Householder vectors
+  Real *ar, *ai;  // A (lower triangle), then the Householder vectors; then Z (ar, packed_ql)
   Real *zr, *zi;  // Q^T, then the eigenvectors (row j = eigenvector j)
   Real *d, *e;    // tridiagonal, then the eigenvalues (d, unsorted)
   Real *tr, *ti;  // tau
-  Real *pr, *pi;  // p
+  Real *pr, *pi;  // p; then v_k (packed_form_q); then a column of Q^T (packed_ql)
   int* order;     // n ints (sorting), in the last n Reals
 
   KOKKOS_INLINE_FUNCTION PackedEighArrays(int n_, Real* scratch) : n(n_) {
@@ -478,12 +480,22 @@ KOKKOS_FUNCTION void packed_form_q(const PackedEighArrays<W, Real>& p) {
     QGML_LANES(q, W) act[q] = ((tkr[q] != Real(0)) | (tki[q] != Real(0))) ? 1 : 0;
     if (!packed_detail::any_lane<W>(act)) continue;
     const int b = k + 1;
+    // v_k contiguous in p (free after step 1): in place, its entries are n W Reals apart (4 KiB at N = 64
+    // in double, all in one set of the L1 cache), and every row c reads all of them twice.
+    for (int i = b; i < n; ++i) {
+      const Real* vr = A(ar, i, k);
+      const Real* vi = A(ai, i, k);
+      QGML_LANES(q, W) {
+        p.pr[i * W + q] = vr[q];
+        p.pi[i * W + q] = vi[q];
+      }
+    }
     for (int c = b; c < n; ++c) {
       Real dr[W], di[W];
       QGML_LANES(q, W) dr[q] = di[q] = Real(0);
       for (int i = b; i < n; ++i) {  // dot = v^H q
-        const Real* vr = A(ar, i, k);
-        const Real* vi = A(ai, i, k);
+        const Real* vr = p.pr + i * W;
+        const Real* vi = p.pi + i * W;
         const Real* xr = A(zr, c, i);
         const Real* xi = A(zi, c, i);
         QGML_LANES(q, W) {
@@ -497,8 +509,8 @@ KOKKOS_FUNCTION void packed_form_q(const PackedEighArrays<W, Real>& p) {
         di[q] = tkr[q] * y + tki[q] * x;
       }
       for (int i = b; i < n; ++i) {  // q -= dot v
-        const Real* vr = A(ar, i, k);
-        const Real* vi = A(ai, i, k);
+        const Real* vr = p.pr + i * W;
+        const Real* vi = p.pi + i * W;
         Real* xr = A(zr, c, i);
         Real* xi = A(zi, c, i);
         QGML_LANES(q, W) {
@@ -510,8 +522,14 @@ KOKKOS_FUNCTION void packed_form_q(const PackedEighArrays<W, Real>& p) {
   }
 }
 
+// The smallest N whose eigenvector rotations in packed_ql go to a real Z (see there). Measured
+// (qgml_bench_eigh, one thread, double): N = 8 1.3x slower with Z, N = 16 the same, N = 24 1.0-1.3x
+// faster, N = 64 1.6x together with the contiguous v_k of packed_form_q.
+inline constexpr int packed_real_z_min_n = 24;
+
 // Step 3: the eigenvalues of T into p.d (no particular order); with vectors, the rotations are applied to
-// the rows of p.zr, p.zi, which then hold the eigenvectors (row j of the eigenvalue p.d[j]). failed[q] = 1
+// the rows of p.zr, p.zi (Q^T), or from N = packed_real_z_min_n to a real Z that multiplies Q^T at the
+// end, after which p.zr, p.zi hold the eigenvectors (row j of the eigenvalue p.d[j]). failed[q] = 1
 // for a lane whose QL did not converge.
 template <int W, class Real>
 KOKKOS_FUNCTION void packed_ql(const PackedEighArrays<W, Real>& p, int* failed, const bool vectors) {
@@ -521,6 +539,16 @@ KOKKOS_FUNCTION void packed_ql(const PackedEighArrays<W, Real>& p, int* failed, 
   Real* const d = p.d;
   Real* const e = p.e;
   auto A = [&](Real* base, int i, int j) { return base + (i * n + j) * W; };
+  // From N = packed_real_z_min_n the rotations go to a real Z = I (in p.ar, free after step 2) and the
+  // eigenvectors are Z Q^T at the end (2 n^3 multiply-adds per lane against the ~4 n^2 n saved by
+  // rotating real rows); below it the rows of Q^T are rotated directly.
+  const bool real_z = vectors && n >= packed_real_z_min_n;
+  Real* const zz = p.ar;
+  if (real_z)
+    for (int ij = 0; ij < n * n; ++ij) {
+      const Real one = (ij % (n + 1) == 0) ? Real(1) : Real(0);
+      QGML_LANES(q, W) p.ar[ij * W + q] = one;
+    }
 
   // --- 3. Implicit QL on (d, e), lanes in lockstep on the eigenvalue index l.
   for (int q = 0; q < W; ++q) failed[q] = 0;
@@ -624,9 +652,20 @@ KOKKOS_FUNCTION void packed_ql(const PackedEighArrays<W, Real>& p, int* failed, 
           run[q] = run[q] & (1 - brk);
         }
         if (!vectors) continue;
-        // Rows i, i + 1 of Q^T: two contiguous rows, all lanes (identity where c = 1, s = 0). Rotating a
-        // real Z instead (half the work) and forming Z Q^T at the end measured no faster: at N <= 16 this
-        // loop overlaps with the latency of the recurrence above.
+        if (real_z) {  // rows i, i + 1 of Z: two contiguous rows, all lanes (identity where c = 1, s = 0)
+          Real* x0 = A(zz, i, 0);
+          Real* x1 = A(zz, i + 1, 0);
+          for (int col = 0; col < n; ++col) {
+            QGML_LANES(q, W) {
+              const Real f1 = x1[col * W + q], z0 = x0[col * W + q];
+              x1[col * W + q] = sr[q] * z0 + cr[q] * f1;
+              x0[col * W + q] = cr[q] * z0 - sr[q] * f1;
+            }
+          }
+          continue;
+        }
+        // Rows i, i + 1 of Q^T: two contiguous rows, all lanes. At small N this loop overlaps with the
+        // latency of the recurrence above, and rotating a real Z would not pay for Z Q^T.
         Real* x0r = A(zr, i, 0);
         Real* x0i = A(zi, i, 0);
         Real* x1r = A(zr, i + 1, 0);
@@ -651,6 +690,35 @@ KOKKOS_FUNCTION void packed_ql(const PackedEighArrays<W, Real>& p, int* failed, 
       }
       for (int q = 0; q < W; ++q)
         if (m[q] > l) e[m[q] * W + q] = Real(0);
+    }
+  }
+  if (!real_z) return;
+  // Rows of Q^T <- Z Q^T, column by column: column col of Q^T copied to p.pr, p.pi (free after step 1),
+  // then (Z Q^T)(j, col) = sum_i Z(j, i) Q^T(i, col) over the contiguous row j of Z.
+  for (int col = 0; col < n; ++col) {
+    for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
+        p.pr[i * W + q] = A(zr, i, col)[q];
+        p.pi[i * W + q] = A(zi, i, col)[q];
+      }
+    for (int j = 0; j < n; j += 2) {  // two rows of Z at a time: four independent sums
+      const int j1 = j + 1 < n ? j + 1 : j;
+      const Real* z0 = A(zz, j, 0);
+      const Real* z1 = A(zz, j1, 0);
+      Real r0[W], i0[W], r1[W], i1[W];
+      QGML_LANES(q, W) r0[q] = i0[q] = r1[q] = i1[q] = Real(0);
+      for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
+          const Real br = p.pr[i * W + q], bi = p.pi[i * W + q];
+          r0[q] += z0[i * W + q] * br;
+          i0[q] += z0[i * W + q] * bi;
+          r1[q] += z1[i * W + q] * br;
+          i1[q] += z1[i * W + q] * bi;
+        }
+      QGML_LANES(q, W) {
+        A(zr, j1, col)[q] = r1[q];
+        A(zi, j1, col)[q] = i1[q];
+        A(zr, j, col)[q] = r0[q];
+        A(zi, j, col)[q] = i0[q];
+      }
     }
   }
 }
