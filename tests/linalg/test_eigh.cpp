@@ -251,7 +251,9 @@ TEMPLATE_TEST_CASE("batched_eigh packed variant: lanes do not interact, NaN lane
   using Mem = typename TestType::memory_space;
   const Space exec;
   const int width = linalg::packed_eigh_width<Real>;
-  for (int n : {3, 4, 8, 16, linalg::packed_real_z_min_n + 1}) {  // the last: QL's rotations on a real Z
+  // packed_real_z_min_n + 1: QL's rotations on a real Z; packed_staggered_min_n: the reduction's
+  // staggered arrays
+  for (int n : {3, 4, 8, 16, linalg::packed_real_z_min_n + 1, linalg::packed_staggered_min_n}) {
     const int count = width + 3;
     std::vector<HostMatrix> batch = make_batch<Real>(n, count);
     batch[2](1, 2) = cplx(std::numeric_limits<double>::quiet_NaN(), 0);

@@ -191,6 +191,18 @@ KOKKOS_FUNCTION void load_pack(const HView& h, const int first, const int count,
   }
 }
 
+// From n = packed_staggered_min_n, packed_tridiagonalize keeps p_k, p_{k + 1} and contiguous copies of
+// v_k, v_{k + 1} in Q^T's storage (free until packed_form_q), each array at a chosen offset within a
+// 4 KiB page. When n is a multiple of 32, a row of A (n W Reals, 64 n bytes) and every array of the
+// scratch start at one or two offsets in a page, and the fused pass (householder_update_product) lost
+// most of its time to two effects of that: the entries of a column of A fall into one or two sets of
+// the 8-way L1 cache, so its four column reads missed L1 for every element; and a load whose address
+// matches a store still in flight in bits 0-11 waits for it (4 KiB aliasing), which y(c) did after the
+// stores of A(r, c). Offsets in elements (W Reals, 64 bytes) modulo 64: A's rows 0 or 32, p and y real
+// 8 and imaginary 40, the copies 10, 44, 12, 42; no load of the pass then shares the page offset of a
+// store made fewer than 16 elements before it. perf/NOTES.md, "4 KiB aliasing".
+inline constexpr int packed_staggered_min_n = 32;
+
 namespace packed_detail {
 
 // Step k's reflector from column k below the diagonal (A(i, k), i >= b = k + 1, as updated by the
@@ -317,6 +329,38 @@ KOKKOS_FORCEINLINE_FUNCTION void householder_update_column(const PackedEighArray
   }
 }
 
+// v_k (vr, vi) and v_{k + 1} (ur, ui) of householder_update_product, entry i at i * stride Reals.
+template <class Real>
+struct PackedReflectorColumns {
+  const Real *vr, *vi, *ur, *ui;
+  int stride;
+};
+
+// Array j (0 .. 7) of packed_staggered_min_n's layout, its entry 0 at `offset` elements into its region of
+// 64 (ceil(n / 64) + 1) elements; 8 regions fit into Q^T's 2 n^2 elements for n >= 32.
+template <int W, class Real>
+KOKKOS_FORCEINLINE_FUNCTION Real* staggered_array(const PackedEighArrays<W, Real>& p, const int j, const int offset) {
+  const int region = 64 * ((p.n + 63) / 64 + 1);
+  return p.zr + (j * region + offset) * W;
+}
+
+// v_k and v_{k + 1} (columns k and k + 1 of A, rows k + 2 ..) for the pass of step k (k = -1: the
+// prologue, v_0 only): copied into (vr, vi, ur, ui) when given, else read in place.
+template <int W, class Real>
+KOKKOS_FORCEINLINE_FUNCTION PackedReflectorColumns<Real> reflector_columns(const PackedEighArrays<W, Real>& p,
+                                                                           const int k, Real* vr, Real* vi, Real* ur,
+                                                                           Real* ui) {
+  const int n = p.n, ku = k < 0 ? 0 : k, km = k + 1;
+  if (!vr) return {p.at(p.ar, 0, ku), p.at(p.ai, 0, ku), p.at(p.ar, 0, km), p.at(p.ai, 0, km), n * W};
+  for (int i = k + 2; i < n; ++i) QGML_LANES(q, W) {
+      vr[i * W + q] = p.at(p.ar, i, ku)[q];
+      vi[i * W + q] = p.at(p.ai, i, ku)[q];
+      ur[i * W + q] = p.at(p.ar, i, km)[q];
+      ui[i * W + q] = p.at(p.ai, i, km)[q];
+    }
+  return {vr, vi, ur, ui, W};
+}
+
 // One pass over the lower triangle of A(lo.., lo..), lo = k + 2, row by row; per element, first step k's
 // rank-2 update A(r, c) -= v(r) conj(p(c)) + p(r) conj(v(c)) (Update; v = v_k, p = p_k), then the
 // element's share of y = A_lo,lo u with u = v_{k + 1} (Matvec; into y, each element read once: A(r, c),
@@ -325,9 +369,9 @@ KOKKOS_FORCEINLINE_FUNCTION void householder_update_column(const PackedEighArray
 // step), with the same arithmetic per element as the update followed by the product.
 template <bool Update, bool Matvec, int W, class Real>
 KOKKOS_FORCEINLINE_FUNCTION void householder_update_product(const PackedEighArrays<W, Real>& p, const int k,
-                                                            const Real* pr, const Real* pi, Real* yr, Real* yi) {
-  // ku: step k's column of v; the prologue (k = -1, no update) reads none, column 0 stands in.
-  const int n = p.n, lo = k + 2, ku = k < 0 ? 0 : k, km = k + 1;
+                                                            const PackedReflectorColumns<Real>& v, const Real* pr,
+                                                            const Real* pi, Real* yr, Real* yi) {
+  const int n = p.n, lo = k + 2;
   if (Matvec)
     for (int r = lo; r < n; ++r) QGML_LANES(q, W) yr[r * W + q] = yi[r * W + q] = Real(0);
   for (int r = lo; r < n; ++r) {
@@ -339,8 +383,8 @@ KOKKOS_FORCEINLINE_FUNCTION void householder_update_product(const PackedEighArra
     QGML_LANES(q, W) {
       Real xr = arow[r * W + q], xi = irow[r * W + q];
       if (Update) {
-        vrr[q] = p.at(p.ar, r, ku)[q];
-        vri[q] = p.at(p.ai, r, ku)[q];
+        vrr[q] = v.vr[r * v.stride + q];
+        vri[q] = v.vi[r * v.stride + q];
         prr[q] = pr[r * W + q];
         pri[q] = pi[r * W + q];
         xr -= vrr[q] * prr[q] + vri[q] * pri[q] + prr[q] * vrr[q] + pri[q] * vri[q];
@@ -349,8 +393,8 @@ KOKKOS_FORCEINLINE_FUNCTION void householder_update_product(const PackedEighArra
         irow[r * W + q] = xi;
       }
       if (Matvec) {
-        urr[q] = p.at(p.ar, r, km)[q];
-        uri[q] = p.at(p.ai, r, km)[q];
+        urr[q] = v.ur[r * v.stride + q];
+        uri[q] = v.ui[r * v.stride + q];
         rr[q] = xr * urr[q];
         ii[q] = xi * uri[q];
         ri[q] = xr * uri[q];
@@ -360,12 +404,12 @@ KOKKOS_FORCEINLINE_FUNCTION void householder_update_product(const PackedEighArra
     for (int c = lo; c < r; ++c) {
       Real* xr = arow + c * W;
       Real* xi = irow + c * W;
-      const Real* vcr = p.at(p.ar, c, ku);
-      const Real* vci = p.at(p.ai, c, ku);
+      const Real* vcr = v.vr + c * v.stride;
+      const Real* vci = v.vi + c * v.stride;
       const Real* pcr = pr + c * W;
       const Real* pci = pi + c * W;
-      const Real* ur = p.at(p.ar, c, km);
-      const Real* ui = p.at(p.ai, c, km);
+      const Real* ur = v.ur + c * v.stride;
+      const Real* ui = v.ui + c * v.stride;
       Real* y_r = yr + c * W;
       Real* y_i = yi + c * W;
       // One loop body: the updated element stays in registers for the product (two loops would
@@ -416,10 +460,24 @@ template <int W, class Real>
 KOKKOS_FUNCTION void packed_tridiagonalize(const PackedEighArrays<W, Real>& p) {
   using namespace packed_detail;
   const int n = p.n;
+  const bool staggered = n >= packed_staggered_min_n;
   Real *pk_r = p.pr, *pk_i = p.pi;          // p_k
   Real *pn_r = p.zr, *pn_i = p.zr + n * W;  // p_{k + 1}
+  Real *cvr = nullptr, *cvi = nullptr, *cur = nullptr, *cui = nullptr;
+  if (staggered) {
+    pk_r = staggered_array(p, 0, 8);
+    pk_i = staggered_array(p, 1, 40);
+    pn_r = staggered_array(p, 2, 8);
+    pn_i = staggered_array(p, 3, 40);
+    cvr = staggered_array(p, 4, 10);
+    cvi = staggered_array(p, 5, 44);
+    cur = staggered_array(p, 6, 12);
+    cui = staggered_array(p, 7, 42);
+  }
   int active = n > 1 ? householder_reflector<W>(p, 0) : 0;
-  if (active) householder_update_product<false, true, W>(p, -1, pk_r, pk_i, pk_r, pk_i);
+  if (active)
+    householder_update_product<false, true, W>(p, -1, reflector_columns(p, -1, cvr, cvi, cur, cui), pk_r, pk_i, pk_r,
+                                               pk_i);
   for (int k = 0; k < n - 1; ++k) {
     if (active) {
       householder_finish_p<W>(p, k, pk_r, pk_i);
@@ -427,12 +485,15 @@ KOKKOS_FUNCTION void packed_tridiagonalize(const PackedEighArrays<W, Real>& p) {
     }
     if (k + 1 == n - 1) break;
     const int next = householder_reflector<W>(p, k + 1);
-    if (active && next)
-      householder_update_product<true, true, W>(p, k, pk_r, pk_i, pn_r, pn_i);
-    else if (active)
-      householder_update_product<true, false, W>(p, k, pk_r, pk_i, pn_r, pn_i);
-    else if (next)
-      householder_update_product<false, true, W>(p, k, pk_r, pk_i, pn_r, pn_i);
+    if (active || next) {
+      const PackedReflectorColumns<Real> v = reflector_columns(p, k, cvr, cvi, cur, cui);
+      if (active && next)
+        householder_update_product<true, true, W>(p, k, v, pk_r, pk_i, pn_r, pn_i);
+      else if (active)
+        householder_update_product<true, false, W>(p, k, v, pk_r, pk_i, pn_r, pn_i);
+      else
+        householder_update_product<false, true, W>(p, k, v, pk_r, pk_i, pn_r, pn_i);
+    }
     Real* t = pk_r;
     pk_r = pn_r;
     pn_r = t;
@@ -513,9 +574,12 @@ KOKKOS_FUNCTION void packed_form_q(const PackedEighArrays<W, Real>& p) {
         const Real* vi = p.pi + i * W;
         Real* xr = A(zr, c, i);
         Real* xi = A(zi, c, i);
+        // Every load before the stores: v(i) reloaded after the store to xr (the compiler must assume
+        // they may alias) shares its address bits 0-11 at N = 64 and waits for it (4 KiB aliasing).
         QGML_LANES(q, W) {
-          xr[q] -= dr[q] * vr[q] - di[q] * vi[q];
-          xi[q] -= dr[q] * vi[q] + di[q] * vr[q];
+          const Real v_r = vr[q], v_i = vi[q], x_r = xr[q], x_i = xi[q];
+          xr[q] = x_r - (dr[q] * v_r - di[q] * v_i);
+          xi[q] = x_i - (dr[q] * v_i + di[q] * v_r);
         }
       }
     }
