@@ -17,6 +17,7 @@
 
 #include <cstddef>
 
+#include "qgml/common/line_aligned_scratch.hpp"
 #include "qgml/common/types.hpp"
 #include "qgml/geometry/dimension_estimate.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
@@ -67,7 +68,7 @@ struct PackedGroundStateGeometry {
     const int t0 = member.league_rank() * W;
     const int lanes = count - t0 < W ? count - t0 : W;
     scratch_view scratch(member.team_scratch(level), reals);
-    const PackedGroundStateScratch<W, Real> g(n, d, scratch.data());
+    const PackedGroundStateScratch<W, Real> g(n, d, line_aligned(scratch.data()));
     Real* const fdi = g.end;
     Real* const fli = fdi + n * W;
     Real* const yr = fli + n * W;  // y_mu(i), then y'_mu(i), at (mu * n + i) * W + q

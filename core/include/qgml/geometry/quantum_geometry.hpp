@@ -18,6 +18,7 @@
 
 #include <string>
 
+#include "qgml/common/line_aligned_scratch.hpp"
 #include "qgml/geometry/dimension_estimate.hpp"
 #include "qgml/geometry/ground_state_geometry.hpp"
 #include "qgml/geometry/ground_state_geometry_packed.hpp"
@@ -261,7 +262,7 @@ class QuantumGeometry {
     f.eigenvalues = eigenvalues_;
     f.dimension = dimension_;
     f.rule = DimensionRule<Real>::from(settings.estimator);
-    f.reals = detail::packed_geometry_scratch_reals(n_, d_, width);
+    f.reals = line_aligned_scratch_reals<Real>(detail::packed_geometry_scratch_reals(n_, d_, width));
     const std::size_t bytes = team_scratch_bytes<typename functor_type::scratch_view>(f.reals);
     const int packs = (count + width - 1) / width;
     f.level = scratch_level(policy_type(exec, packs, 1), bytes, n_, "packed geometry");

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "qgml/common/error.hpp"
+#include "qgml/common/line_aligned_scratch.hpp"
 #include "qgml/linalg/hermitian_eigensolver.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
 #include "qgml/linalg/hermitian_jacobi.hpp"
@@ -100,7 +101,7 @@ void batched_eigh_packed(const ExecSpace& exec, const HView& h, const WView& w, 
   const int count = static_cast<int>(h.extent(0));
   const int n = static_cast<int>(h.extent(1));
   const int packs = (count + width - 1) / width;
-  const int reals = linalg::packed_eigh_scratch_reals(n, width);
+  const std::size_t reals = line_aligned_scratch_reals<Real>(linalg::packed_eigh_scratch_reals(n, width));
   const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
   const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed");
   Kokkos::parallel_for(
@@ -108,7 +109,7 @@ void batched_eigh_packed(const ExecSpace& exec, const HView& h, const WView& w, 
       KOKKOS_LAMBDA(const member_type& member) {
         scratch_view buf(member.team_scratch(level), reals);
         const int first = member.league_rank() * width;
-        linalg::hermitian_eigh_packed<width>(h, w, v, info, first, count, buf.data());
+        linalg::hermitian_eigh_packed<width>(h, w, v, info, first, count, line_aligned(buf.data()));
         if (record_sweeps)
           for (int t = first; t < count && t < first + width; ++t) sweeps(t) = 0;
       });

@@ -21,6 +21,7 @@
 
 #include "qgml/common/error.hpp"
 #include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/line_aligned_scratch.hpp"
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
@@ -220,7 +221,7 @@ class GroundStateEnergy {
     const int count = static_cast<int>(points.extent(0));
     const int d = d_, n = n_;
     const int packs = (count + width - 1) / width;
-    const std::size_t reals = detail::packed_energy_scratch_reals(n, d, width);
+    const std::size_t reals = line_aligned_scratch_reals<Real>(detail::packed_energy_scratch_reals(n, d, width));
     const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
     const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed energy");
     const detail::PackedGroundStateMethod method = n >= energy_ground_state_min_n
@@ -235,7 +236,7 @@ class GroundStateEnergy {
         "qgml::GroundStateEnergy::packed", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
         KOKKOS_LAMBDA(const member_type& member) {
           scratch_view scratch(member.team_scratch(level), reals);
-          const detail::PackedGroundStateScratch<width, Real> g(n, d, scratch.data());
+          const detail::PackedGroundStateScratch<width, Real> g(n, d, line_aligned(scratch.data()));
           const int t0 = member.league_rank() * width;
           const int lanes = count - t0 < width ? count - t0 : width;
           int code[width];

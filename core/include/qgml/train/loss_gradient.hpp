@@ -30,6 +30,7 @@
 
 #include <string>
 
+#include "qgml/common/line_aligned_scratch.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/model/degeneracy.hpp"
 #include "qgml/model/ground_state_terms.hpp"
@@ -257,7 +258,7 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
   const int d = buf.d, n = buf.n, blocks = packed_gradient_blocks(buf.d, buf.targets);
   const int per = packed_gradient_chunk_packs<Real>(count, n, blocks);
   const int chunks = packed_gradient_chunks<Real>(count, n, blocks);
-  const std::size_t reals = packed_gradient_scratch_reals(n, d, width);
+  const std::size_t reals = line_aligned_scratch_reals<Real>(packed_gradient_scratch_reals(n, d, width));
   const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
   const int level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
   const auto a = config.matrices();
@@ -278,7 +279,8 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
         const int first_pack = c * per;
         const int packs = packs_total - first_pack < per ? packs_total - first_pack : per;
         packed_loss_gradient_chunk<width>(a, sq, x, xbar, terms, info, partials, c, first_pack * width, packs, count,
-                                          weight, lw, eta_rel, tol, skip_degenerate, ground_state, sup, scratch.data());
+                                          weight, lw, eta_rel, tol, skip_degenerate, ground_state, sup,
+                                          line_aligned(scratch.data()));
       });
 }
 

@@ -16,6 +16,7 @@
 
 #include "qgml/common/error.hpp"
 #include "qgml/common/kokkos_compat.hpp"
+#include "qgml/common/line_aligned_scratch.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/linalg/lanes.hpp"
 #include "qgml/model/ground_state_energy.hpp"
@@ -113,7 +114,8 @@ class TargetPredictor {
     const int d = features.dimension(), n = n_;
     const int packs = (count + width - 1) / width;
     // psi_0 of the energy kernel's scratch, then B psi_0 (complex, n per lane).
-    const std::size_t reals = detail::packed_ground_state_scratch_reals(n, d, width) + 2 * std::size_t(n) * width;
+    const std::size_t reals = line_aligned_scratch_reals<Real>(detail::packed_ground_state_scratch_reals(n, d, width) +
+                                                               2 * std::size_t(n) * width);
     const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
     const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed prediction");
     const detail::PackedGroundStateMethod method = n >= energy_ground_state_min_n
@@ -127,7 +129,7 @@ class TargetPredictor {
         "qgml::TargetPredictor::packed", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
         KOKKOS_LAMBDA(const member_type& member) {
           scratch_view scratch(member.team_scratch(level), reals);
-          const detail::PackedGroundStateScratch<width, Real> g(n, d, scratch.data());
+          const detail::PackedGroundStateScratch<width, Real> g(n, d, line_aligned(scratch.data()));
           Real* const br = g.end;  // B psi
           Real* const bi = br + n * width;
           const int t0 = member.league_rank() * width;
