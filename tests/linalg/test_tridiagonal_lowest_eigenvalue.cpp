@@ -126,3 +126,34 @@ TEMPLATE_TEST_CASE("lowest eigenvalue of a tridiagonal: degenerate and decoupled
   CHECK(std::fabs(r.e0[2]) <= 16 * double(min_normal<Real>()));
   CHECK(r.iterations < linalg::lowest_eigenvalue_max_iterations<Real>);
 }
+
+TEMPLATE_TEST_CASE("lowest eigenvalue of a tridiagonal: T and -T in one loop give the bits of two separate runs",
+                   "[linalg][lowest]", double, float) {
+  using Real = TestType;
+  constexpr int W = pack_width<Real>();
+  for (int n : {1, 2, 5, 8, 33}) {
+    std::vector<Real> td(n * W), te(n * W, Real(0)), neg(n * W);
+    for (int q = 0; q < W; ++q) {
+      // Lanes of different scales and one zero matrix, so that the lanes and the two problems converge
+      // after different numbers of iterations.
+      const Tridiagonal t = q == 3 ? Tridiagonal{std::vector<double>(n, 0.0), std::vector<double>(n - 1, 0.0)}
+                                   : random_tridiagonal(n, 104729u * n + q, std::pow(10.0, q % 4 - 1));
+      for (int i = 0; i < n; ++i) td[i * W + q] = Real(t.d[i]);
+      for (int i = 0; i + 1 < n; ++i) te[i * W + q] = Real(t.e[i]);
+    }
+    for (int i = 0; i < n * W; ++i) neg[i] = -td[i];
+    Real low[W], high[W], low_bound[W], high_bound[W], pair[2 * W], pair_bound[2 * W];
+    const int it0 = linalg::packed_lowest_eigenvalue<W>(n, td.data(), te.data(), low, low_bound);
+    const int it1 = linalg::packed_lowest_eigenvalue<W>(n, neg.data(), te.data(), high, high_bound);
+    const Real sign[2] = {Real(1), Real(-1)};
+    const int it = linalg::packed_lowest_eigenvalues<W, 2>(n, td.data(), te.data(), sign, pair, pair_bound);
+    CHECK(it == (it0 > it1 ? it0 : it1));
+    for (int q = 0; q < W; ++q) {
+      INFO("n = " << n << ", lane " << q);
+      CHECK(pair[q] == low[q]);
+      CHECK(pair[W + q] == high[q]);
+      CHECK(pair_bound[q] == low_bound[q]);
+      CHECK(pair_bound[W + q] == high_bound[q]);
+    }
+  }
+}

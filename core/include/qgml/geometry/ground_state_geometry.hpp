@@ -87,7 +87,7 @@ struct GroundStateGeometry {
     // --- H(x), T, E_0, E_max, z_0, psi = Q z_0 into fr / fi (free until the solves); then y_mu = A_mu psi
     // and y'_mu = Q^H y_mu.
     const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, g.p, td,
-                                                             te, z0, yr, dd, ll, xs, shared, fr, fi, Real(0));
+                                                             te, z0, dd, ll, xs, shared, fr, fi, Real(0));
     const int code = gs.code;
     const Real e0 = gs.e0, emax = gs.emax;
     loops.for_each(0, d * n, [&](const int ki) {

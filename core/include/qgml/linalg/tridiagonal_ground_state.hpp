@@ -71,20 +71,22 @@ KOKKOS_INLINE_FUNCTION Real tridiagonal_eigenvalue(const int n, const Real* td, 
 
 // What the ground-state gradient needs of the spectrum of T, for W lanes, without the rest of it:
 // E_0, E_max, and whether E_0 is degenerate, E_1 - E_0 <= tol max(E_max - E_0, 1) (model/degeneracy.hpp).
-//   E_0 by Laguerre's iteration on T (packed_lowest_eigenvalue), E_max = -(the lowest eigenvalue of -T)
-//   by the same iteration, each to ~eps ||T|| as QL's;
+//   E_0 by Laguerre's iteration on T, E_max = -(the lowest eigenvalue of -T) by the same iteration, both
+//   in one loop (packed_lowest_eigenvalues with P = 2: the two pivot recurrences overlap), each to
+//   ~eps ||T|| as QL's;
 //   degenerate <=> E_1 <= E_0 + tol scale <=> at least two eigenvalues of T below E_0 + tol scale
 //   (strictly: the Sturm count counts eigenvalues < x), one Sturm count of n divisions.
 // Against QL's whole spectrum (~2 n rotations, each a square root and a division, per eigenvalue) this is
 // 2 x (3 to 6) + 1 recurrences of n divisions. degenerate[q] is 1 or 0 (0 for n = 1). Every lane must
-// hold finite values. work: n reals per lane. Returns the largest number of Laguerre iterations.
+// hold finite values. Returns the largest number of Laguerre iterations.
 template <int W, class Real>
 KOKKOS_INLINE_FUNCTION int packed_ground_state_eigenvalues(const int n, const Real* td, const Real* te, const Real tol,
-                                                           Real* work, Real* e0, Real* emax, Real* degenerate) {
-  Real bound[W], top[W];
-  const int it0 = packed_lowest_eigenvalue<W>(n, td, te, e0, bound);
-  for (int i = 0; i < n; ++i) QGML_LANES(q, W) work[i * W + q] = -td[i * W + q];
-  const int it1 = packed_lowest_eigenvalue<W>(n, work, te, top, bound);
+                                                           Real* e0, Real* emax, Real* degenerate) {
+  Real lowest[2 * W], bound[2 * W];
+  const Real sign[2] = {Real(1), Real(-1)};
+  const int it = packed_lowest_eigenvalues<W, 2>(n, td, te, sign, lowest, bound);  // T and -T together
+  Real* const top = lowest + W;
+  QGML_LANES(q, W) e0[q] = lowest[q];
   Real x[W], pivmin[W], count[W], v[W];
   QGML_LANES(q, W) {
     emax[q] = -top[q];
@@ -109,7 +111,7 @@ KOKKOS_INLINE_FUNCTION int packed_ground_state_eigenvalues(const int n, const Re
       v[q] = u;
     }
   QGML_LANES(q, W) degenerate[q] = (n > 1 && count[q] >= Real(2)) ? Real(1) : Real(0);
-  return it0 > it1 ? it0 : it1;
+  return it;
 }
 
 // E_0, E_max and the degeneracy of E_0 (E_1 - E_0 <= tol max(E_max - E_0, 1), model/degeneracy.hpp) of T:
@@ -118,12 +120,12 @@ KOKKOS_INLINE_FUNCTION int packed_ground_state_eigenvalues(const int n, const Re
 // (tridiagonal_eigenvalue); with one thread (CPUs), the fused kernel's arithmetic on one lane
 // (packed_ground_state_eigenvalues: Laguerre's iteration for E_0 and E_max, one Sturm count for the
 // degeneracy). Both give the eigenvalues to ~eps ||T||, and the same bits for the same team size. T must
-// be finite. work: n reals (one thread only).
+// be finite.
 // lowest_only (the samplers' energy): E_0 alone by Laguerre's iteration on one thread, out[2] = the
 // Gershgorin upper bound on E_max (the spectral scale of the inverse iteration), out[1] = 0.
 template <class Loops, class Real>
 KOKKOS_FUNCTION void ground_state_eigenvalues(const Loops& loops, const int team_size, const int n, const Real* td,
-                                              const Real* te, const Real tol, Real* work, Real* out,
+                                              const Real* te, const Real tol, Real* out,
                                               const bool lowest_only = false) {
   if (lowest_only) {
     loops.single([&]() {
@@ -138,7 +140,7 @@ KOKKOS_FUNCTION void ground_state_eigenvalues(const Loops& loops, const int team
     loops.barrier();
     loops.single([&]() { out[1] = ground_state_degenerate(n, out[0], out[1], out[2], tol) ? Real(1) : Real(0); });
   } else {
-    loops.single([&]() { packed_ground_state_eigenvalues<1>(n, td, te, tol, work, out, out + 2, out + 1); });
+    loops.single([&]() { packed_ground_state_eigenvalues<1>(n, td, te, tol, out, out + 2, out + 1); });
   }
   loops.barrier();
 }

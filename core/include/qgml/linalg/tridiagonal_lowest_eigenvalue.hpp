@@ -45,6 +45,133 @@ KOKKOS_INLINE_FUNCTION Real sturm_pivmin(const Real max_offdiagonal2) {
 template <class Real>
 inline constexpr int lowest_eigenvalue_max_iterations = 2 * int(sizeof(Real)) * 8 + 16;
 
+// Laguerre's iteration on P problems of W lanes at once: problem k is the tridiagonal (sign[k] td, te),
+// sign[k] = 1 or -1 (T or -T), its results at e0[k * W + q], emax_bound[k * W + q]. The P recurrences are
+// independent, so the divisions of one overlap those of the others: a pivot recurrence is a chain of n
+// divisions (each waits for the last), and one chain leaves the divider idle most of its latency. Each
+// lane's arithmetic is that of P = 1 (a lane that has converged keeps its iterate while the others
+// continue), so the results are the same bits. Returns the most iterations over all lanes.
+template <int W, int P, class Real>
+KOKKOS_INLINE_FUNCTION int packed_lowest_eigenvalues(const int n, const Real* td, const Real* te, const Real* sign,
+                                                     Real* e0, Real* emax_bound) {
+  constexpr Real eps = epsilon<Real>();
+  Real lo[P][W], hi[P][W], s[P][W], tol[P][W], pivmin[P][W];
+  Real done[P][W];
+  for (int k = 0; k < P; ++k) QGML_LANES(q, W) {
+      const Real d0 = sign[k] * td[q];
+      lo[k][q] = d0;
+      hi[k][q] = d0;
+      s[k][q] = d0;  // min_i d_i: a Rayleigh quotient, so >= E_0
+      pivmin[k][q] = Real(0);
+    }
+  for (int i = 0; i < n; ++i) {
+    const Real* d = td + i * W;
+    for (int k = 0; k < P; ++k) QGML_LANES(q, W) {
+        const Real left = i > 0 ? math::fabs(te[(i - 1) * W + q]) : Real(0);
+        const Real right = i + 1 < n ? math::fabs(te[i * W + q]) : Real(0);
+        const Real di = sign[k] * d[q];
+        const Real low = di - left - right, high = di + left + right;
+        lo[k][q] = low < lo[k][q] ? low : lo[k][q];
+        hi[k][q] = high > hi[k][q] ? high : hi[k][q];
+        s[k][q] = di < s[k][q] ? di : s[k][q];
+        pivmin[k][q] = right * right > pivmin[k][q] ? right * right : pivmin[k][q];
+      }
+  }
+  for (int k = 0; k < P; ++k) QGML_LANES(q, W) {
+      const Real norm = math::fabs(lo[k][q]) > math::fabs(hi[k][q]) ? math::fabs(lo[k][q]) : math::fabs(hi[k][q]);
+      pivmin[k][q] = sturm_pivmin(pivmin[k][q]);
+      const Real pad = Real(2) * eps * norm + Real(2) * pivmin[k][q];
+      emax_bound[k * W + q] = hi[k][q];
+      hi[k][q] = s[k][q] + pad;
+      lo[k][q] -= pad;
+      s[k][q] = lo[k][q];
+      tol[k][q] = Real(4) * eps * norm + pivmin[k][q];
+      done[k][q] = Real(0);
+    }
+  const Real degree = Real(n);
+  int it = 0;
+  while (it < lowest_eigenvalue_max_iterations<Real>) {
+    ++it;
+    // The pivots at s and the logarithmic derivatives G, H of p, lane by lane.
+    Real r[P][W], dq[P][W], ddq[P][W], g[P][W], h[P][W];
+    Real count[P][W];  // negative pivots (a Real: integer flags in these loops keep GCC from vectorising)
+    for (int k = 0; k < P; ++k) QGML_LANES(q, W) {
+        Real v = sign[k] * td[q] - s[k][q];
+        v = math::fabs(v) < pivmin[k][q] ? -pivmin[k][q] : v;
+        count[k][q] = v < Real(0) ? Real(1) : Real(0);
+        r[k][q] = Real(1) / v;
+        dq[k][q] = Real(-1);
+        ddq[k][q] = Real(0);
+        g[k][q] = -r[k][q];
+        h[k][q] = r[k][q] * r[k][q];
+      }
+    for (int i = 1; i < n; ++i) {
+      const Real* d = td + i * W;
+      const Real* e = te + (i - 1) * W;
+      for (int k = 0; k < P; ++k) QGML_LANES(q, W) {
+          const Real e2 = e[q] * e[q];
+          const Real e2r = e2 * r[k][q];
+          const Real e2r2 = e2r * r[k][q];
+          const Real dq1 = Real(-1) + e2r2 * dq[k][q];
+          const Real ddq1 = e2r2 * (ddq[k][q] - Real(2) * dq[k][q] * dq[k][q] * r[k][q]);
+          Real v = sign[k] * d[q] - s[k][q] - e2r;
+          v = math::fabs(v) < pivmin[k][q] ? -pivmin[k][q] : v;
+          count[k][q] += v < Real(0) ? Real(1) : Real(0);
+          r[k][q] = Real(1) / v;
+          const Real u = dq1 * r[k][q];
+          g[k][q] += u;
+          h[k][q] += u * u - ddq1 * r[k][q];
+          dq[k][q] = dq1;
+          ddq[k][q] = ddq1;
+        }
+    }
+    Real root[P][W];
+    for (int k = 0; k < P; ++k) {
+      QGML_LANES(q, W) {
+        const Real disc = (degree - Real(1)) * (degree * h[k][q] - g[k][q] * g[k][q]);
+        root[k][q] = disc > Real(0) ? disc : Real(0);
+      }
+      packed_detail::sqrt_lanes<W>(root[k], root[k]);
+    }
+    for (int k = 0; k < P; ++k) QGML_LANES(q, W) {
+        const Real gk = g[k][q], sk = s[k][q], tk = tol[k][q], ck = count[k][q];
+        const Real step = degree / (gk + (gk < Real(0) ? -root[k][q] : root[k][q]));
+        const Real laguerre = sk - step;
+        const bool below = ck == Real(0);
+        const Real newlo = below ? sk : lo[k][q];
+        const Real newhi = below ? hi[k][q] : sk;
+        const bool inside = (laguerre > newlo) && (laguerre < newhi);
+        // Ends of a lane: (a) below E_0, a Laguerre step under tol (the step is at least (E_0 - s) / n, so
+        // E_0 - s <= n tol before it; cubic after it); (b) |G| >= 1 / tol: some eigenvalue lies within
+        // n / |G| <= n tol of s (|G| <= n / min_j |s - E_j|), and it is E_0 when none is below s, or when
+        // only E_0 is and G > 0 (then s - 1 / G is below E_0 and closer: G < 1 / (s - E_0)); this catches
+        // the iterates that rounding puts at E_0, where the computed step is noise (or H overflows);
+        // (c) a bracket under 2 tol. Otherwise a step inside the bracket is taken, else bisection.
+        const bool near = !(math::fabs(gk) * tk < Real(1));
+        const bool step_small = !(math::fabs(step) > tk);
+        const bool end_below = below && (near || step_small);
+        const bool end_above = ck == Real(1) && gk > Real(0) && near;
+        const Real mid = Real(0.5) * (newlo + newhi);
+        const Real back = sk - Real(1) / gk;
+        Real next = inside ? laguerre : mid;
+        next = end_below ? (inside ? laguerre : sk) : next;
+        next = end_above ? (back > newlo ? back : newlo) : next;
+        const bool converged = end_below || end_above || newhi - newlo <= Real(2) * tk;
+        const bool active = done[k][q] == Real(0);
+        lo[k][q] = active ? newlo : lo[k][q];
+        hi[k][q] = active ? newhi : hi[k][q];
+        s[k][q] = active ? next : sk;
+        done[k][q] = converged ? Real(1) : done[k][q];
+      }
+    bool all_done = true;
+    for (int k = 0; k < P; ++k)
+      for (int q = 0; q < W; ++q) all_done = all_done && done[k][q] != Real(0);
+    if (all_done) break;
+  }
+  for (int k = 0; k < P; ++k) QGML_LANES(q, W) e0[k * W + q] = s[k][q];
+  return it;
+}
+
 // e0[q] = E_0 of lane q, emax_bound[q] = the Gershgorin upper bound on its largest eigenvalue (>= E_max,
 // for the spectral scale). Every lane must hold finite values (callers zero non-finite lanes); n >= 1.
 // Deterministic: the same bits for the same T on every backend that rounds as IEEE double / float.
@@ -52,116 +179,8 @@ inline constexpr int lowest_eigenvalue_max_iterations = 2 * int(sizeof(Real)) * 
 template <int W, class Real>
 KOKKOS_INLINE_FUNCTION int packed_lowest_eigenvalue(const int n, const Real* td, const Real* te, Real* e0,
                                                     Real* emax_bound) {
-  constexpr Real eps = epsilon<Real>();
-  Real lo[W], hi[W], s[W], tol[W], pivmin[W];
-  Real done[W];
-  QGML_LANES(q, W) {
-    lo[q] = td[q];
-    hi[q] = td[q];
-    s[q] = td[q];  // min_i d_i: a Rayleigh quotient, so >= E_0
-    pivmin[q] = Real(0);
-  }
-  for (int i = 0; i < n; ++i) {
-    const Real* d = td + i * W;
-    QGML_LANES(q, W) {
-      const Real left = i > 0 ? math::fabs(te[(i - 1) * W + q]) : Real(0);
-      const Real right = i + 1 < n ? math::fabs(te[i * W + q]) : Real(0);
-      const Real low = d[q] - left - right, high = d[q] + left + right;
-      lo[q] = low < lo[q] ? low : lo[q];
-      hi[q] = high > hi[q] ? high : hi[q];
-      s[q] = d[q] < s[q] ? d[q] : s[q];
-      pivmin[q] = right * right > pivmin[q] ? right * right : pivmin[q];
-    }
-  }
-  QGML_LANES(q, W) {
-    const Real norm = math::fabs(lo[q]) > math::fabs(hi[q]) ? math::fabs(lo[q]) : math::fabs(hi[q]);
-    pivmin[q] = sturm_pivmin(pivmin[q]);
-    const Real pad = Real(2) * eps * norm + Real(2) * pivmin[q];
-    emax_bound[q] = hi[q];
-    hi[q] = s[q] + pad;
-    lo[q] -= pad;
-    s[q] = lo[q];
-    tol[q] = Real(4) * eps * norm + pivmin[q];
-    done[q] = Real(0);
-  }
-  const Real degree = Real(n);
-  int it = 0;
-  while (it < lowest_eigenvalue_max_iterations<Real>) {
-    ++it;
-    // The pivots at s and the logarithmic derivatives G, H of p, lane by lane.
-    Real r[W], dq[W], ddq[W], g[W], h[W];
-    Real count[W];  // negative pivots (a Real: integer flags in these loops keep GCC from vectorising)
-    QGML_LANES(q, W) {
-      Real v = td[q] - s[q];
-      v = math::fabs(v) < pivmin[q] ? -pivmin[q] : v;
-      count[q] = v < Real(0) ? Real(1) : Real(0);
-      r[q] = Real(1) / v;
-      dq[q] = Real(-1);
-      ddq[q] = Real(0);
-      g[q] = -r[q];
-      h[q] = r[q] * r[q];
-    }
-    for (int i = 1; i < n; ++i) {
-      const Real* d = td + i * W;
-      const Real* e = te + (i - 1) * W;
-      QGML_LANES(q, W) {
-        const Real e2 = e[q] * e[q];
-        const Real e2r = e2 * r[q];
-        const Real e2r2 = e2r * r[q];
-        const Real dq1 = Real(-1) + e2r2 * dq[q];
-        const Real ddq1 = e2r2 * (ddq[q] - Real(2) * dq[q] * dq[q] * r[q]);
-        Real v = d[q] - s[q] - e2r;
-        v = math::fabs(v) < pivmin[q] ? -pivmin[q] : v;
-        count[q] += v < Real(0) ? Real(1) : Real(0);
-        r[q] = Real(1) / v;
-        const Real u = dq1 * r[q];
-        g[q] += u;
-        h[q] += u * u - ddq1 * r[q];
-        dq[q] = dq1;
-        ddq[q] = ddq1;
-      }
-    }
-    Real root[W];
-    QGML_LANES(q, W) {
-      const Real disc = (degree - Real(1)) * (degree * h[q] - g[q] * g[q]);
-      root[q] = disc > Real(0) ? disc : Real(0);
-    }
-    packed_detail::sqrt_lanes<W>(root, root);
-    QGML_LANES(q, W) {
-      const Real step = degree / (g[q] + (g[q] < Real(0) ? -root[q] : root[q]));
-      const Real laguerre = s[q] - step;
-      const bool below = count[q] == Real(0);
-      const Real newlo = below ? s[q] : lo[q];
-      const Real newhi = below ? hi[q] : s[q];
-      const bool inside = (laguerre > newlo) && (laguerre < newhi);
-      // Ends of a lane: (a) below E_0, a Laguerre step under tol (the step is at least (E_0 - s) / n, so
-      // E_0 - s <= n tol before it; cubic after it); (b) |G| >= 1 / tol: some eigenvalue lies within
-      // n / |G| <= n tol of s (|G| <= n / min_j |s - E_j|), and it is E_0 when none is below s, or when
-      // only E_0 is and G > 0 (then s - 1 / G is below E_0 and closer: G < 1 / (s - E_0)); this catches
-      // the iterates that rounding puts at E_0, where the computed step is noise (or H overflows);
-      // (c) a bracket under 2 tol. Otherwise a step inside the bracket is taken, else bisection.
-      const bool near = !(math::fabs(g[q]) * tol[q] < Real(1));
-      const bool step_small = !(math::fabs(step) > tol[q]);
-      const bool end_below = below && (near || step_small);
-      const bool end_above = count[q] == Real(1) && g[q] > Real(0) && near;
-      const Real mid = Real(0.5) * (newlo + newhi);
-      const Real back = s[q] - Real(1) / g[q];
-      Real next = inside ? laguerre : mid;
-      next = end_below ? (inside ? laguerre : s[q]) : next;
-      next = end_above ? (back > newlo ? back : newlo) : next;
-      const bool converged = end_below || end_above || newhi - newlo <= Real(2) * tol[q];
-      const bool active = done[q] == Real(0);
-      lo[q] = active ? newlo : lo[q];
-      hi[q] = active ? newhi : hi[q];
-      s[q] = active ? next : s[q];
-      done[q] = converged ? Real(1) : done[q];
-    }
-    bool all_done = true;
-    for (int q = 0; q < W; ++q) all_done = all_done && done[q] != Real(0);
-    if (all_done) break;
-  }
-  QGML_LANES(q, W) e0[q] = s[q];
-  return it;
+  const Real sign[1] = {Real(1)};
+  return packed_lowest_eigenvalues<W, 1>(n, td, te, sign, e0, emax_bound);
 }
 
 }  // namespace qgml::linalg

@@ -135,10 +135,10 @@ struct TeamGroundStateEnergy {
     Real* const psi = psr + n;
     Real* const xs = psi + n;
     Real* const shared = xs + d;
-    // The inverse iteration's factors reuse the eigenvalue stage's workspace (no resolvent solve follows).
+    // The inverse iteration's factors (no resolvent solve follows).
     const TeamGroundState<Real> gs =
-        team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, g.h, g.tau, g.p, g.td, g.te, g.z0, w0, w0, w1,
-                                xs, shared, psr, psi, Real(0), true);
+        team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, g.h, g.tau, g.p, g.td, g.te, g.z0, w0, w1, xs,
+                                shared, psr, psi, Real(0), true);
     const Real nan = math::sqrt(Real(-1));
     // xbar_k = Re <psi|A_k psi>, one coordinate per thread.
     loops.for_each(0, d, [&](const int k) {

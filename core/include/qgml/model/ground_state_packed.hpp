@@ -178,7 +178,7 @@ KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq,
       linalg::packed_lowest_eigenvalue<W>(n, td, te, e0, emax);
       QGML_LANES(q, W) degenerate[q] = Real(0);
     } else {
-      linalg::packed_ground_state_eigenvalues<W>(n, td, te, tol, fdr, e0, emax, degenerate);
+      linalg::packed_ground_state_eigenvalues<W>(n, td, te, tol, e0, emax, degenerate);
     }
     for (int q = 0; q < W; ++q)
       if (q < lanes && code[q] != linalg::eigh_success) {

@@ -69,17 +69,19 @@ struct TeamGroundState {
   bool degenerate = false;  // E_1 - E_0 <= tol max(E_max - E_0, 1) (model/degeneracy.hpp)
 };
 
-// Scratch, all of the team: h (N x N complex view), tau and p (N complex), td and te (T), z0, work (N, the
-// eigenvalue stage), vec_d and vec_l (N each, inverse iteration's factors, kept for later resolvent
-// solves), xs (D: x), shared (team_ground_state_shared scalars). psi_0 is written to (psr, psi). Ends with a barrier.
+// Scratch, all of the team: h (N x N complex view), tau and p (N complex), td and te (T), z0, vec_d and
+// vec_l (N each, inverse iteration's factors, kept for later resolvent solves), xs (D: x), shared
+// (team_ground_state_shared scalars). psi_0 is written to (psr, psi). Ends with a barrier.
 // lowest_only: E_0 alone by Laguerre's iteration (linalg/tridiagonal_lowest_eigenvalue.hpp), E_max its
 // Gershgorin bound, degenerate false (the energy of the samplers); otherwise E_0, E_max and the
 // degeneracy at tolerance tol as linalg::ground_state_eigenvalues.
 template <class Real, class Loops, class AView, class SView, class XView, class HView>
-KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(
-    const Loops& loops, const int team_size, const AView& a, const SView& sq, const XView& x, const int t,
-    const HView& h, complex_t<Real>* tau, complex_t<Real>* p, Real* td, Real* te, Real* z0, Real* work, Real* vec_d,
-    Real* vec_l, Real* xs, Real* shared, Real* psr, Real* psi, const Real tol, const bool lowest_only = false) {
+KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loops, const int team_size, const AView& a,
+                                                               const SView& sq, const XView& x, const int t,
+                                                               const HView& h, complex_t<Real>* tau, complex_t<Real>* p,
+                                                               Real* td, Real* te, Real* z0, Real* vec_d, Real* vec_l,
+                                                               Real* xs, Real* shared, Real* psr, Real* psi,
+                                                               const Real tol, const bool lowest_only = false) {
   using complex_type = complex_t<Real>;
   const int d = static_cast<int>(a.extent(0));
   const int n = static_cast<int>(a.extent(1));
@@ -106,7 +108,7 @@ KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(
   loops.barrier();
 
   linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
-  linalg::ground_state_eigenvalues(loops, team_size, n, td, te, tol, work, shared, lowest_only);
+  linalg::ground_state_eigenvalues(loops, team_size, n, td, te, tol, shared, lowest_only);
   TeamGroundState<Real> out;
   const Real nan = math::sqrt(Real(-1));
   out.code = finite ? 0 : 1;

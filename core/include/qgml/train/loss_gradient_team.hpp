@@ -111,7 +111,7 @@ struct TeamLossGradient {
 
     // --- H(x), T, E_0, E_max, degeneracy, z_0, psi = Q z_0.
     const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, g.p, td,
-                                                             te, z0, fdr, fdr, flr, xs, shared, psr, psi, tol);
+                                                             te, z0, fdr, flr, xs, shared, psr, psi, tol);
     const int code = gs.code;
     const Real e0 = gs.e0, emax = gs.emax;
 
