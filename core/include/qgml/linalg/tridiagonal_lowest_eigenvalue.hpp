@@ -140,23 +140,25 @@ KOKKOS_INLINE_FUNCTION int packed_lowest_eigenvalues(const int n, const Real* td
         const bool below = ck == Real(0);
         const Real newlo = below ? sk : lo[k][q];
         const Real newhi = below ? hi[k][q] : sk;
-        const bool inside = (laguerre > newlo) && (laguerre < newhi);
+        const bool inside = (laguerre > newlo) & (laguerre < newhi);
         // Ends of a lane: (a) below E_0, a Laguerre step under tol (the step is at least (E_0 - s) / n, so
         // E_0 - s <= n tol before it; cubic after it); (b) |G| >= 1 / tol: some eigenvalue lies within
         // n / |G| <= n tol of s (|G| <= n / min_j |s - E_j|), and it is E_0 when none is below s, or when
         // only E_0 is and G > 0 (then s - 1 / G is below E_0 and closer: G < 1 / (s - E_0)); this catches
         // the iterates that rounding puts at E_0, where the computed step is noise (or H overflows);
         // (c) a bracket under 2 tol. Otherwise a step inside the bracket is taken, else bisection.
+        // The conditions combine with & and |, not && and ||: GCC 12 compiled the short-circuit forms to
+        // per-lane branches and scalar divisions, and this block to scalar code.
         const bool near = !(math::fabs(gk) * tk < Real(1));
         const bool step_small = !(math::fabs(step) > tk);
-        const bool end_below = below && (near || step_small);
-        const bool end_above = ck == Real(1) && gk > Real(0) && near;
+        const bool end_below = below & (near | step_small);
+        const bool end_above = (ck == Real(1)) & (gk > Real(0)) & near;
         const Real mid = Real(0.5) * (newlo + newhi);
         const Real back = sk - Real(1) / gk;
         Real next = inside ? laguerre : mid;
         next = end_below ? (inside ? laguerre : sk) : next;
         next = end_above ? (back > newlo ? back : newlo) : next;
-        const bool converged = end_below || end_above || newhi - newlo <= Real(2) * tk;
+        const bool converged = end_below | end_above | (newhi - newlo <= Real(2) * tk);
         const bool active = done[k][q] == Real(0);
         lo[k][q] = active ? newlo : lo[k][q];
         hi[k][q] = active ? newhi : hi[k][q];
