@@ -1,6 +1,6 @@
 // The packed kernels' scratch on a cache line (common/line_aligned_scratch.hpp): line_aligned moves a
-// pointer to the next 64-byte boundary and no further, and the slack of line_aligned_scratch_reals keeps
-// the aligned array inside the team scratch Kokkos hands out, for every team, at both scratch levels.
+// pointer to the next 64-byte boundary and no further, and LineAlignedScratch asks for the slack that
+// keeps the aligned array inside the team scratch Kokkos hands out, for every team, at both scratch levels.
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 
@@ -32,7 +32,7 @@ TEMPLATE_TEST_CASE("line_aligned: the first 64-byte boundary at or after the poi
   }
 }
 
-TEMPLATE_TEST_CASE("line_aligned: a pack's scratch from Kokkos team scratch starts on a line and stays inside it",
+TEMPLATE_TEST_CASE("LineAlignedScratch: a pack's scratch from Kokkos team scratch starts on a line and stays inside it",
                    "[scratch]", QGML_TEST_HOST_CONFIGS) {
   using Space = typename TestType::execution_space;
   using Real = typename TestType::real_type;
@@ -41,21 +41,25 @@ TEMPLATE_TEST_CASE("line_aligned: a pack's scratch from Kokkos team scratch star
   using scratch_view = Kokkos::View<Real*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   constexpr int width = linalg::packed_eigh_width<Real>;
   for (const int n : {3, 8, 33, 64}) {
-    const std::size_t need = std::size_t(linalg::packed_eigh_scratch_reals(n, width));
-    const std::size_t reals = line_aligned_scratch_reals<Real>(need);
-    const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
+    const LineAlignedScratch<scratch_view> scratch{std::size_t(linalg::packed_eigh_scratch_reals(n, width))};
+    const std::size_t need = scratch.reals;
+    CHECK(scratch.bytes() >= (need + 64 / sizeof(Real)) * sizeof(Real));
+    CHECK(scratch.bytes() % 16 == 0);
+    // A sentinel of one line after the pack's scratch: Kokkos carves team scratch in order, so the pack's
+    // arrays must end at or before it.
+    const std::size_t bytes = scratch.bytes() + team_scratch_bytes<scratch_view>(64 / sizeof(Real));
     const int teams = 7;
     const int level = scratch_level(policy_type(Space(), teams, 1), bytes, n, "test");
     Kokkos::View<int*, typename Space::memory_space> bad("qgml::test::bad", teams);
     Kokkos::parallel_for(
         "qgml::test::line_aligned", policy_type(Space(), teams, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
         KOKKOS_LAMBDA(const member_type& member) {
-          scratch_view s(member.team_scratch(level), reals);
-          Real* const first = line_aligned(s.data());
+          Real* const first = scratch.data(member, level);
+          const scratch_view sentinel(member.team_scratch(level), 1);
           const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(first);
           int code = 0;
           if (a % 64 != 0) code |= 1;
-          if (first + need > s.data() + reals) code |= 2;
+          if (sentinel.data() == nullptr || first + need > sentinel.data()) code |= 2;
           // Every element of the pack's arrays is then one whole line.
           const linalg::PackedEighArrays<width, Real> p(n, first);
           if (reinterpret_cast<std::uintptr_t>(p.zr) % 64 != 0 || reinterpret_cast<std::uintptr_t>(p.pi) % 64 != 0)

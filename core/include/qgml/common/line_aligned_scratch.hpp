@@ -7,6 +7,10 @@
 // element straddles two lines, each vector load and store touches both, and the Householder
 // reduction ran 1.5x slower at N = 64 and 128 (perf/NOTES.md, "Cache-line alignment of the packed
 // scratch").
+//
+// LineAlignedScratch is how a kernel gets such a scratch: the host asks Kokkos for bytes(), the kernel
+// takes data(member, level), and the slack that line_aligned may skip is added in both from the one
+// `reals` they share, so a kernel cannot take the aligned pointer without having asked for the slack.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -32,5 +36,32 @@ KOKKOS_INLINE_FUNCTION Real* line_aligned(Real* p) {
   constexpr std::uintptr_t mask = scratch_line_bytes - 1;
   return reinterpret_cast<Real*>((a + mask) & ~mask);
 }
+
+// Bytes of scratch for `elements` of ScratchView's value type, rounded up to a multiple of 16. Kokkos
+// places consecutive teams' level-1 scratch (global memory on GPUs) `bytes` apart and aligns only to 8
+// bytes; a Kokkos::complex<double> array in it needs 16. A size of 8 mod 16 misaligned every other team
+// ("misaligned address" in the team loss-gradient kernel at N = 64 on an H100).
+template <class ScratchView>
+std::size_t team_scratch_bytes(std::size_t elements) {
+  return (ScratchView::shmem_size(elements) + 15) / 16 * 16;
+}
+
+// `reals` Reals of team scratch per team, from a 64-byte boundary. ScratchView: an unmanaged View of
+// Real in the execution space's scratch memory space.
+template <class ScratchView>
+struct LineAlignedScratch {
+  using real_type = typename ScratchView::non_const_value_type;
+  std::size_t reals = 0;
+
+  // For set_scratch_size: reals and the slack.
+  std::size_t bytes() const { return team_scratch_bytes<ScratchView>(line_aligned_scratch_reals<real_type>(reals)); }
+
+  // The first of the `reals` Reals, on a line.
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION real_type* data(const Member& member, const int level) const {
+    const ScratchView scratch(member.team_scratch(level), line_aligned_scratch_reals<real_type>(reals));
+    return line_aligned(scratch.data());
+  }
+};
 
 }  // namespace qgml

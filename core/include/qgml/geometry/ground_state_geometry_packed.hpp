@@ -59,7 +59,7 @@ struct PackedGroundStateGeometry {
   DimensionRule<Real> rule;
   int kind = 0, level = 0, count = 0;
   bool tensor = false;
-  std::size_t reals = 0;
+  LineAlignedScratch<scratch_view> scratch;
   Real eta_rel = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
@@ -67,8 +67,7 @@ struct PackedGroundStateGeometry {
     const int n = static_cast<int>(a.extent(1));
     const int t0 = member.league_rank() * W;
     const int lanes = count - t0 < W ? count - t0 : W;
-    scratch_view scratch(member.team_scratch(level), reals);
-    const PackedGroundStateScratch<W, Real> g(n, d, line_aligned(scratch.data()));
+    const PackedGroundStateScratch<W, Real> g(n, d, scratch.data(member, level));
     Real* const fdi = g.end;
     Real* const fli = fdi + n * W;
     Real* const yr = fli + n * W;  // y_mu(i), then y'_mu(i), at (mu * n + i) * W + q

@@ -262,8 +262,8 @@ class QuantumGeometry {
     f.eigenvalues = eigenvalues_;
     f.dimension = dimension_;
     f.rule = DimensionRule<Real>::from(settings.estimator);
-    f.reals = line_aligned_scratch_reals<Real>(detail::packed_geometry_scratch_reals(n_, d_, width));
-    const std::size_t bytes = team_scratch_bytes<typename functor_type::scratch_view>(f.reals);
+    f.scratch.reals = detail::packed_geometry_scratch_reals(n_, d_, width);
+    const std::size_t bytes = f.scratch.bytes();
     const int packs = (count + width - 1) / width;
     f.level = scratch_level(policy_type(exec, packs, 1), bytes, n_, "packed geometry");
     ScopedRegion region("qgml::metric");

@@ -67,15 +67,6 @@ EighVariant resolve_eigh_variant(EighVariant requested, int n) {
   return n < 8 ? EighVariant::serial : EighVariant::team;
 }
 
-// Bytes of scratch for `elements` of ScratchView's value type, rounded up to a multiple of 16. Kokkos
-// places consecutive teams' level-1 scratch (global memory on GPUs) `bytes` apart and aligns only to 8
-// bytes; a Kokkos::complex<double> array in it needs 16. A size of 8 mod 16 misaligned every other team
-// ("misaligned address" in the team loss-gradient kernel at N = 64 on an H100).
-template <class ScratchView>
-std::size_t team_scratch_bytes(std::size_t elements) {
-  return (ScratchView::shmem_size(elements) + 15) / 16 * 16;
-}
-
 // Scratch level for `bytes` per team: 0 if it fits, else 1; a clear error if neither does.
 template <class Policy>
 int scratch_level(const Policy& policy, std::size_t bytes, int n, const char* variant) {
@@ -101,15 +92,14 @@ void batched_eigh_packed(const ExecSpace& exec, const HView& h, const WView& w, 
   const int count = static_cast<int>(h.extent(0));
   const int n = static_cast<int>(h.extent(1));
   const int packs = (count + width - 1) / width;
-  const std::size_t reals = line_aligned_scratch_reals<Real>(linalg::packed_eigh_scratch_reals(n, width));
-  const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
+  const LineAlignedScratch<scratch_view> scratch{std::size_t(linalg::packed_eigh_scratch_reals(n, width))};
+  const std::size_t bytes = scratch.bytes();
   const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed");
   Kokkos::parallel_for(
       "qgml::batched_eigh[packed]", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(const member_type& member) {
-        scratch_view buf(member.team_scratch(level), reals);
         const int first = member.league_rank() * width;
-        linalg::hermitian_eigh_packed<width>(h, w, v, info, first, count, line_aligned(buf.data()));
+        linalg::hermitian_eigh_packed<width>(h, w, v, info, first, count, scratch.data(member, level));
         if (record_sweeps)
           for (int t = first; t < count && t < first + width; ++t) sweeps(t) = 0;
       });

@@ -221,8 +221,8 @@ class GroundStateEnergy {
     const int count = static_cast<int>(points.extent(0));
     const int d = d_, n = n_;
     const int packs = (count + width - 1) / width;
-    const std::size_t reals = line_aligned_scratch_reals<Real>(detail::packed_energy_scratch_reals(n, d, width));
-    const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
+    const LineAlignedScratch<scratch_view> scratch{detail::packed_energy_scratch_reals(n, d, width)};
+    const std::size_t bytes = scratch.bytes();
     const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed energy");
     const detail::PackedGroundStateMethod method = n >= energy_ground_state_min_n
                                                        ? detail::PackedGroundStateMethod::tridiagonal_lowest
@@ -235,8 +235,7 @@ class GroundStateEnergy {
     Kokkos::parallel_for(
         "qgml::GroundStateEnergy::packed", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
         KOKKOS_LAMBDA(const member_type& member) {
-          scratch_view scratch(member.team_scratch(level), reals);
-          const detail::PackedGroundStateScratch<width, Real> g(n, d, line_aligned(scratch.data()));
+          const detail::PackedGroundStateScratch<width, Real> g(n, d, scratch.data(member, level));
           const int t0 = member.league_rank() * width;
           const int lanes = count - t0 < width ? count - t0 : width;
           int code[width];

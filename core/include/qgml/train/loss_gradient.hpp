@@ -258,8 +258,8 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
   const int d = buf.d, n = buf.n, blocks = packed_gradient_blocks(buf.d, buf.targets);
   const int per = packed_gradient_chunk_packs<Real>(count, n, blocks);
   const int chunks = packed_gradient_chunks<Real>(count, n, blocks);
-  const std::size_t reals = line_aligned_scratch_reals<Real>(packed_gradient_scratch_reals(n, d, width));
-  const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
+  const LineAlignedScratch<scratch_view> scratch{packed_gradient_scratch_reals(n, d, width)};
+  const std::size_t bytes = scratch.bytes();
   const int level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
   const auto a = config.matrices();
   const auto sq = config.square_sum();
@@ -274,13 +274,12 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
   Kokkos::parallel_for(
       "qgml::LossGradient::fused_chunks", policy_type(exec, chunks, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(const member_type& member) {
-        scratch_view scratch(member.team_scratch(level), reals);
         const int c = member.league_rank();
         const int first_pack = c * per;
         const int packs = packs_total - first_pack < per ? packs_total - first_pack : per;
         packed_loss_gradient_chunk<width>(a, sq, x, xbar, terms, info, partials, c, first_pack * width, packs, count,
                                           weight, lw, eta_rel, tol, skip_degenerate, ground_state, sup,
-                                          line_aligned(scratch.data()));
+                                          scratch.data(member, level));
       });
 }
 

@@ -114,9 +114,9 @@ class TargetPredictor {
     const int d = features.dimension(), n = n_;
     const int packs = (count + width - 1) / width;
     // psi_0 of the energy kernel's scratch, then B psi_0 (complex, n per lane).
-    const std::size_t reals = line_aligned_scratch_reals<Real>(detail::packed_ground_state_scratch_reals(n, d, width) +
-                                                               2 * std::size_t(n) * width);
-    const std::size_t bytes = team_scratch_bytes<scratch_view>(reals);
+    const LineAlignedScratch<scratch_view> scratch{detail::packed_ground_state_scratch_reals(n, d, width) +
+                                                   2 * std::size_t(n) * width};
+    const std::size_t bytes = scratch.bytes();
     const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed prediction");
     const detail::PackedGroundStateMethod method = n >= energy_ground_state_min_n
                                                        ? detail::PackedGroundStateMethod::tridiagonal_lowest
@@ -128,8 +128,7 @@ class TargetPredictor {
     Kokkos::parallel_for(
         "qgml::TargetPredictor::packed", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
         KOKKOS_LAMBDA(const member_type& member) {
-          scratch_view scratch(member.team_scratch(level), reals);
-          const detail::PackedGroundStateScratch<width, Real> g(n, d, line_aligned(scratch.data()));
+          const detail::PackedGroundStateScratch<width, Real> g(n, d, scratch.data(member, level));
           Real* const br = g.end;  // B psi
           Real* const bi = br + n * width;
           const int t0 = member.league_rank() * width;
