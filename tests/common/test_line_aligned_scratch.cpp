@@ -39,38 +39,41 @@ TEMPLATE_TEST_CASE("LineAlignedScratch: a pack's scratch from Kokkos team scratc
   using policy_type = Kokkos::TeamPolicy<Space>;
   using member_type = typename policy_type::member_type;
   using scratch_view = Kokkos::View<Real*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using probe_view = Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   constexpr int width = linalg::packed_eigh_width<Real>;
   for (const int n : {3, 8, 33, 64}) {
     const LineAlignedScratch<scratch_view> scratch{std::size_t(linalg::packed_eigh_scratch_reals(n, width))};
     const std::size_t need = scratch.reals;
-    CHECK(scratch.bytes() >= (need + 64 / sizeof(Real)) * sizeof(Real));
     CHECK(scratch.bytes() % 16 == 0);
-    // A sentinel of one line after the pack's scratch: Kokkos carves team scratch in order, so the pack's
-    // arrays must end at or before it.
-    const std::size_t bytes = scratch.bytes() + team_scratch_bytes<scratch_view>(64 / sizeof(Real));
-    const int teams = 7;
-    const int level = scratch_level(policy_type(Space(), teams, 1), bytes, n, "test");
-    Kokkos::View<int*, typename Space::memory_space> bad("qgml::test::bad", teams);
-    Kokkos::parallel_for(
-        "qgml::test::line_aligned", policy_type(Space(), teams, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
-        KOKKOS_LAMBDA(const member_type& member) {
-          Real* const first = scratch.data(member, level);
-          const scratch_view sentinel(member.team_scratch(level), 1);
-          const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(first);
-          int code = 0;
-          if (a % 64 != 0) code |= 1;
-          if (sentinel.data() == nullptr || first + need > sentinel.data()) code |= 2;
-          // Every element of the pack's arrays is then one whole line.
-          const linalg::PackedEighArrays<width, Real> p(n, first);
-          if (reinterpret_cast<std::uintptr_t>(p.zr) % 64 != 0 || reinterpret_cast<std::uintptr_t>(p.pi) % 64 != 0)
-            code |= 4;
-          bad(member.league_rank()) = code;
-        });
-    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bad);
-    for (int t = 0; t < teams; ++t) {
-      INFO("N = " << n << ", team " << t << ", level " << level
-                  << ": 1 misaligned, 2 past the end, 4 array off a line");
-      CHECK(h(t) == 0);
+    // A probe of `shift` doubles carved first gives the team scratch's start and moves the pack's scratch
+    // by 8 shift bytes, so that every distance from a line occurs; the pack's arrays must then end within
+    // the bytes the team was given. Without the slack, shifts of 24 to 40 bytes overran.
+    for (int shift = 1; shift <= 8; ++shift) {
+      const std::size_t bytes = team_scratch_bytes<probe_view>(shift) + scratch.bytes();
+      const int teams = 7;
+      const int level = scratch_level(policy_type(Space(), teams, 1), bytes, n, "test");
+      Kokkos::View<int*, typename Space::memory_space> bad("qgml::test::bad", teams);
+      Kokkos::parallel_for(
+          "qgml::test::line_aligned", policy_type(Space(), teams, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
+          KOKKOS_LAMBDA(const member_type& member) {
+            const probe_view probe(member.team_scratch(level), shift);
+            Real* const first = scratch.data(member, level);
+            const char* const end = reinterpret_cast<const char*>(probe.data()) + bytes;
+            int code = 0;
+            if (reinterpret_cast<std::uintptr_t>(first) % 64 != 0) code |= 1;
+            if (reinterpret_cast<const char*>(first + need) > end) code |= 2;
+            // Every element of the pack's arrays is then one whole line.
+            const linalg::PackedEighArrays<width, Real> p(n, first);
+            if (reinterpret_cast<std::uintptr_t>(p.zr) % 64 != 0 || reinterpret_cast<std::uintptr_t>(p.pi) % 64 != 0)
+              code |= 4;
+            bad(member.league_rank()) = code;
+          });
+      const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bad);
+      for (int t = 0; t < teams; ++t) {
+        INFO("N = " << n << ", shift " << 8 * shift << " bytes, team " << t << ", level " << level
+                    << ": 1 misaligned, 2 past the end, 4 array off a line");
+        CHECK(h(t) == 0);
+      }
     }
   }
 }
