@@ -39,8 +39,14 @@ KOKKOS_INLINE_FUNCTION Real sign_of(Real magnitude, Real sign_source) {
 }  // namespace detail
 
 // a: N x N Hermitian (both triangles read, overwritten by the reflectors below the diagonal and by
-// the updated trailing blocks); tau, p: N complex (p is workspace); d, e: N reals (out). Collective
-// over the loops; d, e and tau are complete after the call returns on every thread.
+// the updated trailing blocks; row k right of the diagonal gets a copy of v_k, so that the product and
+// the update read v_k contiguously); tau, p: N complex (p is workspace); d, e: N reals (out).
+// Collective over the loops; d, e and tau are complete after the call returns on every thread.
+//
+// The product p = A_bb v is formed from the columns of A_bb, p(r) = sum_c conj(A(c, r)) v(c) (A_bb is
+// Hermitian): with SerialLoops as one axpy per row c of the matrix, contiguous in r; with TeamLoops thread
+// r runs over c, and neighbouring threads read neighbouring entries of a row. Both add the terms of p(r)
+// in the order c = b, b + 1, ... (perf/NOTES.md, "The team Householder reduction vectorised on CPUs").
 template <int FixedN = 0, class Loops, class AView, class Real>
 KOKKOS_FUNCTION void hermitian_tridiagonalize(const Loops& loops, const AView& a, complex_t<Real>* tau,
                                               complex_t<Real>* p, Real* d, Real* e) {
@@ -63,7 +69,11 @@ KOKKOS_FUNCTION void hermitian_tridiagonalize(const Loops& loops, const AView& a
       t = complex_type((beta - alpha.real()) / beta, -alpha.imag() / beta);
       const complex_type scale = Real(1) / (alpha - beta);
       loops.barrier();  // every thread has read alpha before a(b, k) is overwritten
-      loops.for_each(b, n, [&](const int i) { a(i, k) = (i == b) ? complex_type(1) : a(i, k) * scale; });
+      loops.for_each(b, n, [&](const int i) {
+        const complex_type v = (i == b) ? complex_type(1) : a(i, k) * scale;
+        a(i, k) = v;
+        a(k, i) = v;
+      });
     }
     loops.single([&]() {
       tau[k] = t;
@@ -72,12 +82,21 @@ KOKKOS_FUNCTION void hermitian_tridiagonalize(const Loops& loops, const AView& a
     });
     if (t.real() != Real(0) || t.imag() != Real(0)) {
       loops.barrier();  // v stored
-      // p = tau A_bb v
-      loops.for_each(b, n, [&](const int r) {
-        complex_type acc(0);
-        for (int c = b; c < n; ++c) acc += a(r, c) * a(c, k);
-        p[r] = t * acc;
-      });
+      // p = tau A_bb v, v(c) = a(k, c)
+      if constexpr (Loops::is_serial) {
+        for (int r = b; r < n; ++r) p[r] = complex_type(0);
+        for (int c = b; c < n; ++c) {
+          const complex_type vc = a(k, c);
+          for (int r = b; r < n; ++r) p[r] += Kokkos::conj(a(c, r)) * vc;
+        }
+        for (int r = b; r < n; ++r) p[r] = t * p[r];
+      } else {
+        loops.for_each(b, n, [&](const int r) {
+          complex_type acc(0);
+          for (int c = b; c < n; ++c) acc += Kokkos::conj(a(c, r)) * a(k, c);
+          p[r] = t * acc;
+        });
+      }
       loops.barrier();
       // p <- p - 1/2 tau (p^H v) v
       const complex_type pv =
@@ -90,7 +109,7 @@ KOKKOS_FUNCTION void hermitian_tridiagonalize(const Loops& loops, const AView& a
       loops.for_each(b, n, [&](const int r) {
         const complex_type vr = a(r, k);
         const complex_type pr = p[r];
-        for (int c = b; c < n; ++c) a(r, c) -= vr * Kokkos::conj(p[c]) + pr * Kokkos::conj(a(c, k));
+        for (int c = b; c < n; ++c) a(r, c) -= vr * Kokkos::conj(p[c]) + pr * Kokkos::conj(a(k, c));
       });
     }
     loops.barrier();

@@ -1,0 +1,164 @@
+// The Householder tridiagonalisation of the team and serial code paths (linalg/householder_tridiagonal.hpp),
+// both of its loop mappings: SerialLoops (one thread per matrix) and TeamLoops (a team per matrix, the GPU
+// kernels). A = Q T Q^H to rounding; a team of one thread adds every sum in the order of SerialLoops and
+// agrees with it in d, e, tau and the reflectors to rounding (the compiler contracts the vectorised and
+// the scalar loops differently); larger teams sum the reflector's norms in another order, and T agrees up
+// to the signs of e.
+#include <catch2/catch_template_test_macros.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <vector>
+
+#include "qgml/common/types.hpp"
+#include "qgml/linalg/householder_tridiagonal.hpp"
+#include "qgml/linalg/loops.hpp"
+
+#include "eigh_fixtures.hpp"
+#include "test_support.hpp"
+
+using namespace qgml;
+using namespace qgml::test;
+
+namespace {
+
+template <class Real>
+struct HouseholderResult {
+  std::vector<Real> d, e, tr, ti, vr, vi;  // vr, vi: the reflectors, column k below the diagonal
+};
+
+template <class Real, class AView>
+HouseholderResult<Real> householder_serial_reference(const AView& a) {
+  const int n = static_cast<int>(a.extent(0));
+  std::vector<complex_t<Real>> tau(n), p(n);
+  HouseholderResult<Real> out;
+  out.d.resize(n);
+  out.e.resize(n);
+  linalg::hermitian_tridiagonalize(linalg::SerialLoops{}, a, tau.data(), p.data(), out.d.data(), out.e.data());
+  for (int k = 0; k < n; ++k) {
+    out.tr.push_back(tau[k].real());
+    out.ti.push_back(tau[k].imag());
+    for (int i = k + 1; i < n; ++i) {
+      out.vr.push_back(a(i, k).real());
+      out.vi.push_back(a(i, k).imag());
+    }
+  }
+  return out;
+}
+
+template <class Real>
+double tridiagonal_max_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(double(a[i]) - double(b[i])));
+  return m;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("hermitian_tridiagonalize: A = Q T Q^H, SerialLoops and TeamLoops agree", "[householder]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using complex_type = complex_t<Real>;
+  using host_matrix = Kokkos::View<complex_type**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using policy_type = Kokkos::TeamPolicy<Space>;
+  using member_type = typename policy_type::member_type;
+  const double tol = tight_tolerance<Real>();
+  const Space exec;
+  const int wide = is_host_space_v<Space> ? (exec.concurrency() >= 2 ? 2 : 1) : 32;
+  for (const MatrixKind kind : {MatrixKind::random, MatrixKind::degenerate_rotated, MatrixKind::diagonal,
+                                MatrixKind::zero, MatrixKind::fuzzy_sphere})
+    for (const int n : {2, 5, 8, 17, 33, 64}) {
+      const HostMatrix m = make_matrix(kind, n, 1000 + n);
+      double scale = 0;
+      host_matrix a0("qgml::test::a0", n, n), a("qgml::test::a", n, n);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          a0(i, j) = complex_type(Real(m(i, j).real()), Real(m(i, j).imag()));
+          scale = std::max(scale, std::abs(m(i, j)));
+        }
+      scale = std::max(scale, 1.0);
+      Kokkos::deep_copy(a, a0);
+      const HouseholderResult<Real> ref = householder_serial_reference<Real>(a);
+      INFO(to_string(kind) << ", N = " << n);
+
+      // A = Q T Q^H: column j of Q from apply_householder_q on e_j.
+      {
+        std::vector<complex_type> tau(n);
+        for (int k = 0; k < n; ++k) tau[k] = complex_type(ref.tr[k], ref.ti[k]);
+        std::vector<std::complex<double>> q(std::size_t(n) * n);
+        std::vector<Real> xr(n), xi(n);
+        for (int j = 0; j < n; ++j) {
+          std::fill(xr.begin(), xr.end(), Real(0));
+          std::fill(xi.begin(), xi.end(), Real(0));
+          xr[j] = Real(1);
+          linalg::apply_householder_q(linalg::SerialLoops{}, a, tau.data(), xr.data(), xi.data(), false);
+          for (int i = 0; i < n; ++i) q[std::size_t(i) * n + j] = {double(xr[i]), double(xi[i])};
+        }
+        double err = 0;
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) {
+            std::complex<double> s = 0;
+            for (int c = 0; c < n; ++c) {
+              std::complex<double> tq = double(ref.d[c]) * std::conj(q[std::size_t(j) * n + c]);
+              if (c > 0) tq += double(ref.e[c - 1]) * std::conj(q[std::size_t(j) * n + c - 1]);
+              if (c + 1 < n) tq += double(ref.e[c]) * std::conj(q[std::size_t(j) * n + c + 1]);
+              s += q[std::size_t(i) * n + c] * tq;
+            }
+            err = std::max(err, std::abs(s - std::complex<double>(a0(i, j).real(), a0(i, j).imag())));
+          }
+        CHECK(err <= 50 * n * tol * scale);
+      }
+
+      // The team mapping, teams of one thread and of `wide` threads, in Space's memory.
+      for (const int team : {1, wide}) {
+        INFO("team of " << team);
+        Kokkos::View<complex_type**, Kokkos::LayoutRight, typename Space::memory_space> ad("qgml::test::ad", n, n);
+        Kokkos::View<complex_type*, typename Space::memory_space> tau("qgml::test::tau", n), p("qgml::test::p", n);
+        Kokkos::View<Real*, typename Space::memory_space> d("qgml::test::d", n), e("qgml::test::e", n);
+        const auto a0_mirror = Kokkos::create_mirror_view(ad);
+        Kokkos::deep_copy(a0_mirror, a0);
+        Kokkos::deep_copy(ad, a0_mirror);
+        Kokkos::parallel_for(
+            "qgml::test::tridiagonalize_team", policy_type(exec, 1, team), KOKKOS_LAMBDA(const member_type& member) {
+              linalg::hermitian_tridiagonalize(linalg::TeamLoops<member_type>{member}, ad, tau.data(), p.data(),
+                                               d.data(), e.data());
+            });
+        const auto ah = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ad);
+        const auto th = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tau);
+        const auto dh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+        const auto eh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e);
+        HouseholderResult<Real> got;
+        for (int k = 0; k < n; ++k) {
+          got.d.push_back(dh(k));
+          got.e.push_back(eh(k));
+          got.tr.push_back(th(k).real());
+          got.ti.push_back(th(k).imag());
+          for (int i = k + 1; i < n; ++i) {
+            got.vr.push_back(ah(i, k).real());
+            got.vi.push_back(ah(i, k).imag());
+          }
+        }
+        CHECK(tridiagonal_max_difference(got.d, ref.d) <= 50 * n * tol * scale);
+        // The reflectors of a team of one against SerialLoops: the same sums in the same order, only the
+        // compiler's contractions may differ. Where a trailing block becomes a multiple of I (the degenerate
+        // kinds), its columns are rounding noise and so are the later reflectors: T alone is compared.
+        if (team == 1 && kind == MatrixKind::random) {
+          CHECK(tridiagonal_max_difference(got.e, ref.e) <= 50 * n * tol * scale);
+          CHECK(tridiagonal_max_difference(got.tr, ref.tr) <= 50 * n * tol);
+          CHECK(tridiagonal_max_difference(got.ti, ref.ti) <= 50 * n * tol);
+          CHECK(tridiagonal_max_difference(got.vr, ref.vr) <= 50 * n * tol * scale);
+          CHECK(tridiagonal_max_difference(got.vi, ref.vi) <= 50 * n * tol * scale);
+        } else {
+          // e up to sign: a reflector's beta takes the sign opposite to Re alpha, which rounding can flip
+          // where Re alpha is near 0 (T then differs by a diagonal similarity of signs).
+          std::vector<Real> ge(got.e), re(ref.e);
+          for (auto& x : ge) x = std::abs(x);
+          for (auto& x : re) x = std::abs(x);
+          CHECK(tridiagonal_max_difference(ge, re) <= 50 * n * tol * scale);
+        }
+      }
+    }
+}
