@@ -1,9 +1,9 @@
 // The Householder tridiagonalisation of the team and serial code paths (linalg/householder_tridiagonal.hpp),
 // both of its loop mappings: SerialLoops (one thread per matrix) and TeamLoops (a team per matrix, the GPU
-// kernels). A = Q T Q^H to rounding; a team of one thread adds every sum in the order of SerialLoops and
-// agrees with it in d, e, tau and the reflectors to rounding (the compiler contracts the vectorised and
-// the scalar loops differently); larger teams sum the reflector's norms in another order, and T agrees up
-// to the signs of e.
+// kernels). A = Q T Q^H to rounding; SerialLoops reads the lower triangle only (its upper triangle may hold
+// anything); a team of one thread (both triangles, another order of the product's terms) agrees with it in
+// d, e, tau and the reflectors to rounding; larger teams sum the reflector's norms in another order, and T
+// agrees up to the signs of e. lane_dot, the product's dot, counts every term once.
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 
@@ -161,4 +161,49 @@ TEMPLATE_TEST_CASE("hermitian_tridiagonalize: A = Q T Q^H, SerialLoops and TeamL
         }
       }
     }
+}
+
+TEST_CASE("hermitian_tridiagonalize with SerialLoops never reads the strict upper triangle", "[householder]") {
+  using complex_type = complex_t<double>;
+  using host_matrix = Kokkos::View<complex_type**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  for (const MatrixKind kind : {MatrixKind::random, MatrixKind::fuzzy_sphere})
+    for (const int n : {2, 5, 8, 17, 33}) {
+      INFO(to_string(kind) << ", N = " << n);
+      const HostMatrix m = make_matrix(kind, n, 2000 + n);
+      host_matrix a("qgml::test::a", n, n), poisoned("qgml::test::poisoned", n, n);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          a(i, j) = complex_type(m(i, j).real(), m(i, j).imag());
+          poisoned(i, j) = j > i ? complex_type(std::nan(""), std::nan("")) : a(i, j);
+        }
+      const HouseholderResult<double> ref = householder_serial_reference<double>(a);
+      const HouseholderResult<double> got = householder_serial_reference<double>(poisoned);
+      CHECK(same_bits(got.d, ref.d));
+      CHECK(same_bits(got.e, ref.e));
+      CHECK(same_bits(got.tr, ref.tr));
+      CHECK(same_bits(got.ti, ref.ti));
+      CHECK(same_bits(got.vr, ref.vr));
+      CHECK(same_bits(got.vi, ref.vi));
+    }
+}
+
+TEMPLATE_TEST_CASE("lane_dot counts every term once, in any length", "[householder]", float, double) {
+  using Real = TestType;
+  using complex_type = complex_t<Real>;
+  // Small integers: every partial sum is exact, so any order gives the exact dot product.
+  for (int len = 0; len <= 41; ++len) {
+    std::vector<complex_type> x(len), y(len);
+    long long re = 0, im = 0;
+    for (int j = 0; j < len; ++j) {
+      const int xr = (7 * j) % 11 - 5, xi = (3 * j) % 7 - 3, yr = (5 * j) % 9 - 4, yi = j % 5 - 2;
+      x[j] = complex_type(Real(xr), Real(xi));
+      y[j] = complex_type(Real(yr), Real(yi));
+      re += xr * yr - xi * yi;
+      im += xr * yi + xi * yr;
+    }
+    const complex_type dot = linalg::detail::lane_dot(x.data(), y.data(), len);
+    INFO("len = " << len);
+    CHECK(dot.real() == Real(re));
+    CHECK(dot.imag() == Real(im));
+  }
 }

@@ -89,18 +89,39 @@ KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loop
   loops.barrier();
   Real x2 = 0;
   for (int k = 0; k < d; ++k) x2 += xs[k] * xs[k];
-  const Real fin = loops.template sum<Real>(0, n * n, [&](const int ij) {
-    const int i = ij / n, j = ij % n;
-    Real hr = sq(i, j).real(), hi = sq(i, j).imag();
-    for (int k = 0; k < d; ++k) {
-      hr -= xs[k] * a(k, i, j).real();
-      hi -= xs[k] * a(k, i, j).imag();
+  // H(i, j) = (S(i, j) - x_0 A_0(i, j)) - x_1 A_1(i, j) - ..., then + |x|^2 / 2 on the diagonal: the same
+  // operations in both mappings; not_finite counts the entries with a non-finite part.
+  int not_finite = 0;
+  if constexpr (Loops::is_serial) {
+    for (int i = 0; i < n; ++i) {
+      Real* const row = reinterpret_cast<Real*>(&h(i, 0));
+      const Real* const srow = reinterpret_cast<const Real*>(&sq(i, 0));
+      for (int j = 0; j < 2 * n; ++j) row[j] = srow[j];
+      for (int k = 0; k < d; ++k) {
+        const Real* const arow = reinterpret_cast<const Real*>(&a(k, i, 0));
+        const Real xk = xs[k];
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC ivdep
+#endif
+        for (int j = 0; j < 2 * n; ++j) row[j] -= xk * arow[j];
+      }
+      row[2 * i] += Real(0.5) * x2;
+      for (int j = 0; j < 2 * n; ++j) not_finite += (row[j] - row[j] == Real(0)) ? 0 : 1;
     }
-    if (i == j) hr += Real(0.5) * x2;
-    h(i, j) = complex_type(hr, hi);
-    return (hr - hr) + (hi - hi);
-  });
-  const bool finite = fin == Real(0);
+  } else {
+    not_finite = loops.template sum<int>(0, n * n, [&](const int ij) {
+      const int i = ij / n, j = ij % n;
+      Real hr = sq(i, j).real(), hi = sq(i, j).imag();
+      for (int k = 0; k < d; ++k) {
+        hr -= xs[k] * a(k, i, j).real();
+        hi -= xs[k] * a(k, i, j).imag();
+      }
+      if (i == j) hr += Real(0.5) * x2;
+      h(i, j) = complex_type(hr, hi);
+      return int(!(hr - hr == Real(0))) + int(!(hi - hi == Real(0)));
+    });
+  }
+  const bool finite = not_finite == 0;
   if (!finite) {
     loops.barrier();
     loops.for_each(0, n * n, [&](const int ij) { h(ij / n, ij % n) = complex_type(0); });

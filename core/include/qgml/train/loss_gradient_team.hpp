@@ -29,6 +29,7 @@
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
+#include "qgml/linalg/hermitian_matvec.hpp"
 #include "qgml/linalg/householder_tridiagonal.hpp"
 #include "qgml/linalg/loops.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
@@ -116,16 +117,7 @@ struct TeamLossGradient {
     const Real e0 = gs.e0, emax = gs.emax;
 
     // --- y_k = A_k psi (into row t of U), xbar, sigma^2, d^2 (the order of ground_state_terms).
-    loops.for_each(0, d * n, [&](const int ki) {
-      const int k = ki / n, i = ki % n;
-      Real yr = 0, yi = 0;
-      for (int j = 0; j < n; ++j) {
-        const complex_type akij = a(k, i, j);
-        yr += akij.real() * psr[j] - akij.imag() * psi[j];
-        yi += akij.real() * psi[j] + akij.imag() * psr[j];
-      }
-      u(t, ki) = complex_type(yr, yi);
-    });
+    linalg::hermitian_matvecs(loops, a, d, n, psr, psi, &u(t, 0));
     loops.barrier();
     loops.single([&]() {
       Real sigma2 = 0, dist2 = 0;
@@ -202,18 +194,16 @@ struct TeamLossGradient {
     // --- a_l, e_l (weighted) into rows t and count + t of U; psi, phi into the same rows of W.
     const bool degenerate = gs.degenerate;
     const Real pw = (skip_degenerate && degenerate) ? Real(0) : weight;
+    // A_l phi into row count + t of U, then read back where e_l replaces it.
+    linalg::hermitian_matvecs(loops, a, d, n, phr, phi, &u(count + t, 0));
+    loops.barrier();
     loops.for_each(0, d * n, [&](const int li) {
       const int l = li / n, i = li % n;
-      Real cr = 0, ci = 0;
-      for (int j = 0; j < n; ++j) {
-        const complex_type alij = a(l, i, j);
-        cr += alij.real() * phr[j] - alij.imag() * phi[j];
-        ci += alij.real() * phi[j] + alij.imag() * phr[j];
-      }
+      const complex_type c = u(count + t, li);
       const Real xl = xs[l], rl = rs[l];
       const complex_type y = u(t, li);
       const Real b_r = y.real() - xl * psr[i], b_i = y.imag() - xl * psi[i];
-      const Real c_r = cr - xl * phr[i], c_i = ci - xl * phi[i];
+      const Real c_r = c.real() - xl * phr[i], c_i = c.imag() - xl * phi[i];
       u(t, li) = complex_type(pw * (co.b_coef * b_r + co.c_coef * c_r + co.r_coef * rl * psr[i]),
                               pw * (co.b_coef * b_i + co.c_coef * c_i + co.r_coef * rl * psi[i]));
       u(count + t, li) = complex_type(pw * co.e_coef * b_r, pw * co.e_coef * b_i);
