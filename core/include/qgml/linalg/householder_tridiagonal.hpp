@@ -95,7 +95,8 @@ KOKKOS_INLINE_FUNCTION complex_t<Real> lane_dot(const complex_t<Real>* x, const 
 //    giving a lane_dot for p(c) and an axpy into p(b .. c - 1), and the rank-2 update runs over c <= r:
 //    2 N^2 instead of 3 N^2 complex multiply-adds per step, SIMD along the rows.
 //  - TeamLoops keeps both triangles: p(r) = sum_c conj(A(c, r)) v(c), thread r over c in order, and the
-//    update of the whole block, thread r along row r.
+//    update of the whole block, thread c down column c (a team of one thread: along the rows); in both
+//    loops neighbouring threads touch neighbouring entries of a row (coalesced on GPUs).
 template <int FixedN = 0, class Loops, class AView, class Real>
 KOKKOS_FUNCTION void hermitian_tridiagonalize(const Loops& loops, const AView& a, complex_t<Real>* tau,
                                               complex_t<Real>* p, Real* d, Real* e) {
@@ -164,13 +165,29 @@ KOKKOS_FUNCTION void hermitian_tridiagonalize(const Loops& loops, const AView& a
       loops.barrier();  // p read by every thread before it is updated
       loops.for_each(b, n, [&](const int i) { p[i] += gamma * a(i, k); });
       loops.barrier();
-      // A_bb <- A_bb - v p^H - p v^H (SerialLoops: the lower triangle, c <= r)
-      loops.for_each(b, n, [&](const int r) {
-        const complex_type vr = a(r, k);
-        const complex_type pr = p[r];
-        const int end = Loops::is_serial ? r + 1 : n;
-        for (int c = b; c < end; ++c) a(r, c) -= vr * Kokkos::conj(p[c]) + pr * Kokkos::conj(a(k, c));
-      });
+      // A_bb <- A_bb - v p^H - p v^H, the same expression for every entry. SerialLoops: the lower
+      // triangle, row by row (c <= r, SIMD along the row). TeamLoops: the whole block; teams of several
+      // threads go down the columns, thread c down column c, so that neighbouring threads update
+      // neighbouring entries of a row (coalesced on GPUs); a team of one thread goes along the rows.
+      if constexpr (Loops::is_serial) {
+        for (int r = b; r < n; ++r) {
+          const complex_type vr = a(r, k);
+          const complex_type pr = p[r];
+          for (int c = b; c <= r; ++c) a(r, c) -= vr * Kokkos::conj(p[c]) + pr * Kokkos::conj(a(k, c));
+        }
+      } else if (loops.team_size() == 1) {
+        for (int r = b; r < n; ++r) {
+          const complex_type vr = a(r, k);
+          const complex_type pr = p[r];
+          for (int c = b; c < n; ++c) a(r, c) -= vr * Kokkos::conj(p[c]) + pr * Kokkos::conj(a(k, c));
+        }
+      } else {
+        loops.for_each(b, n, [&](const int c) {
+          const complex_type pc = Kokkos::conj(p[c]);
+          const complex_type vc = Kokkos::conj(a(k, c));
+          for (int r = b; r < n; ++r) a(r, c) -= a(r, k) * pc + p[r] * vc;
+        });
+      }
     }
     loops.barrier();
   }

@@ -21,6 +21,7 @@ struct SerialLoops {
     return s;
   }
   KOKKOS_FORCEINLINE_FUNCTION void barrier() const {}
+  KOKKOS_FORCEINLINE_FUNCTION int team_size() const { return 1; }
   // Runs f on one thread; results it writes to shared memory are visible after the next barrier().
   template <class F>
   KOKKOS_FORCEINLINE_FUNCTION void single(const F& f) const {
@@ -45,6 +46,7 @@ struct TeamLoops {
     return s;
   }
   KOKKOS_FORCEINLINE_FUNCTION void barrier() const { member.team_barrier(); }
+  KOKKOS_FORCEINLINE_FUNCTION int team_size() const { return member.team_size(); }
   template <class F>
   KOKKOS_FORCEINLINE_FUNCTION void single(const F& f) const {
     Kokkos::single(Kokkos::PerTeam(member), f);
