@@ -12,6 +12,7 @@
 #include <cstddef>
 
 #include "qgml/common/types.hpp"
+#include "qgml/linalg/lanes.hpp"
 #include "qgml/linalg/loops.hpp"
 
 namespace qgml::linalg {
@@ -30,10 +31,7 @@ KOKKOS_FUNCTION void hermitian_matvecs(const Loops& loops, const AView& a, const
       for (int j = 0; j < n; ++j) {
         const Real* const row = reinterpret_cast<const Real*>(&a(m, j, 0));
         const Real pr = xr[j], pi = xi[j];
-#if defined(__GNUC__) && !defined(__CUDACC__)
-#pragma GCC ivdep
-#endif
-        for (int i = 0; i < n; ++i) {
+        QGML_LANES(i, n) {
           const Real ar = row[2 * i], ai = row[2 * i + 1];
           ym[2 * i] += ar * pr + ai * pi;
           ym[2 * i + 1] += ar * pi - ai * pr;

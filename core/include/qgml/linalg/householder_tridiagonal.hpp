@@ -14,6 +14,7 @@
 
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
+#include "qgml/linalg/lanes.hpp"
 #include "qgml/linalg/loops.hpp"
 
 namespace qgml::linalg {
@@ -36,42 +37,27 @@ KOKKOS_INLINE_FUNCTION Real sign_of(Real magnitude, Real sign_source) {
   return sign_source >= Real(0) ? math::fabs(magnitude) : -math::fabs(magnitude);
 }
 
-// sum_{j < len} x(j) y(j) in a fixed order that the compiler may vectorise: the first W floor(len / W)
-// terms dealt round-robin to W = 8 partial sums (one SIMD accumulator for each of re and im; 8 measured
-// faster than 16 for float at N = 64), added pairwise (q + W/2 into q, then q + W/4, ...), then the remaining terms in
-// order.
+// sum_{j < len} x(j) y(j) in a fixed order that the compiler may vectorise: the first 8 floor(len / 8)
+// terms dealt round-robin to 8 partial sums (one SIMD accumulator for each of re and im; 8 measured
+// faster than 16 for float at N = 64), added pairwise ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)), then
+// the remaining terms in order.
 template <class Real>
 KOKKOS_INLINE_FUNCTION complex_t<Real> lane_dot(const complex_t<Real>* x, const complex_t<Real>* y, const int len) {
   constexpr int w = 8;
   const Real* const xs = reinterpret_cast<const Real*>(x);
   const Real* const ys = reinterpret_cast<const Real*>(y);
-  Real sr[w], si[w];
-  for (int q = 0; q < w; ++q) sr[q] = si[q] = Real(0);
+  Real sr[w] = {}, si[w] = {};
   int j = 0;
   for (; j + w <= len; j += w) {
-#if defined(_OPENMP) && !defined(__CUDACC__)
-#pragma omp simd
-#endif
-    for (int q = 0; q < w; ++q) {
+    QGML_LANES(q, w) {
       const Real xr = xs[2 * (j + q)], xi = xs[2 * (j + q) + 1];
       const Real yr = ys[2 * (j + q)], yi = ys[2 * (j + q) + 1];
       sr[q] += xr * yr - xi * yi;
       si[q] += xr * yi + xi * yr;
     }
   }
-#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__)
-#pragma GCC unroll 8
-#endif
-  for (int h = w / 2; h > 0; h /= 2) {
-#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__)
-#pragma GCC unroll 8
-#endif
-    for (int q = 0; q < h; ++q) {
-      sr[q] += sr[q + h];
-      si[q] += si[q + h];
-    }
-  }
-  Real re = sr[0], im = si[0];
+  Real re = ((sr[0] + sr[4]) + (sr[2] + sr[6])) + ((sr[1] + sr[5]) + (sr[3] + sr[7]));
+  Real im = ((si[0] + si[4]) + (si[2] + si[6])) + ((si[1] + si[5]) + (si[3] + si[7]));
   for (; j < len; ++j) {
     const Real xr = xs[2 * j], xi = xs[2 * j + 1];
     const Real yr = ys[2 * j], yi = ys[2 * j + 1];
@@ -169,17 +155,12 @@ KOKKOS_FUNCTION void hermitian_tridiagonalize(const Loops& loops, const AView& a
       // triangle, row by row (c <= r, SIMD along the row). TeamLoops: the whole block; teams of several
       // threads go down the columns, thread c down column c, so that neighbouring threads update
       // neighbouring entries of a row (coalesced on GPUs); a team of one thread goes along the rows.
-      if constexpr (Loops::is_serial) {
+      if (Loops::is_serial || loops.team_size() == 1) {
         for (int r = b; r < n; ++r) {
           const complex_type vr = a(r, k);
           const complex_type pr = p[r];
-          for (int c = b; c <= r; ++c) a(r, c) -= vr * Kokkos::conj(p[c]) + pr * Kokkos::conj(a(k, c));
-        }
-      } else if (loops.team_size() == 1) {
-        for (int r = b; r < n; ++r) {
-          const complex_type vr = a(r, k);
-          const complex_type pr = p[r];
-          for (int c = b; c < n; ++c) a(r, c) -= vr * Kokkos::conj(p[c]) + pr * Kokkos::conj(a(k, c));
+          const int end = Loops::is_serial ? r + 1 : n;
+          for (int c = b; c < end; ++c) a(r, c) -= vr * Kokkos::conj(p[c]) + pr * Kokkos::conj(a(k, c));
         }
       } else {
         loops.for_each(b, n, [&](const int c) {

@@ -17,6 +17,7 @@
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/householder_tridiagonal.hpp"
+#include "qgml/linalg/lanes.hpp"
 #include "qgml/linalg/loops.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
 
@@ -100,10 +101,7 @@ KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loop
       for (int k = 0; k < d; ++k) {
         const Real* const arow = reinterpret_cast<const Real*>(&a(k, i, 0));
         const Real xk = xs[k];
-#if defined(__GNUC__) && !defined(__CUDACC__)
-#pragma GCC ivdep
-#endif
-        for (int j = 0; j < 2 * n; ++j) row[j] -= xk * arow[j];
+        QGML_LANES(j, 2 * n) row[j] -= xk * arow[j];
       }
       row[2 * i] += Real(0.5) * x2;
       for (int j = 0; j < 2 * n; ++j) not_finite += (row[j] - row[j] == Real(0)) ? 0 : 1;
