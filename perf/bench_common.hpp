@@ -14,12 +14,34 @@
 #include <string>
 #include <vector>
 
+#include "qgml/common/error.hpp"
 #include "qgml/common/kokkos_compat.hpp"
+#include "qgml/linalg/team_shape.hpp"
 #include "qgml/version.hpp"
 
 #include "qgml_git_revision.hpp"  // generated at build time (cmake/git_revision.cmake)
 
 namespace qgml::bench {
+
+// A team shape from its command-line spelling (--shapes): "auto", "team<T>" (one problem per team of T
+// threads; team0: Kokkos::AUTO), "lanes<L>" or "lanes<L>x<P>" (P problems per team on L lanes each; P
+// omitted or 0: automatic).
+inline TeamShape parse_team_shape(const std::string& text) {
+  const auto number = [&](const std::string& digits) {
+    QGML_REQUIRE(!digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos,
+                 "--shapes: expected auto, team<T>, lanes<L> or lanes<L>x<P>, got '" + text + "'");
+    return std::stoi(digits);
+  };
+  if (text == "auto") return TeamShape{};
+  if (text.rfind("team", 0) == 0) return TeamShape::with_threads(number(text.substr(4)));
+  if (text.rfind("lanes", 0) == 0) {
+    const std::string rest = text.substr(5);
+    const auto x = rest.find('x');
+    if (x == std::string::npos) return TeamShape::with_lanes(number(rest));
+    return TeamShape::with_lanes(number(rest.substr(0, x)), number(rest.substr(x + 1)));
+  }
+  return TeamShape::with_lanes(number(text));  // throws with the message above
+}
 
 // --key v1 v2 ... style arguments; every value is kept as text.
 class Args {

@@ -7,10 +7,11 @@
 //   qgml_bench_eigh [--N 3 4 8 16 32 64] [--T 2500] [--precision double float]
 //                   [--impl qgml qgml-serial qgml-packed lapacke cusolver qgml-warm qgml-team]
 //                   [--repeats 5] [--warmup 1] [--chunk 25000] [--gemm 1] [--out FILE]
-//                   [--cusolver-method auto|jacobi|heevd] [--streams 4]
+//                   [--cusolver-method auto|jacobi|heevd] [--streams 4] [--shapes auto lanes8x16 team32]
 // (default --impl: qgml lapacke on host builds, qgml cusolver on CUDA builds). cusolver: batched Jacobi
 // for N <= 32, heevd per matrix on --streams streams above; the solver (handles, workspace) is created
-// once, outside the timed region.
+// once, outside the timed region. qgml-team runs once per --shapes entry (the team variant's TeamShape,
+// bench_common.hpp's spelling; recorded as "team_shape").
 #include <Kokkos_Core.hpp>
 
 #include <cstdio>
@@ -42,7 +43,8 @@ using qgml::bench::Args;
 using qgml::bench::emit;
 
 template <class Real>
-void run_eigh(const Args& args, const std::string& impl, const std::string& precision, int n, int count) {
+void run_eigh(const Args& args, const std::string& impl, const std::string& precision, int n, int count,
+              const std::string& shape) {
   const Exec exec;
   const int d = 3;
   const int chunk = std::min(count, args.integer("chunk", 25000));
@@ -101,9 +103,11 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
       body = [&]() { qgml::batched_eigh(exec, hc, wc, vc, ic, {qgml::EighVariant::serial, 0}); };
     } else if (impl == "qgml-packed") {  // SIMD packs of matrices per thread (serial on devices)
       body = [&]() { qgml::batched_eigh(exec, hc, wc, vc, ic, {qgml::EighVariant::packed, 0}); };
-    } else if (impl == "qgml-team") {
-      const int ts = args.integer("team-size", 1);
-      body = [&, ts]() { qgml::batched_eigh(exec, hc, wc, vc, ic, {qgml::EighVariant::team, ts}); };
+    } else if (impl == "qgml-team") {  // in each TeamShape of --shapes
+      qgml::EighOptions options;
+      options.variant = qgml::EighVariant::team;
+      options.team_shape = qgml::bench::parse_team_shape(shape);
+      body = [&, options]() { qgml::batched_eigh(exec, hc, wc, vc, ic, options); };
 #ifdef QGML_BENCH_WITH_LAPACKE
     } else if (impl == "lapacke") {
       if constexpr (qgml::is_host_space_v<Exec>) {
@@ -158,6 +162,7 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
   line.add("chunk", chunk).add("median_s", total_median).add("min_s", total_min);
   line.add("gflops", flops / total_median * 1e-9).add("points_per_s", count / total_median);
   line.add("failures", failures);
+  if (impl == "qgml-team") line.add("team_shape", shape);
   if (impl == "qgml-warm") line.add("mean_sweeps", sweep_sum / count);
 #ifdef QGML_BENCH_WITH_CUSOLVER
   if (cusolver_eigh) {
@@ -207,11 +212,13 @@ int main(int argc, char* argv[]) {
   for (const auto& precision : args.strings("precision", {"double", "float"}))
     for (int count : args.ints("T", {2500}))
       for (int n : args.ints("N", {3, 4, 8, 16, 32, 64}))
-        for (const auto& impl : args.strings("impl", {"qgml", default_vendor_impl})) {
-          if (precision == "double")
-            run_eigh<double>(args, impl, precision, n, count);
-          else
-            run_eigh<float>(args, impl, precision, n, count);
-        }
+        for (const auto& impl : args.strings("impl", {"qgml", default_vendor_impl}))
+          for (const auto& shape :
+               impl == "qgml-team" ? args.strings("shapes", {"auto"}) : std::vector<std::string>{"auto"}) {
+            if (precision == "double")
+              run_eigh<double>(args, impl, precision, n, count, shape);
+            else
+              run_eigh<float>(args, impl, precision, n, count, shape);
+          }
   return 0;
 }

@@ -12,6 +12,8 @@
 //   qgml-team: the team kernel, one team per point on the ground-state path (the GPU kernel), and the GEMM;
 //   qgml-separate: the separate batch kernels (build H, eigensolve, per-point terms, the GEMM);
 //   qgml-warm: warm-started eigensolves, with the mean Jacobi sweeps per point of every epoch.
+//   --shapes auto lanes8 lanes4x32 team32 ... (the team kernel's TeamShape, bench_common.hpp; recorded as
+//   "team_shape"): one run per shape, default auto.
 //   --stream own (CUDA): train on an execution-space instance with a stream of its own, as an embedding
 //   code would; the batch gradient's product is then the fixed-order chunked reduction (KokkosKernels
 //   3.4's gemm runs on the default instance only). Default: the default instance.
@@ -34,7 +36,7 @@ using qgml::bench::Args;
 
 template <class Real>
 void run_on(const Args& args, const Exec& exec, const std::string& precision, int n, int batch, double w,
-            const std::string& impl) {
+            const std::string& impl, const std::string& shape) {
   const bool warm = impl == "qgml-warm";
   const int count = args.integer("T", 2500), d = args.integer("D", 3);
   const int warmup = args.integer("warmup", 2), repeats = args.integer("repeats", 5);
@@ -51,6 +53,7 @@ void run_on(const Args& args, const Exec& exec, const std::string& precision, in
              : (impl == "qgml" || impl == "qgml-spectrum") ? qgml::LossKernel::automatic
                                                            : qgml::LossKernel::separate;
   s.ground_state_path = impl == "qgml";
+  s.team_shape = qgml::bench::parse_team_shape(shape);
   qgml::Trainer<Real, Exec> trainer(config, data, s, exec);
   double final_loss = 0;
   std::string sweeps;
@@ -67,14 +70,15 @@ void run_on(const Args& args, const Exec& exec, const std::string& precision, in
   line.add("N", n).add("D", d).add("T", count).add("batch", std::min(batch, count)).add("w", w);
   line.add("precision", precision).add("repeats", repeats).add("median_s", t.median).add("min_s", t.min);
   line.add("points_per_s", count / t.median).add("final_loss", final_loss);
-  line.add("stream", args.string("stream", "default"));
+  line.add("stream", args.string("stream", "default")).add("team_shape", shape);
   line.add("bytes_per_point", double(trainer.bytes()) / std::min(batch, count));
   if (warm) line.add("mean_sweeps_per_epoch", sweeps);  // warm-up epochs first; the first epoch is cold
   qgml::bench::emit(line, args.string("out", ""));
 }
 
 template <class Real>
-void run(const Args& args, const std::string& precision, int n, int batch, double w, const std::string& impl) {
+void run(const Args& args, const std::string& precision, int n, int batch, double w, const std::string& impl,
+         const std::string& shape) {
 #if defined(KOKKOS_ENABLE_CUDA)
   cudaStream_t stream = nullptr;
   if (args.string("stream", "default") == "own") cudaStreamCreate(&stream);
@@ -82,7 +86,7 @@ void run(const Args& args, const std::string& precision, int n, int batch, doubl
 #else
   const Exec exec;
 #endif
-  run_on<Real>(args, exec, precision, n, batch, w, impl);
+  run_on<Real>(args, exec, precision, n, batch, w, impl, shape);
 #if defined(KOKKOS_ENABLE_CUDA)
   if (stream) cudaStreamDestroy(stream);
 #endif
@@ -107,10 +111,12 @@ int main(int argc, char* argv[]) {
                            impl.c_str());
               std::exit(2);
             }
-            if (precision == "double")
-              run<double>(args, precision, n, batch, w, impl);
-            else
-              run<float>(args, precision, n, batch, w, impl);
+            for (const auto& shape : args.strings("shapes", {"auto"})) {
+              if (precision == "double")
+                run<double>(args, precision, n, batch, w, impl, shape);
+              else
+                run<float>(args, precision, n, batch, w, impl, shape);
+            }
           }
         }
   return 0;

@@ -206,7 +206,7 @@ struct GeometryResult {
 
 template <class Real, class Space>
 GeometryResult run_geometry(const HostMatrices& m, const std::vector<double>& pts, MetricKind kind,
-                            GeometryKernel kernel, int team_size = 0) {
+                            GeometryKernel kernel, const TeamShape& shape = {}) {
   const Space exec;
   auto config = to_configuration<Real>(m, exec);
   const int count = int(pts.size()) / m.D;
@@ -215,7 +215,7 @@ GeometryResult run_geometry(const HostMatrices& m, const std::vector<double>& pt
   s.metric = kind;
   s.geometric_tensor = true;
   s.kernel = kernel;
-  s.team_size = team_size;
+  s.team_shape = shape;
   QuantumGeometry<Real, Space> g(m.D, m.N, count, true);
   g.compute(exec, config, points, s);
   GeometryResult r;
@@ -288,7 +288,7 @@ void check_degenerate_ground_state(GeometryKernel kernel, double tol) {
 
 // The team kernel (ground state and one tridiagonal solve per direction) against the sums over the
 // whole spectrum: every metric, the geometric tensor, the ground-state terms and the dimension, with a
-// NaN point and a degenerate one.
+// NaN point and a degenerate one, in several team shapes.
 TEMPLATE_TEST_CASE("the team geometry kernel gives the spectral sums' metric, tensor and dimension", "[geometry][team]",
                    QGML_TEST_CONFIGS) {
   using Real = typename TestType::real_type;
@@ -305,12 +305,15 @@ TEMPLATE_TEST_CASE("the team geometry kernel gives the spectral sums' metric, te
         const auto r = run_geometry<Real, Space>(m, pts, kind, GeometryKernel::separate);
         const auto g = run_geometry<Real, Space>(m, pts, kind, GeometryKernel::team);
         check_same_geometry(r, g, tol, 7);
-        if constexpr (is_host_space_v<Space>) {
-          if (Space().concurrency() >= 2) {
-            const auto two = run_geometry<Real, Space>(m, pts, kind, GeometryKernel::team, 2);
-            CHECK(geometry_difference(g.metric, two.metric) <= tol);
-            CHECK(geometry_difference(g.berry, two.berry) <= tol);
-          }
+        // Other team shapes: one point per team of two threads, several points per team on vector lanes
+        // (3 per team: an odd size, and a last team partly empty).
+        std::vector<TeamShape> shapes{TeamShape::with_lanes(4, 3), TeamShape::with_lanes(1, 2)};
+        if (!is_host_space_v<Space> || Space().concurrency() >= 2) shapes.push_back(TeamShape::with_threads(2));
+        if (!is_host_space_v<Space>) shapes.push_back(TeamShape::with_threads(32));
+        for (const TeamShape& shape : shapes) {
+          CAPTURE(to_string(shape));
+          const auto other = run_geometry<Real, Space>(m, pts, kind, GeometryKernel::team, shape);
+          check_same_geometry(r, other, tol, 7);
         }
       }
     }

@@ -187,6 +187,27 @@ TEMPLATE_TEST_CASE("batched_eigh team variant with team sizes 2, 3, 5, 8 (as man
   CHECK(ran == expected * int(sizeof(sizes) / sizeof(sizes[0])));
 }
 
+// The team variant in the lanes mapping (linalg/team_shape.hpp): several matrices per team, each on the
+// vector lanes of one thread (on CUDA a fraction of a warp; on host spaces one thread runs the lanes'
+// iterations). Odd matrices per team (shared memory then starts 8 bytes off a 16-byte boundary on CUDA)
+// and batches that leave the last team partly empty, whose spare output rows must stay unwritten.
+TEMPLATE_TEST_CASE("batched_eigh team variant in the lanes mapping: several matrices per team", "[eigh][lanes]",
+                   QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  for (const TeamShape shape : {TeamShape::with_lanes(4, 3), TeamShape::with_lanes(8, 4), TeamShape::with_lanes(1, 2),
+                                TeamShape::with_lanes(32, 1), TeamShape::with_lanes(0, 0)}) {
+    EighOptions options;
+    options.variant = EighVariant::team;
+    options.team_shape = shape;
+    const int per_team = shape.per_team > 0 ? shape.per_team : 4;
+    check_solver<Real>(
+        exec, [options](const Space& e, auto h, auto w, auto v, auto info) { batched_eigh(e, h, w, v, info, options); },
+        "team, " + to_string(shape), 2 * per_team + 1, 3);
+  }
+}
+
 // EighOptions has one field per meaning of "team size": matrices_per_team for the serial variant (one
 // thread per matrix), threads_per_matrix for the team variant; each variant ignores the other's field.
 TEMPLATE_TEST_CASE("batched_eigh: matrices_per_team (serial) and threads_per_matrix (team)", "[eigh]",

@@ -40,11 +40,11 @@ HostEnergy<Real> to_host_energy(const EnergyView& e, const XbarView& xb) {
 
 template <class Real, class Space, class PointsView>
 HostEnergy<Real> run_energy(const MatrixConfiguration<Real, Space>& config, const PointsView& points,
-                            EnergyKernel kernel, int team_size = 0) {
+                            EnergyKernel kernel, const TeamShape& shape = {}) {
   using Mem = typename Space::memory_space;
   const Space exec;
   const int count = int(points.extent(0)), d = config.dimension();
-  GroundStateEnergy<Real, Space> engine(d, config.matrix_size(), kernel, team_size);
+  GroundStateEnergy<Real, Space> engine(d, config.matrix_size(), kernel, shape);
   RealVector<Real, Mem> e("qgml::test::energy", count);
   RealMatrix<Real, Mem> xb("qgml::test::xbar", count, d);
   engine.compute(exec, config, points, e, xb);
@@ -88,11 +88,11 @@ TEMPLATE_TEST_CASE("ground-state energy: packed and team kernels agree with the 
       std::vector<EnergyKernel> kernels{EnergyKernel::team};
       if (is_host_space_v<Space> && n >= 2) kernels.push_back(EnergyKernel::packed);
       for (const EnergyKernel kernel : kernels)
-        for (const int team_size : {0, 2}) {
-          if (kernel == EnergyKernel::packed && team_size == 2) continue;
-          if (team_size > Space().concurrency()) continue;  // Serial: teams of one
-          CAPTURE(to_string(kernel), team_size);
-          const auto got = run_energy(config, points, kernel, team_size);
+        for (const TeamShape& shape : {TeamShape{}, TeamShape::with_threads(2), TeamShape::with_lanes(4, 3)}) {
+          if (kernel == EnergyKernel::packed && shape.mapping != TeamShape::Mapping::automatic) continue;
+          if (shape.threads > Space().concurrency()) continue;  // Serial: teams of one
+          CAPTURE(to_string(kernel), to_string(shape));
+          const auto got = run_energy(config, points, kernel, shape);
           double scale = 1;
           for (double e : ref.energy) scale = std::max(scale, std::abs(e));
           for (int t = 0; t < count; ++t) {

@@ -182,7 +182,7 @@ namespace {
 
 // Loss sums, gradient, xbar, terms and info of one compute() (optionally a second one accumulated), on
 // the separate kernels, the fused host path with the whole spectrum, the fused ground-state path, or
-// the team path (team_size threads per team; 0: the backend's default).
+// the team path (in the given TeamShape; automatic: the backend's default).
 enum Path { separate, fused_spectrum, fused_ground_state, team };
 struct EngineResult {
   std::vector<double> sums, gradient, xbar, terms;
@@ -191,7 +191,7 @@ struct EngineResult {
 
 template <class Real, class Space>
 EngineResult run_engine(const HostMatrices& m, const std::vector<double>& pts, const LossSettings& s, Path path,
-                        bool twice, int team_size = 0) {
+                        bool twice, const TeamShape& shape = {}) {
   const bool fused = path == fused_spectrum || path == fused_ground_state;
   const Space exec;
   auto config = to_configuration<Real>(m, exec);
@@ -200,7 +200,7 @@ EngineResult run_engine(const HostMatrices& m, const std::vector<double>& pts, c
   LossGradient<Real, Space> engine(m.D, m.N, count);
   CHECK(engine.ground_state_path() == (m.N >= LossGradient<Real, Space>::ground_state_min_n));  // automatic
   engine.set_kernel(fused ? LossKernel::automatic : (path == team ? LossKernel::team : LossKernel::separate));
-  engine.set_team_size(team_size);
+  engine.set_team_shape(shape);
   using Engine = LossGradient<Real, Space>;
   engine.set_spectral_path(path == fused_ground_state ? Engine::SpectralPath::ground_state
                                                       : Engine::SpectralPath::full_spectrum);
@@ -405,16 +405,20 @@ TEMPLATE_TEST_CASE("a sweeps View keeps the fused path and receives 0 sweeps per
 
 namespace {
 
-// Team sizes the team path is tested with on Space: one thread, and two (collective loops with
-// barriers) where the backend allows it.
+// Team shapes the team path is tested with on Space: the default; one point per team of two threads
+// (collective loops with barriers) where the backend allows it; several points per team on vector lanes
+// (odd points per team: on CUDA shared memory then starts 8 bytes off a 16-byte boundary).
 template <class Space>
-std::vector<int> team_sizes() {
+std::vector<TeamShape> team_shapes() {
+  std::vector<TeamShape> shapes{TeamShape{}, TeamShape::with_lanes(4, 3), TeamShape::with_lanes(1, 2)};
   if constexpr (is_host_space_v<Space>) {
-    if (Space().concurrency() >= 2) return {1, 2};
-    return {1};
+    if (Space().concurrency() >= 2) shapes.push_back(TeamShape::with_threads(2));
   } else {
-    return {0, 32};
+    for (const TeamShape s : {TeamShape::with_threads(32), TeamShape::with_threads(0), TeamShape::with_lanes(8, 4),
+                              TeamShape::with_lanes(32, 2)})
+      shapes.push_back(s);
   }
+  return shapes;
 }
 
 }  // namespace
@@ -441,9 +445,9 @@ TEMPLATE_TEST_CASE("the team path gives the fused and separate paths' loss, grad
       s.w = w;
       const Path ref = c.n >= eigh_packed_min_n ? reference : separate;
       const auto r = run_engine<Real, Space>(m, pts, s, ref, false);
-      for (const int team_size : team_sizes<Space>()) {
-        CAPTURE(team_size);
-        const auto f = run_engine<Real, Space>(m, pts, s, team, false, team_size);
+      for (const TeamShape& shape : team_shapes<Space>()) {
+        CAPTURE(to_string(shape));
+        const auto f = run_engine<Real, Space>(m, pts, s, team, false, shape);
         CHECK(relative_difference(r.gradient, f.gradient) <= tol);
         CHECK(relative_difference(r.sums, f.sums) <= tol);
         CHECK(relative_difference(r.xbar, f.xbar) <= tol);
@@ -453,13 +457,13 @@ TEMPLATE_TEST_CASE("the team path gives the fused and separate paths' loss, grad
       }
     }
   }
-  SECTION("bit-identical when repeated with the same team size (fixed reduction order)") {
+  SECTION("bit-identical when repeated with the same team shape (fixed reduction order)") {
     const HostMatrices m = gaussian_hermitian_matrices(3, 9, 0.6, 41);
     const std::vector<double> pts = random_points(700, 3, 1.0, 42);
-    for (const int team_size : team_sizes<Space>()) {
-      CAPTURE(team_size);
-      const auto first = run_engine<Real, Space>(m, pts, LossSettings{}, team, false, team_size);
-      const auto again = run_engine<Real, Space>(m, pts, LossSettings{}, team, false, team_size);
+    for (const TeamShape& shape : team_shapes<Space>()) {
+      CAPTURE(to_string(shape));
+      const auto first = run_engine<Real, Space>(m, pts, LossSettings{}, team, false, shape);
+      const auto again = run_engine<Real, Space>(m, pts, LossSettings{}, team, false, shape);
       CHECK(again.gradient == first.gradient);
       CHECK(again.sums == first.sums);
       CHECK(again.xbar == first.xbar);

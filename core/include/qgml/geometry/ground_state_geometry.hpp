@@ -20,6 +20,7 @@
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/householder_tridiagonal.hpp"
 #include "qgml/linalg/loops.hpp"
+#include "qgml/linalg/team_shape.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
 #include "qgml/model/degeneracy.hpp"
 #include "qgml/model/ground_state_team.hpp"
@@ -40,7 +41,6 @@ struct GroundStateGeometry {
   using complex_type = complex_t<Real>;
   using memory_space = typename ExecSpace::memory_space;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   using tensor_type = Kokkos::View<Real***, Kokkos::LayoutRight, memory_space>;
 
   MatrixStack<Real, memory_space> a;
@@ -50,24 +50,21 @@ struct GroundStateGeometry {
   RealVector<Real, memory_space> energy, sigma2;
   IntVector<memory_space> info;
   tensor_type metric, fs, berry;
-  int kind = 0, level = 0;
+  int kind = 0, count = 0, level = 0, lanes = 0;  // lanes, stride, level: the TeamLaunch's
   bool tensor = false;
-  std::size_t reals = 0;
+  std::size_t stride = 0;
   Real eta_rel = 0;
 
-  // Teams of one thread (host spaces) run the plain loops of SerialLoops: the same arithmetic in the
-  // same order, without the team-loop machinery.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    run_with_loops(member, [&](const auto& loops) { solve(loops, member); });
+    for_team_problems<Real>(member, lanes, stride, level, count,
+                            [&](const auto& loops, const int t, Real* base) { solve(loops, t, base); });
   }
 
   template <class Loops>
-  KOKKOS_INLINE_FUNCTION void solve(const Loops& loops, const member_type& member) const {
-    const int t = member.league_rank();
+  KOKKOS_INLINE_FUNCTION void solve(const Loops& loops, const int t, Real* const base) const {
     const int d = static_cast<int>(a.extent(0));
     const int n = static_cast<int>(a.extent(1));
-    scratch_view scratch(member.team_scratch(level), reals);
-    const TeamGroundStateScratch<Real, typename ExecSpace::scratch_memory_space> g(scratch.data(), n);
+    const TeamGroundStateScratch<Real, typename ExecSpace::scratch_memory_space> g(base, n);
     const auto& h = g.h;
     complex_type* const tau = g.tau;
     Real* const td = g.td;
@@ -86,8 +83,8 @@ struct GroundStateGeometry {
 
     // --- H(x), T, E_0, E_max, z_0, psi = Q z_0 into fr / fi (free until the solves); then y_mu = A_mu psi
     // and y'_mu = Q^H y_mu.
-    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, g.p, td,
-                                                             te, z0, dd, ll, xs, shared, fr, fi, Real(0));
+    const TeamGroundState<Real> gs =
+        team_ground_state<Real>(loops, a, sq, x, t, h, tau, g.p, td, te, z0, dd, ll, xs, shared, fr, fi, Real(0));
     const int code = gs.code;
     const Real e0 = gs.e0, emax = gs.emax;
     loops.for_each(0, d * n, [&](const int ki) {

@@ -24,6 +24,7 @@
 #include "qgml/geometry/ground_state_geometry_packed.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/linalg/symmetric_eigenvalues.hpp"
+#include "qgml/linalg/team_shape.hpp"
 #include "qgml/model/degeneracy.hpp"
 #include "qgml/model/ground_state_terms.hpp"
 #include "qgml/model/hamiltonian.hpp"
@@ -78,7 +79,7 @@ struct GeometrySettings {
   DimensionEstimatorSettings estimator;
   double degeneracy_eta = -1;  // relative regulariser of 1/g; < 0: default_degeneracy_tolerance
   GeometryKernel kernel = GeometryKernel::automatic;
-  int team_size = 0;  // threads per team of the team kernel (0: one on host spaces, Kokkos::AUTO on devices)
+  TeamShape team_shape = {};  // how the team kernel lays points on teams (linalg/team_shape.hpp)
 };
 
 namespace detail {
@@ -274,20 +275,18 @@ class QuantumGeometry {
   template <class PointsView>
   void compute_team(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
                     const GeometrySettings& settings, int count, bool tensor) {
-    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
     using functor_type = detail::GroundStateGeometry<Real, ExecSpace, PointsView>;
     functor_type f;
     bind_ground_state_geometry(f, config, points, settings, tensor);
     f.eta_rel = degeneracy_eta<Real>(settings);
-    f.reals = detail::ground_state_geometry_scratch_reals(n_, d_);
-    const std::size_t bytes = team_scratch_bytes<typename functor_type::scratch_view>(f.reals);
-    const int team_size = settings.team_size > 0 ? settings.team_size : (is_host_space_v<ExecSpace> ? 1 : 0);
-    const policy_type probe =
-        team_size > 0 ? policy_type(exec, count, team_size) : policy_type(exec, count, Kokkos::AUTO);
-    f.level = scratch_level(probe, bytes, n_, "team geometry");
+    f.count = count;
+    const TeamLaunch<ExecSpace> launch = resolve_team_shape<Real>(
+        exec, f, settings.team_shape, count, n_, detail::ground_state_geometry_scratch_reals(n_, d_), "team geometry");
+    f.lanes = launch.lanes_per_problem();
+    f.stride = launch.stride;
+    f.level = launch.level;
     ScopedRegion region("qgml::metric");
-    Kokkos::parallel_for("qgml::QuantumGeometry::team",
-                         policy_type(probe).set_scratch_size(f.level, Kokkos::PerTeam(bytes)), f);
+    Kokkos::parallel_for("qgml::QuantumGeometry::team", launch.policy(exec), f);
   }
   template <class PointsView>
   void compute_separate(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,

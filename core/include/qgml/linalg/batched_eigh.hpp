@@ -15,6 +15,7 @@
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
 #include "qgml/linalg/hermitian_jacobi.hpp"
 #include "qgml/linalg/loops.hpp"
+#include "qgml/linalg/team_shape.hpp"
 
 namespace qgml {
 
@@ -31,8 +32,7 @@ enum class EighVariant {
 // Field order is kept so that EighOptions{variant, threads_per_matrix, warm_start} reads as before.
 struct EighOptions {
   EighVariant variant = EighVariant::automatic;
-  // Team variant: threads that share one matrix (the team size); 0 chooses from N and the space
-  // (1 on host spaces, 32 for N <= 32 and 64 above on devices).
+  // Team variant: threads that share one matrix (the team size) in the team mapping; 0: see team_shape.
   int threads_per_matrix = 0;
   // Warm start: V holds on input an orthonormal basis close to the eigenvectors (e.g. those of the
   // previous training step), and the serial variant refines it by Jacobi sweeps
@@ -41,6 +41,10 @@ struct EighOptions {
   // Serial variant: matrices per team, one thread each (the team size); 0 chooses from the space
   // (1 on host spaces, 32 on devices). The packed variant always runs one thread per pack.
   int matrices_per_team = 0;
+  // Team variant: how matrices are laid on teams (linalg/team_shape.hpp). Automatic: threads_per_matrix
+  // threads per team where it is set, else one thread per matrix on host spaces and several matrices
+  // per team (a fraction of a warp each) on devices.
+  TeamShape team_shape = {};
 };
 
 // Largest N the routines accept (the per-matrix scratch is O(N) and is checked against what the
@@ -104,6 +108,33 @@ void batched_eigh_packed(const ExecSpace& exec, const HView& h, const WView& w, 
           for (int t = first; t < count && t < first + width; ++t) sweeps(t) = 0;
       });
 }
+
+// The team variant: a group of threads per matrix in a TeamShape (for_team_problems).
+template <class Real, class ExecSpace, class HView, class WView, class VView, class InfoView, class SweepsView>
+struct TeamEigh {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  HView h;
+  WView w;
+  VView v;
+  InfoView info;
+  SweepsView sweeps;
+  bool record_sweeps = false;
+  int count = 0, level = 0, lanes = 0;
+  std::size_t stride = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    for_team_problems<Real>(member, lanes, stride, level, count, [&](const auto& loops, const int t, Real* s) {
+      const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
+      const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
+      const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
+      const int code = linalg::hermitian_eigh(loops, a, wt, vt, s);
+      loops.single([&]() {
+        info(t) = code;
+        if (record_sweeps) sweeps(t) = 0;
+      });
+    });
+  }
+};
 
 }  // namespace detail
 
@@ -203,25 +234,17 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
       break;
     }
   } else {
-    int ts = options.threads_per_matrix;
-    if (ts <= 0) ts = is_host_space_v<ExecSpace> ? 1 : (n <= 32 ? 32 : 64);
-    const int level = scratch_level(policy_type(exec, count, ts), scratch_bytes, n, "team");
-    Kokkos::parallel_for(
-        "qgml::batched_eigh[team]",
-        policy_type(exec, count, ts).set_scratch_size(level, Kokkos::PerTeam(scratch_bytes)),
-        KOKKOS_LAMBDA(const member_type& member) {
-          const int t = member.league_rank();
-          scratch_view buf(member.team_scratch(level), scratch_elements);
-          const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
-          const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
-          const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
-          const int code = linalg::hermitian_eigh(linalg::TeamLoops<member_type>{member}, a, wt, vt,
-                                                  reinterpret_cast<Real*>(buf.data()));
-          Kokkos::single(Kokkos::PerTeam(member), [&]() {
-            info(t) = code;
-            if (record_sweeps) sweeps(t) = 0;
-          });
-        });
+    TeamShape shape = options.team_shape;
+    if (shape.mapping == TeamShape::Mapping::automatic && options.threads_per_matrix > 0)
+      shape = TeamShape::with_threads(options.threads_per_matrix);
+    detail::TeamEigh<Real, ExecSpace, HView, WView, VView, InfoView, SweepsView> f{
+        h, w, v, info, sweeps, record_sweeps, count};
+    const TeamLaunch<ExecSpace> launch = resolve_team_shape<Real>(
+        exec, f, shape, count, n, std::size_t(linalg::eigh_scratch_reals(n)), "batched_eigh team variant");
+    f.lanes = launch.lanes_per_problem();
+    f.stride = launch.stride;
+    f.level = launch.level;
+    Kokkos::parallel_for("qgml::batched_eigh[team]", launch.policy(exec), f);
   }
 }
 

@@ -26,6 +26,7 @@
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
 #include "qgml/linalg/loops.hpp"
+#include "qgml/linalg/team_shape.hpp"
 #include "qgml/model/ground_state_packed.hpp"
 #include "qgml/model/ground_state_team.hpp"
 #include "qgml/model/matrix_configuration.hpp"
@@ -108,27 +109,25 @@ template <class Real, class ExecSpace, class PointsView, class EnergyView, class
 struct TeamGroundStateEnergy {
   using complex_type = complex_t<Real>;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
   MatrixStack<Real, typename ExecSpace::memory_space> a;
   Matrix<Real, typename ExecSpace::memory_space> sq;
   PointsView x;
   EnergyView energy;
   XbarView xbar;
-  int level = 0;
-  std::size_t reals = 0;
+  int count = 0, level = 0, lanes = 0;  // lanes, stride, level: the TeamLaunch's (for_team_problems)
+  std::size_t stride = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    run_with_loops(member, [&](const auto& loops) { solve(loops, member); });
+    for_team_problems<Real>(member, lanes, stride, level, count,
+                            [&](const auto& loops, const int t, Real* base) { solve(loops, t, base); });
   }
 
   template <class Loops>
-  KOKKOS_INLINE_FUNCTION void solve(const Loops& loops, const member_type& member) const {
-    const int t = member.league_rank();
+  KOKKOS_INLINE_FUNCTION void solve(const Loops& loops, const int t, Real* const base) const {
     const int d = static_cast<int>(a.extent(0));
     const int n = static_cast<int>(a.extent(1));
-    scratch_view scratch(member.team_scratch(level), reals);
-    const TeamGroundStateScratch<Real, typename ExecSpace::scratch_memory_space> g(scratch.data(), n);
+    const TeamGroundStateScratch<Real, typename ExecSpace::scratch_memory_space> g(base, n);
     Real* const w0 = g.rest;
     Real* const w1 = w0 + n;
     Real* const psr = w1 + n;
@@ -136,9 +135,8 @@ struct TeamGroundStateEnergy {
     Real* const xs = psi + n;
     Real* const shared = xs + d;
     // The inverse iteration's factors (no resolvent solve follows).
-    const TeamGroundState<Real> gs =
-        team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, g.h, g.tau, g.p, g.td, g.te, g.z0, w0, w1, xs,
-                                shared, psr, psi, Real(0), true);
+    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, a, sq, x, t, g.h, g.tau, g.p, g.td, g.te, g.z0, w0,
+                                                             w1, xs, shared, psr, psi, Real(0), true);
     const Real nan = math::sqrt(Real(-1));
     // xbar_k = Re <psi|A_k psi>, one coordinate per thread.
     loops.for_each(0, d, [&](const int k) {
@@ -164,8 +162,9 @@ struct TeamGroundStateEnergy {
 template <class Real, class ExecSpace>
 class GroundStateEnergy {
  public:
-  GroundStateEnergy(int d, int n, EnergyKernel kernel = EnergyKernel::automatic, int team_size = 0)
-      : d_(d), n_(n), kernel_(resolve_energy_kernel<ExecSpace>(kernel, n)), team_size_(team_size) {
+  // shape: how the team kernel lays points on teams (linalg/team_shape.hpp).
+  GroundStateEnergy(int d, int n, EnergyKernel kernel = EnergyKernel::automatic, const TeamShape& shape = {})
+      : d_(d), n_(n), kernel_(resolve_energy_kernel<ExecSpace>(kernel, n)), team_shape_(shape) {
     QGML_REQUIRE(d >= 1 && n >= 1, "qgml::GroundStateEnergy: need D >= 1 and N >= 1");
   }
 
@@ -192,7 +191,6 @@ class GroundStateEnergy {
   template <class PointsView, class EnergyView, class XbarView>
   void compute_team(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
                     const EnergyView& energy, const XbarView& xbar) const {
-    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
     using functor_type = detail::TeamGroundStateEnergy<Real, ExecSpace, PointsView, EnergyView, XbarView>;
     const int count = static_cast<int>(points.extent(0));
     functor_type f;
@@ -201,14 +199,13 @@ class GroundStateEnergy {
     f.x = points;
     f.energy = energy;
     f.xbar = xbar;
-    f.reals = detail::team_energy_scratch_reals(n_, d_);
-    const std::size_t bytes = team_scratch_bytes<typename functor_type::scratch_view>(f.reals);
-    const int team_size = team_size_ > 0 ? team_size_ : (is_host_space_v<ExecSpace> ? 1 : 0);
-    const policy_type probe =
-        team_size > 0 ? policy_type(exec, count, team_size) : policy_type(exec, count, Kokkos::AUTO);
-    f.level = scratch_level(probe, bytes, n_, "team energy");
-    Kokkos::parallel_for("qgml::GroundStateEnergy::team",
-                         policy_type(probe).set_scratch_size(f.level, Kokkos::PerTeam(bytes)), f);
+    f.count = count;
+    const TeamLaunch<ExecSpace> launch = resolve_team_shape<Real>(
+        exec, f, team_shape_, count, n_, detail::team_energy_scratch_reals(n_, d_), "team energy");
+    f.lanes = launch.lanes_per_problem();
+    f.stride = launch.stride;
+    f.level = launch.level;
+    Kokkos::parallel_for("qgml::GroundStateEnergy::team", launch.policy(exec), f);
   }
 
   template <class PointsView, class EnergyView, class XbarView>
@@ -253,7 +250,7 @@ class GroundStateEnergy {
  private:
   int d_ = 0, n_ = 0;
   EnergyKernel kernel_ = EnergyKernel::automatic;
-  int team_size_ = 0;
+  TeamShape team_shape_;
 };
 
 }  // namespace qgml

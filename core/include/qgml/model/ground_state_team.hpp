@@ -1,10 +1,12 @@
-// The ground state of one point by one team (the GPU-shaped per-point kernels: the team loss-gradient,
-// the ground-state geometry and the samplers' energy), written against the Loops interface of
-// linalg/loops.hpp so that it runs with teams of any size on every backend:
+// The ground state of one point by one group of threads (the GPU-shaped per-point kernels: the team
+// loss-gradient, the ground-state geometry and the samplers' energy, in any TeamShape of
+// linalg/team_shape.hpp), written against the Loops interface of linalg/loops.hpp so that it runs on
+// every backend:
 //   H(x) = S - sum_k x_k A_k + |x|^2 / 2 in team scratch (S = 1/2 sum_k A_k^2, spec 1.1),
 //   H = Q T Q^H by the team Householder reduction (linalg/householder_tridiagonal.hpp),
 //   E_0, E_max and the degeneracy of E_0 from T (linalg::ground_state_eigenvalues: bisection, one
-//   eigenvalue per thread, or for teams of one the fused kernel's Laguerre iteration and Sturm count),
+//   eigenvalue per thread or lane, or for one thread the fused kernel's Laguerre iteration and Sturm
+//   count),
 //   psi_0 = Q z_0 with z_0 from inverse iteration on T.
 // A point with a non-finite entry of H is solved as the zero matrix and flagged (code 1, linalg::EighInfo's
 // eigh_non_finite_input), as the fused path does; E_0 and E_max are then NaN.
@@ -22,16 +24,6 @@
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
 
 namespace qgml::detail {
-
-// Runs body(loops) with linalg::SerialLoops for teams of one thread (host spaces: the same arithmetic in
-// the same order, without the team-loop machinery), else with linalg::TeamLoops.
-template <class Member, class Body>
-KOKKOS_INLINE_FUNCTION void run_with_loops(const Member& member, const Body& body) {
-  if (member.team_size() == 1)
-    body(linalg::SerialLoops{});
-  else
-    body(linalg::TeamLoops<Member>{member});
-}
 
 // The head of a team's scratch that team_ground_state uses: H (complex N x N), tau and p (complex N), T
 // (td, te) and z_0, at the start of `base`; `rest` is the first Real after them.
@@ -77,12 +69,12 @@ struct TeamGroundState {
 // Gershgorin bound, degenerate false (the energy of the samplers); otherwise E_0, E_max and the
 // degeneracy at tolerance tol as linalg::ground_state_eigenvalues.
 template <class Real, class Loops, class AView, class SView, class XView, class HView>
-KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loops, const int team_size, const AView& a,
-                                                               const SView& sq, const XView& x, const int t,
-                                                               const HView& h, complex_t<Real>* tau, complex_t<Real>* p,
-                                                               Real* td, Real* te, Real* z0, Real* vec_d, Real* vec_l,
-                                                               Real* xs, Real* shared, Real* psr, Real* psi,
-                                                               const Real tol, const bool lowest_only = false) {
+KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loops, const AView& a, const SView& sq,
+                                                               const XView& x, const int t, const HView& h,
+                                                               complex_t<Real>* tau, complex_t<Real>* p, Real* td,
+                                                               Real* te, Real* z0, Real* vec_d, Real* vec_l, Real* xs,
+                                                               Real* shared, Real* psr, Real* psi, const Real tol,
+                                                               const bool lowest_only = false) {
   using complex_type = complex_t<Real>;
   const int d = static_cast<int>(a.extent(0));
   const int n = static_cast<int>(a.extent(1));
@@ -127,7 +119,7 @@ KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loop
   loops.barrier();
 
   linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
-  linalg::ground_state_eigenvalues(loops, team_size, n, td, te, tol, shared, lowest_only);
+  linalg::ground_state_eigenvalues(loops, loops.team_size(), n, td, te, tol, shared, lowest_only);
   TeamGroundState<Real> out;
   const Real nan = math::sqrt(Real(-1));
   out.code = finite ? 0 : 1;

@@ -78,8 +78,8 @@ class ChainSampler {
   using state_view = Kokkos::View<double*, memory_space>;
 
   ChainSampler(int d, int n, int chains, const SamplerSettings& settings, EnergyKernel kernel = EnergyKernel::automatic,
-               int team_size = 0)
-      : settings_(settings), d_(d), chains_(chains), energy_(d, n, kernel, team_size) {
+               const TeamShape& team_shape = {})
+      : settings_(settings), d_(d), chains_(chains), energy_(d, n, kernel, team_shape) {
     validate(settings);
     QGML_REQUIRE(chains >= 1, "qgml::ChainSampler: need at least one chain");
     const auto alloc = [&](const char* label) { return RealMatrix<Real, memory_space>(std::string(label), chains, d); };

@@ -207,13 +207,13 @@ void loss_gradient_reduce(const ExecSpace& exec, const LossGradientViews<Real, t
   loss_gradient_reduce_terms(exec, buf, count, accumulate);
 }
 
-// The team path: one team per point (loss_gradient_team.hpp), then the GEMM.
+// The team path: a group of threads per point in the given TeamShape (loss_gradient_team.hpp), then
+// the GEMM.
 template <class Real, class ExecSpace, class PointsView>
 void loss_gradient_team(const ExecSpace& exec, const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
                         const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
-                        const LossSettings& settings, Real weight, int count, int team_size,
+                        const LossSettings& settings, Real weight, int count, const TeamShape& shape,
                         const SupervisedInputs<Real, typename ExecSpace::memory_space>& sup) {
-  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
   using functor_type = TeamLossGradient<Real, ExecSpace, PointsView>;
   const int d = buf.d, n = buf.n;
   functor_type f;
@@ -226,21 +226,20 @@ void loss_gradient_team(const ExecSpace& exec, const LossGradientViews<Real, typ
   f.u = buf.u;
   f.wv = buf.wv;
   f.count = count;
-  f.reals = team_gradient_scratch_reals(n, d);
   f.weight = weight;
   f.lw = Real(settings.w);
   f.eta_rel = degeneracy_eta<Real>(settings);
   f.tol = degeneracy_tolerance<Real>(settings);
   f.skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
   f.sup = sup;
-  const std::size_t bytes = team_scratch_bytes<typename functor_type::scratch_view>(f.reals);
-  const policy_type probe =
-      team_size > 0 ? policy_type(exec, count, team_size) : policy_type(exec, count, Kokkos::AUTO);
-  f.level = scratch_level(probe, bytes, n, "team loss-gradient");
+  const TeamLaunch<ExecSpace> launch =
+      resolve_team_shape<Real>(exec, f, shape, count, n, team_gradient_scratch_reals(n, d), "team loss-gradient");
+  f.lanes = launch.lanes_per_problem();
+  f.stride = launch.stride;
+  f.level = launch.level;
   {
     ScopedRegion region("qgml::team_loss_gradient");
-    Kokkos::parallel_for("qgml::LossGradient::team",
-                         policy_type(probe).set_scratch_size(f.level, Kokkos::PerTeam(bytes)), f);
+    Kokkos::parallel_for("qgml::LossGradient::team", launch.policy(exec), f);
   }
 }
 
@@ -385,8 +384,10 @@ class LossGradient {
   }
   // Whether compute() with these options runs the fused host path.
   bool fused(const EighOptions& eigh = {}) const { return kernel(eigh) == LossKernel::fused_host; }
-  // Threads per team of the team path (0: one on host spaces, Kokkos::AUTO on devices).
-  void set_team_size(int team_size) { team_size_ = team_size; }
+  // How the team path lays points on teams (TeamShape; automatic: one thread per point on host spaces,
+  // several points per team on devices, linalg/team_shape.hpp).
+  void set_team_shape(const TeamShape& shape) { team_shape_ = shape; }
+  const TeamShape& team_shape() const { return team_shape_; }
   // The fused path's spectral work (SpectralPath): automatic (default) computes only what the gradient
   // needs for N >= ground_state_min_n, psi_0 and phi = R s by solves with the tridiagonal T
   // (loss_gradient_packed.hpp; ~4x fewer flops than the whole spectrum at large N), and the whole
@@ -512,8 +513,7 @@ class LossGradient {
     allocate_for(path);
     if (path == LossKernel::team) {
       if (record_sweeps) zero_sweeps(exec, sweeps, count);
-      const int team_size = team_size_ > 0 ? team_size_ : (is_host_space_v<ExecSpace> ? 1 : 0);
-      detail::loss_gradient_team(exec, views(), config, points, settings, weight, count, team_size, sup);
+      detail::loss_gradient_team(exec, views(), config, points, settings, weight, count, team_shape_, sup);
       ScopedRegion region("qgml::reduction");
       reduce(exec, count, accumulate);
       return;
@@ -643,7 +643,7 @@ class LossGradient {
   using ProductPartials = Kokkos::View<complex_type***, Kokkos::LayoutRight, memory_space>;
   ProductPartials product_partials_;  // gradient_product without GEMM: chunk x N x D N partial sums of Y
   LossKernel kernel_ = LossKernel::automatic;
-  int team_size_ = 0;
+  TeamShape team_shape_;
   SpectralPath spectral_path_ = SpectralPath::automatic;
 };
 

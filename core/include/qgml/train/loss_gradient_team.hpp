@@ -1,6 +1,8 @@
-// The team path of LossGradient (LossKernel::team): one team per point on the ground-state path, the
-// GPU-shaped kernel, written against the Loops interface so that it runs with teams of any size on
-// every backend (one thread per team on CPUs, where CI tests it against the fused host path).
+// The team path of LossGradient (LossKernel::team): a group of threads per point on the ground-state
+// path, the GPU-shaped kernel, written against the Loops interface so that it runs in every TeamShape on
+// every backend: on GPUs several points per team, each on a fraction of a warp (the lanes mapping), or
+// one point per team; on CPUs one thread per point, where CI tests every shape against the fused host
+// path.
 //
 // Per point x (spec 1.1, 2.5, 2.6; the formulas of loss_gradient.hpp):
 //   H(x) = S - sum_k x_k A_k + |x|^2 / 2 in team scratch (S = 1/2 sum_k A_k^2),
@@ -32,6 +34,7 @@
 #include "qgml/linalg/hermitian_matvec.hpp"
 #include "qgml/linalg/householder_tridiagonal.hpp"
 #include "qgml/linalg/loops.hpp"
+#include "qgml/linalg/team_shape.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
 #include "qgml/model/degeneracy.hpp"
 #include "qgml/model/ground_state_team.hpp"
@@ -66,7 +69,6 @@ struct TeamLossGradient {
   using complex_type = complex_t<Real>;
   using memory_space = typename ExecSpace::memory_space;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
   MatrixStack<Real, memory_space> a;
   Matrix<Real, memory_space> sq;
@@ -74,25 +76,22 @@ struct TeamLossGradient {
   RealMatrix<Real, memory_space> xbar, terms;
   IntVector<memory_space> info;
   ComplexMatrix<Real, memory_space> u, wv;  // 2 max_batch x (D + sup.enabled) N, 2 max_batch x N
-  int count = 0, level = 0;
-  std::size_t reals = 0;
+  int count = 0, level = 0, lanes = 0;      // lanes, stride, level: the TeamLaunch's (for_team_problems)
+  std::size_t stride = 0;
   Real weight = 0, lw = 0, eta_rel = 0, tol = 0;
   bool skip_degenerate = false;
   SupervisedInputs<Real, memory_space> sup;
 
-  // Teams of one thread (host spaces) run the plain loops of SerialLoops: the same arithmetic in the
-  // same order, without the team-loop machinery.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    run_with_loops(member, [&](const auto& loops) { solve(loops, member); });
+    for_team_problems<Real>(member, lanes, stride, level, count,
+                            [&](const auto& loops, const int t, Real* base) { solve(loops, t, base); });
   }
 
   template <class Loops>
-  KOKKOS_INLINE_FUNCTION void solve(const Loops& loops, const member_type& member) const {
-    const int t = member.league_rank();
+  KOKKOS_INLINE_FUNCTION void solve(const Loops& loops, const int t, Real* const base) const {
     const int d = static_cast<int>(a.extent(0));
     const int n = static_cast<int>(a.extent(1));
-    scratch_view scratch(member.team_scratch(level), reals);
-    const TeamGroundStateScratch<Real, typename ExecSpace::scratch_memory_space> g(scratch.data(), n);
+    const TeamGroundStateScratch<Real, typename ExecSpace::scratch_memory_space> g(base, n);
     const auto& h = g.h;
     complex_type* const tau = g.tau;
     Real* const td = g.td;
@@ -111,8 +110,8 @@ struct TeamLossGradient {
     Real* const shared = rs + d;
 
     // --- H(x), T, E_0, E_max, degeneracy, z_0, psi = Q z_0.
-    const TeamGroundState<Real> gs = team_ground_state<Real>(loops, member.team_size(), a, sq, x, t, h, tau, g.p, td,
-                                                             te, z0, fdr, flr, xs, shared, psr, psi, tol);
+    const TeamGroundState<Real> gs =
+        team_ground_state<Real>(loops, a, sq, x, t, h, tau, g.p, td, te, z0, fdr, flr, xs, shared, psr, psi, tol);
     const int code = gs.code;
     const Real e0 = gs.e0, emax = gs.emax;
 

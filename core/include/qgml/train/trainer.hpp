@@ -289,6 +289,7 @@ class Trainer {
                      " points has " + std::to_string(shard_.size()));
     engine_.set_spectral_path(settings.ground_state_path ? LossGradient<Real, ExecSpace>::SpectralPath::automatic
                                                          : LossGradient<Real, ExecSpace>::SpectralPath::full_spectrum);
+    engine_.set_team_shape(settings.team_shape);
     if (settings.warm_start_eigh)
       warm_ = WarmStartCache<Real, ExecSpace>(shard_.size(), engine_.max_batch(), config.matrix_size());
     if (distributed_) {

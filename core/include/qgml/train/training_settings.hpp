@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "qgml/linalg/team_shape.hpp"
 #include "qgml/train/adam.hpp"
 #include "qgml/train/loss_kernel.hpp"
 #include "qgml/train/loss_settings.hpp"
@@ -57,6 +58,9 @@ struct TrainingSettings {
   // The loss-gradient implementation (LossKernel, train/loss_kernel.hpp): auto is the fused host kernel
   // on CPUs where it applies and the team kernel on GPUs; warm starts need (and get) separate.
   LossKernel kernel = LossKernel::automatic;
+  // How the team kernel lays points on teams (linalg/team_shape.hpp; automatic: one thread per point on
+  // CPUs, several points per team on GPUs).
+  TeamShape team_shape = {};
   // With it, psi_0 and phi by tridiagonal solves instead of the whole spectrum where that pays
   // (LossGradient::SpectralPath::automatic; false: full_spectrum).
   bool ground_state_path = true;

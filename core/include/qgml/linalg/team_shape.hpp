@@ -1,0 +1,193 @@
+// How a batched kernel that gives each problem (a point, a matrix) a group of threads lays its problems
+// on a Kokkos::TeamPolicy, and the launch that follows from it (policy, scratch level, scratch per
+// problem). The algorithms are written once against linalg/loops.hpp; the shape picks the mapping:
+//  - lanes: `per_team` problems per team, each on the `lanes` vector lanes of one thread of the team
+//    (linalg::VectorLoops). On CUDA a fraction of a warp per problem: at N = 8 four points share a warp
+//    instead of one point leaving 24 of its 32 threads idle, and the lanes synchronise with __syncwarp
+//    instead of a block barrier (perf/NOTES.md "Several points per team").
+//  - team: one problem per team of `threads` threads (linalg::TeamLoops; one thread: linalg::SerialLoops,
+//    the host default).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <string>
+
+#include "qgml/common/error.hpp"
+#include "qgml/common/line_aligned_scratch.hpp"
+#include "qgml/common/types.hpp"
+#include "qgml/linalg/loops.hpp"
+
+namespace qgml {
+
+struct TeamShape {
+  enum class Mapping {
+    automatic,  // host spaces: team with one thread; devices: lanes with the automatic sizes
+    lanes,
+    team
+  };
+  Mapping mapping = Mapping::automatic;
+  int lanes = 0;     // lanes mapping: vector lanes per problem, a power of two <= 32 (0: automatic)
+  int per_team = 0;  // lanes mapping: problems per team (0: automatic)
+  int threads = 0;   // team mapping: threads per team (0: one on host spaces, Kokkos::AUTO on devices)
+
+  static TeamShape with_lanes(int lanes, int per_team = 0) { return TeamShape{Mapping::lanes, lanes, per_team, 0}; }
+  static TeamShape with_threads(int threads) { return TeamShape{Mapping::team, 0, 0, threads}; }
+};
+
+// Threads of one team the automatic lanes mapping aims at (lanes x problems per team).
+inline constexpr int team_shape_block_threads = 128;
+
+// The smallest power of two >= n, clamped to [4, 32]: the automatic lanes per problem of size N (every
+// loop of the algorithms runs over at most N entries per lane group step).
+inline int team_shape_default_lanes(int n) {
+  int lanes = 4;
+  while (lanes < n && lanes < 32) lanes *= 2;
+  return lanes;
+}
+
+inline std::string to_string(const TeamShape& shape) {
+  switch (shape.mapping) {
+    case TeamShape::Mapping::lanes:
+      return std::to_string(shape.per_team) + " per team x " + std::to_string(shape.lanes) + " lanes";
+    case TeamShape::Mapping::team:
+      return "one per team of " + (shape.threads > 0 ? std::to_string(shape.threads) : std::string("AUTO")) +
+             " threads";
+    default:
+      return "automatic";
+  }
+}
+
+// The automatic sizes of a lanes-mapping shape: lanes 0 -> team_shape_default_lanes(n); per_team 0 ->
+// team_shape_block_threads / lanes, lowered until the team's scratch (bytes_for(problems)) fits level0
+// bytes where one problem's does.
+template <class BytesFor>
+TeamShape complete_lanes_shape(TeamShape s, int n, const BytesFor& bytes_for, std::size_t level0) {
+  if (s.lanes <= 0) s.lanes = team_shape_default_lanes(n);
+  if (s.per_team <= 0) {
+    s.per_team = team_shape_block_threads / s.lanes > 1 ? team_shape_block_threads / s.lanes : 1;
+    if (bytes_for(std::size_t(1)) <= level0)
+      while (s.per_team > 1 && bytes_for(std::size_t(s.per_team)) > level0) --s.per_team;
+  }
+  return s;
+}
+
+// A resolved shape and everything a launch needs. stride: Reals of scratch per problem (a multiple of 16
+// bytes, so that every problem's complex arrays stay aligned, and even); bytes: team scratch per team; level: 0 (shared
+// memory) where the team's scratch fits, else 1.
+template <class ExecSpace>
+struct TeamLaunch {
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  TeamShape shape;
+  std::size_t stride = 0;
+  std::size_t bytes = 0;
+  int level = 0;
+  int teams = 0;
+
+  bool lanes() const { return shape.mapping == TeamShape::Mapping::lanes; }
+  // for_team_problems' lanes argument.
+  int lanes_per_problem() const { return lanes() ? shape.lanes : 0; }
+  policy_type policy(const ExecSpace& exec) const {
+    policy_type p = lanes() ? policy_type(exec, teams, shape.per_team, shape.lanes)
+                            : (shape.threads > 0 ? policy_type(exec, teams, shape.threads)
+                                                 : policy_type(exec, teams, Kokkos::AUTO));
+    return p.set_scratch_size(level, Kokkos::PerTeam(bytes));
+  }
+};
+
+// Resolves `requested` for `count` problems of size n with `reals` Reals of scratch each (count >= 1). `what` names the
+// kernel in errors. Automatic: host spaces one problem per team of one thread; devices the lanes mapping
+// with team_shape_default_lanes(n) lanes and team_shape_block_threads / lanes problems per team, fewer
+// where that keeps the team's scratch in shared memory (level 0).
+template <class Real, class ExecSpace>
+TeamLaunch<ExecSpace> resolve_team_shape(TeamShape requested, int count, int n, std::size_t reals, const char* what) {
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using scratch_view =
+      Kokkos::View<complex_t<Real>*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  TeamLaunch<ExecSpace> out;
+  TeamShape s = requested;
+  if (s.mapping == TeamShape::Mapping::automatic) {
+    if constexpr (is_host_space_v<ExecSpace>)
+      s = TeamShape::with_threads(1);
+    else
+      s = TeamShape::with_lanes(requested.lanes, requested.per_team);
+  }
+  constexpr std::size_t align = 16 / sizeof(Real);
+  out.stride = (reals + align - 1) / align * align;
+  const auto bytes_for = [&](std::size_t problems) {
+    return team_scratch_bytes<scratch_view>(problems * out.stride / 2);
+  };
+  const std::size_t level0 = std::size_t(policy_type::scratch_size_max(0));
+  if (s.mapping == TeamShape::Mapping::lanes) {
+    QGML_REQUIRE(s.lanes <= policy_type::vector_length_max() && (s.lanes & (s.lanes - 1)) == 0,
+                 std::string("qgml: ") + what + ": lanes per problem must be a power of two <= " +
+                     std::to_string(policy_type::vector_length_max()) + ", got " + std::to_string(s.lanes));
+    s = complete_lanes_shape(s, n, bytes_for, level0);
+    out.teams = (count + s.per_team - 1) / s.per_team;
+    out.bytes = bytes_for(std::size_t(s.per_team));
+  } else {
+    out.teams = count;
+    out.bytes = bytes_for(1);
+  }
+  out.shape = s;
+  if (out.bytes <= level0) {
+    out.level = 0;
+  } else {
+    QGML_REQUIRE(out.bytes <= std::size_t(policy_type::scratch_size_max(1)),
+                 std::string("qgml: ") + what + " needs " + std::to_string(out.bytes) + " bytes of scratch per team (" +
+                     to_string(s) + ", N = " + std::to_string(n) + "), more than this device offers");
+    out.level = 1;
+  }
+  return out;
+}
+
+// Runs body(loops, problem, scratch) for the problems of one team of a TeamLaunch's policy (lanes: the
+// launch's lanes per problem, 0 for the team mapping; stride and level: the launch's). The lanes mapping
+// gives each thread of the team the problem league_rank * team_size + team_rank (none at or past count)
+// and its `stride` Reals of the team's scratch, with linalg::VectorLoops; the team mapping gives the team
+// the problem league_rank and the team's scratch, with linalg::TeamLoops, or linalg::SerialLoops for a
+// team of one thread (the same arithmetic in the same order, without the team-loop machinery).
+// The scratch is taken as complex numbers, so that Kokkos aligns it for them: level 0 on CUDA starts
+// 8 (team size + 2) bytes into shared memory, 8 bytes off for odd team sizes.
+template <class Real, class Member, class Body>
+KOKKOS_INLINE_FUNCTION void for_team_problems(const Member& member, const int lanes, const std::size_t stride,
+                                              const int level, const int count, const Body& body) {
+  using scratch_view = Kokkos::View<complex_t<Real>*, typename Member::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  if (lanes > 0) {
+    const int t = member.league_rank() * member.team_size() + member.team_rank();
+    if (t >= count) return;
+    const scratch_view scratch(member.team_scratch(level), stride / 2 * std::size_t(member.team_size()));
+    Real* const base = reinterpret_cast<Real*>(scratch.data());
+    body(linalg::VectorLoops<Member>{member, lanes}, t, base + stride * std::size_t(member.team_rank()));
+  } else {
+    const scratch_view scratch(member.team_scratch(level), stride / 2);
+    Real* const base = reinterpret_cast<Real*>(scratch.data());
+    if (member.team_size() == 1)
+      body(linalg::SerialLoops{}, member.league_rank(), base);
+    else
+      body(linalg::TeamLoops<Member>{member}, member.league_rank(), base);
+  }
+}
+
+// resolve_team_shape, then the lanes mapping's problems per team lowered to what the kernel f can launch
+// with (registers: team_size_max; Kokkos aborts on a larger team). The problems of a team are
+// independent, so this changes no result.
+template <class Real, class ExecSpace, class Functor>
+TeamLaunch<ExecSpace> resolve_team_shape(const ExecSpace& exec, const Functor& f, TeamShape requested, int count, int n,
+                                         std::size_t reals, const char* what) {
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  TeamLaunch<ExecSpace> out = resolve_team_shape<Real, ExecSpace>(requested, count, n, reals, what);
+  if (!out.lanes()) return out;
+  const int max = policy_type(exec, 1, 1, out.shape.lanes)
+                      .set_scratch_size(out.level, Kokkos::PerTeam(out.bytes / out.shape.per_team))
+                      .team_size_max(f, Kokkos::ParallelForTag());
+  if (max >= 1 && out.shape.per_team > max) {
+    requested = out.shape;
+    requested.per_team = max;
+    out = resolve_team_shape<Real, ExecSpace>(requested, count, n, reals, what);
+  }
+  return out;
+}
+
+}  // namespace qgml
