@@ -84,7 +84,7 @@ log() { echo "== run.sh [$(( $(date +%s) - t_start )) s] $*" >&2; }
 
 if [ -n "$prebuilt" ]; then
   [ -f "$prebuilt" ] || { echo "run.sh: --prebuilt $prebuilt: no such file" >&2; exit 2; }
-  read -r orig_root orig_build < <(tar -xzOf "$prebuilt" ./qgml-prebuilt.txt) ||
+  read -r orig_root orig_build < <(tar -xOf "$prebuilt" ./qgml-prebuilt.txt) ||
     { echo "run.sh: $prebuilt has no qgml-prebuilt.txt: not made by pack_prebuilt.sh" >&2; exit 2; }
   if [ "$orig_root" != "$root" ] && [ "$(readlink -f "$orig_root" 2>/dev/null)" != "$root" ]; then
     if [ -e "$orig_root" ]; then
@@ -94,7 +94,7 @@ if [ -n "$prebuilt" ]; then
     mkdir -p "$(dirname "$orig_root")" && ln -s "$root" "$orig_root"
     log "prebuilt: $orig_root -> $root (a symbolic link: the CTest files name the original paths)"
   fi
-  tar -C / -xzf "$prebuilt" --exclude ./qgml-prebuilt.txt --no-overwrite-dir --keep-directory-symlink
+  tar -C / -xf "$prebuilt" --exclude ./qgml-prebuilt.txt --no-overwrite-dir --keep-directory-symlink
   build="$orig_build" backend=cuda
   arch="$(sed -n 's/^QGML_CUDA_ARCH:[A-Z]*=//p' "$build/CMakeCache.txt")"
   export LD_LIBRARY_PATH="$build/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
