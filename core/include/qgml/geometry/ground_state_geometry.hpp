@@ -55,8 +55,9 @@ struct GroundStateGeometry {
   std::size_t stride = 0;
   Real eta_rel = 0;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    for_team_problems<Real>(member, lanes, stride, level, count,
+  template <class Mapping>
+  KOKKOS_INLINE_FUNCTION void operator()(Mapping, const member_type& member) const {
+    for_team_problems<Real>(Mapping{}, member, lanes, stride, level, count,
                             [&](const auto& loops, const int t, Real* base) { solve(loops, t, base); });
   }
 

@@ -286,7 +286,7 @@ class QuantumGeometry {
     f.stride = launch.stride;
     f.level = launch.level;
     ScopedRegion region("qgml::metric");
-    Kokkos::parallel_for("qgml::QuantumGeometry::team", launch.policy(exec), f);
+    launch.parallel_for("qgml::QuantumGeometry::team", exec, f);
   }
   template <class PointsView>
   void compute_separate(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,

@@ -122,17 +122,19 @@ struct TeamEigh {
   int count = 0, level = 0, lanes = 0;
   std::size_t stride = 0;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    for_team_problems<Real>(member, lanes, stride, level, count, [&](const auto& loops, const int t, Real* s) {
-      const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
-      const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
-      const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
-      const int code = linalg::hermitian_eigh(loops, a, wt, vt, s);
-      loops.single([&]() {
-        info(t) = code;
-        if (record_sweeps) sweeps(t) = 0;
-      });
-    });
+  template <class Mapping>
+  KOKKOS_INLINE_FUNCTION void operator()(Mapping, const member_type& member) const {
+    for_team_problems<Real>(Mapping{}, member, lanes, stride, level, count,
+                            [&](const auto& loops, const int t, Real* s) {
+                              const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
+                              const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
+                              const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
+                              const int code = linalg::hermitian_eigh(loops, a, wt, vt, s);
+                              loops.single([&]() {
+                                info(t) = code;
+                                if (record_sweeps) sweeps(t) = 0;
+                              });
+                            });
   }
 };
 
@@ -244,7 +246,7 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
     f.lanes = launch.lanes_per_problem();
     f.stride = launch.stride;
     f.level = launch.level;
-    Kokkos::parallel_for("qgml::batched_eigh[team]", launch.policy(exec), f);
+    launch.parallel_for("qgml::batched_eigh[team]", exec, f);
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
 
 #include "qgml/common/error.hpp"
 #include "qgml/common/line_aligned_scratch.hpp"
@@ -36,8 +37,28 @@ struct TeamShape {
   static TeamShape with_threads(int threads) { return TeamShape{Mapping::team, 0, 0, threads}; }
 };
 
+// Work tags of the two mappings: a kernel's functor takes either (for_team_problems), and each mapping
+// is compiled as a kernel of its own, so that the lanes kernel's registers are those of VectorLoops alone
+// (one kernel holding every mapping took 234 registers per thread at N = 8 on an H100, two blocks of 128
+// threads per multiprocessor).
+struct LanesMapping {};
+struct TeamMapping {};
+
 // Threads of one team the automatic lanes mapping aims at (lanes x problems per team).
 inline constexpr int team_shape_block_threads = 128;
+
+// The lanes mapping's kernels are compiled for blocks of at most team_shape_block_threads threads and
+// team_shape_min_blocks blocks per multiprocessor: at most 65536 / (128 x 4) = 128 registers per thread.
+// Unbounded, the team loss-gradient took 176 (N = 8, double, sm_90): two blocks per multiprocessor.
+// QGML_LANES_MIN_BLOCKS overrides it at compile time (a tuning experiment: more blocks, fewer
+// registers, more spills).
+#ifndef QGML_LANES_MIN_BLOCKS
+#define QGML_LANES_MIN_BLOCKS 4
+#endif
+inline constexpr int team_shape_min_blocks = QGML_LANES_MIN_BLOCKS;
+template <class ExecSpace>
+using lanes_policy_type =
+    Kokkos::TeamPolicy<ExecSpace, LanesMapping, Kokkos::LaunchBounds<team_shape_block_threads, team_shape_min_blocks>>;
 
 // The smallest power of two >= n, clamped to [4, 32]: the automatic lanes per problem of size N (every
 // loop of the algorithms runs over at most N entries per lane group step).
@@ -78,7 +99,6 @@ TeamShape complete_lanes_shape(TeamShape s, int n, const BytesFor& bytes_for, st
 // memory) where the team's scratch fits, else 1.
 template <class ExecSpace>
 struct TeamLaunch {
-  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
   TeamShape shape;
   std::size_t stride = 0;
   std::size_t bytes = 0;
@@ -88,11 +108,23 @@ struct TeamLaunch {
   bool lanes() const { return shape.mapping == TeamShape::Mapping::lanes; }
   // for_team_problems' lanes argument.
   int lanes_per_problem() const { return lanes() ? shape.lanes : 0; }
-  policy_type policy(const ExecSpace& exec) const {
+  // The policy of the mapping's work tag (lanes_policy_type for LanesMapping).
+  template <class Tag>
+  auto policy(const ExecSpace& exec) const {
+    using policy_type = std::conditional_t<std::is_same_v<Tag, LanesMapping>, lanes_policy_type<ExecSpace>,
+                                           Kokkos::TeamPolicy<ExecSpace, Tag>>;
     policy_type p = lanes() ? policy_type(exec, teams, shape.per_team, shape.lanes)
                             : (shape.threads > 0 ? policy_type(exec, teams, shape.threads)
                                                  : policy_type(exec, teams, Kokkos::AUTO));
     return p.set_scratch_size(level, Kokkos::PerTeam(bytes));
+  }
+  // Launches f (whose operator() takes LanesMapping or TeamMapping, then the member) on exec.
+  template <class Functor>
+  void parallel_for(const std::string& label, const ExecSpace& exec, const Functor& f) const {
+    if (lanes())
+      Kokkos::parallel_for(label, policy<LanesMapping>(exec), f);
+    else
+      Kokkos::parallel_for(label, policy<TeamMapping>(exec), f);
   }
 };
 
@@ -142,32 +174,37 @@ TeamLaunch<ExecSpace> resolve_team_shape(TeamShape requested, int count, int n, 
   return out;
 }
 
-// Runs body(loops, problem, scratch) for the problems of one team of a TeamLaunch's policy (lanes: the
-// launch's lanes per problem, 0 for the team mapping; stride and level: the launch's). The lanes mapping
-// gives each thread of the team the problem league_rank * team_size + team_rank (none at or past count)
-// and its `stride` Reals of the team's scratch, with linalg::VectorLoops; the team mapping gives the team
-// the problem league_rank and the team's scratch, with linalg::TeamLoops, or linalg::SerialLoops for a
-// team of one thread (the same arithmetic in the same order, without the team-loop machinery).
-// The scratch is taken as complex numbers, so that Kokkos aligns it for them: level 0 on CUDA starts
-// 8 (team size + 2) bytes into shared memory, 8 bytes off for odd team sizes.
+// Runs body(loops, problem, scratch) for the problems of one team of a TeamLaunch's policy (lanes, stride
+// and level: the launch's). The lanes mapping gives each thread of the team the problem league_rank *
+// team_size + team_rank (none at or past count) and its `stride` Reals of the team's scratch, with
+// linalg::VectorLoops; the team mapping gives the team the problem league_rank and the team's scratch,
+// with linalg::TeamLoops, or linalg::SerialLoops for a team of one thread (the same arithmetic in the
+// same order, without the team-loop machinery). The scratch is taken as complex numbers, so that Kokkos
+// aligns it for them: level 0 on CUDA starts 8 (team size + 2) bytes into shared memory, 8 bytes off for
+// odd team sizes.
 template <class Real, class Member, class Body>
-KOKKOS_INLINE_FUNCTION void for_team_problems(const Member& member, const int lanes, const std::size_t stride,
-                                              const int level, const int count, const Body& body) {
+KOKKOS_INLINE_FUNCTION void for_team_problems(LanesMapping, const Member& member, const int lanes,
+                                              const std::size_t stride, const int level, const int count,
+                                              const Body& body) {
   using scratch_view = Kokkos::View<complex_t<Real>*, typename Member::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  if (lanes > 0) {
-    const int t = member.league_rank() * member.team_size() + member.team_rank();
-    if (t >= count) return;
-    const scratch_view scratch(member.team_scratch(level), stride / 2 * std::size_t(member.team_size()));
-    Real* const base = reinterpret_cast<Real*>(scratch.data());
-    body(linalg::VectorLoops<Member>{member, lanes}, t, base + stride * std::size_t(member.team_rank()));
-  } else {
-    const scratch_view scratch(member.team_scratch(level), stride / 2);
-    Real* const base = reinterpret_cast<Real*>(scratch.data());
-    if (member.team_size() == 1)
-      body(linalg::SerialLoops{}, member.league_rank(), base);
-    else
-      body(linalg::TeamLoops<Member>{member}, member.league_rank(), base);
-  }
+  const int t = member.league_rank() * member.team_size() + member.team_rank();
+  if (t >= count) return;
+  const scratch_view scratch(member.team_scratch(level), stride / 2 * std::size_t(member.team_size()));
+  Real* const base = reinterpret_cast<Real*>(scratch.data());
+  body(linalg::VectorLoops<Member>{member, lanes}, t, base + stride * std::size_t(member.team_rank()));
+}
+
+template <class Real, class Member, class Body>
+KOKKOS_INLINE_FUNCTION void for_team_problems(TeamMapping, const Member& member, const int /*lanes*/,
+                                              const std::size_t stride, const int level, const int /*count*/,
+                                              const Body& body) {
+  using scratch_view = Kokkos::View<complex_t<Real>*, typename Member::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const scratch_view scratch(member.team_scratch(level), stride / 2);
+  Real* const base = reinterpret_cast<Real*>(scratch.data());
+  if (member.team_size() == 1)
+    body(linalg::SerialLoops{}, member.league_rank(), base);
+  else
+    body(linalg::TeamLoops<Member>{member}, member.league_rank(), base);
 }
 
 // resolve_team_shape, then the lanes mapping's problems per team lowered to what the kernel f can launch
@@ -176,7 +213,7 @@ KOKKOS_INLINE_FUNCTION void for_team_problems(const Member& member, const int la
 template <class Real, class ExecSpace, class Functor>
 TeamLaunch<ExecSpace> resolve_team_shape(const ExecSpace& exec, const Functor& f, TeamShape requested, int count, int n,
                                          std::size_t reals, const char* what) {
-  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  using policy_type = lanes_policy_type<ExecSpace>;
   TeamLaunch<ExecSpace> out = resolve_team_shape<Real, ExecSpace>(requested, count, n, reals, what);
   if (!out.lanes()) return out;
   const int max = policy_type(exec, 1, 1, out.shape.lanes)

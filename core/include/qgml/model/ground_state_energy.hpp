@@ -118,8 +118,9 @@ struct TeamGroundStateEnergy {
   int count = 0, level = 0, lanes = 0;  // lanes, stride, level: the TeamLaunch's (for_team_problems)
   std::size_t stride = 0;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    for_team_problems<Real>(member, lanes, stride, level, count,
+  template <class Mapping>
+  KOKKOS_INLINE_FUNCTION void operator()(Mapping, const member_type& member) const {
+    for_team_problems<Real>(Mapping{}, member, lanes, stride, level, count,
                             [&](const auto& loops, const int t, Real* base) { solve(loops, t, base); });
   }
 
@@ -205,7 +206,7 @@ class GroundStateEnergy {
     f.lanes = launch.lanes_per_problem();
     f.stride = launch.stride;
     f.level = launch.level;
-    Kokkos::parallel_for("qgml::GroundStateEnergy::team", launch.policy(exec), f);
+    launch.parallel_for("qgml::GroundStateEnergy::team", exec, f);
   }
 
   template <class PointsView, class EnergyView, class XbarView>

@@ -185,8 +185,18 @@ void loss_gradient_reduce_terms(const ExecSpace& exec,
       KOKKOS_LAMBDA(const int cq) {
         const int c = cq / q_count, q = cq % q_count;
         const int end = (c + 1) * term_sum_chunk < count ? (c + 1) * term_sum_chunk : count;
+        // The loads of a group go out before its additions (in order, so the same bits): one load and
+        // add at a time, a GPU thread waited a memory latency per point (64 us per batch of 10^4
+        // points on an H100, 10 % of the batch at N = 8).
+        constexpr int group = 32;
         double s = 0;
-        for (int t = c * term_sum_chunk; t < end; ++t) s += double(terms(t, q));
+        int t = c * term_sum_chunk;
+        for (; t + group <= end; t += group) {
+          double v[group];
+          for (int j = 0; j < group; ++j) v[j] = double(terms(t + j, q));
+          for (int j = 0; j < group; ++j) s += v[j];
+        }
+        for (; t < end; ++t) s += double(terms(t, q));
         partials(c, q) = s;
       });
   Kokkos::parallel_for(
@@ -239,7 +249,7 @@ void loss_gradient_team(const ExecSpace& exec, const LossGradientViews<Real, typ
   f.level = launch.level;
   {
     ScopedRegion region("qgml::team_loss_gradient");
-    Kokkos::parallel_for("qgml::LossGradient::team", launch.policy(exec), f);
+    launch.parallel_for("qgml::LossGradient::team", exec, f);
   }
 }
 

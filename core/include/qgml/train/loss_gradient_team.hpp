@@ -82,8 +82,9 @@ struct TeamLossGradient {
   bool skip_degenerate = false;
   SupervisedInputs<Real, memory_space> sup;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    for_team_problems<Real>(member, lanes, stride, level, count,
+  template <class Mapping>
+  KOKKOS_INLINE_FUNCTION void operator()(Mapping, const member_type& member) const {
+    for_team_problems<Real>(Mapping{}, member, lanes, stride, level, count,
                             [&](const auto& loops, const int t, Real* base) { solve(loops, t, base); });
   }
 
