@@ -71,6 +71,7 @@ void run_on(const Args& args, const Exec& exec, const std::string& precision, in
   line.add("precision", precision).add("repeats", repeats).add("median_s", t.median).add("min_s", t.min);
   line.add("points_per_s", count / t.median).add("final_loss", final_loss);
   line.add("stream", args.string("stream", "default")).add("team_shape", shape);
+  line.add("lanes_min_blocks", qgml::team_shape_min_blocks);  // compile-time (QGML_LANES_MIN_BLOCKS)
   line.add("bytes_per_point", double(trainer.bytes()) / std::min(batch, count));
   if (warm) line.add("mean_sweeps_per_epoch", sweeps);  // warm-up epochs first; the first epoch is cold
   qgml::bench::emit(line, args.string("out", ""));
