@@ -13,24 +13,31 @@
 
 using namespace qgml;
 
-TEST_CASE("team_shape_default_lanes: the power of two >= N in [4, 32]", "[team_shape]") {
-  CHECK(team_shape_default_lanes(1) == 4);
-  CHECK(team_shape_default_lanes(4) == 4);
-  CHECK(team_shape_default_lanes(5) == 8);
-  CHECK(team_shape_default_lanes(8) == 8);
-  CHECK(team_shape_default_lanes(9) == 16);
+TEST_CASE("team_shape_default_lanes: a power of two >= N / 2 up to N = 16, a warp above", "[team_shape]") {
+  CHECK(team_shape_default_lanes(1) == 2);
+  CHECK(team_shape_default_lanes(3) == 2);
+  CHECK(team_shape_default_lanes(4) == 2);
+  CHECK(team_shape_default_lanes(5) == 4);
+  CHECK(team_shape_default_lanes(8) == 4);
+  CHECK(team_shape_default_lanes(9) == 8);
+  CHECK(team_shape_default_lanes(16) == 8);
   CHECK(team_shape_default_lanes(17) == 32);
+  CHECK(team_shape_default_lanes(32) == 32);
   CHECK(team_shape_default_lanes(64) == 32);
   CHECK(team_shape_default_lanes(4096) == 32);
 }
 
 TEST_CASE("complete_lanes_shape: problems per team from the block size, fewer to stay in level 0", "[team_shape]") {
   const std::size_t level0 = 40000;
-  // 1000 bytes per problem: 128 / 8 = 16 problems of N = 8 fit.
+  // 1000 bytes per problem: 128 / 4 = 32 problems of N = 8 fit.
   TeamShape s = complete_lanes_shape(
       TeamShape::with_lanes(0, 0), 8, [](std::size_t p) { return 1000 * p; }, level0);
-  CHECK(s.lanes == 8);
-  CHECK(s.per_team == 16);
+  CHECK(s.lanes == 4);
+  CHECK(s.per_team == 32);
+  // 2100 bytes per problem: 19 fit 40000 bytes.
+  s = complete_lanes_shape(
+      TeamShape::with_lanes(0, 0), 8, [](std::size_t p) { return 2100 * p; }, level0);
+  CHECK(s.per_team == 19);
   // 18000 bytes per problem at N = 32: 4 per team would need level 1; 2 fit level 0.
   s = complete_lanes_shape(
       TeamShape::with_lanes(0, 0), 32, [](std::size_t p) { return 18000 * p; }, level0);

@@ -2,9 +2,10 @@
 // on a Kokkos::TeamPolicy, and the launch that follows from it (policy, scratch level, scratch per
 // problem). The algorithms are written once against linalg/loops.hpp; the shape picks the mapping:
 //  - lanes: `per_team` problems per team, each on the `lanes` vector lanes of one thread of the team
-//    (linalg::VectorLoops). On CUDA a fraction of a warp per problem: at N = 8 four points share a warp
-//    instead of one point leaving 24 of its 32 threads idle, and the lanes synchronise with __syncwarp
-//    instead of a block barrier (perf/NOTES.md "Several points per team").
+//    (linalg::VectorLoops). On CUDA a fraction of a warp per problem: at N = 8 eight points share a warp
+//    (4 lanes each) instead of one point per team of 32 or more threads, most of them idle in loops of
+//    8 and in the one-thread parts, and the lanes synchronise with __syncwarp instead of a block barrier;
+//    the training epoch at N = 8 is 4.5x faster on an H100 (perf/NOTES.md "Several points per team").
 //  - team: one problem per team of `threads` threads (linalg::TeamLoops; one thread: linalg::SerialLoops,
 //    the host default).
 #pragma once
@@ -60,11 +61,16 @@ template <class ExecSpace>
 using lanes_policy_type =
     Kokkos::TeamPolicy<ExecSpace, LanesMapping, Kokkos::LaunchBounds<team_shape_block_threads, team_shape_min_blocks>>;
 
-// The smallest power of two >= n, clamped to [4, 32]: the automatic lanes per problem of size N (every
-// loop of the algorithms runs over at most N entries per lane group step).
+// The automatic lanes per problem of size N: the smallest power of two >= N / 2 (at least 2) up to
+// N = 16, 32 (a whole warp) above. Measured on an H100 in double (perf/NOTES.md "Several points per
+// team"): the team training epoch at N = 8 took 23.3 ms with 4 lanes, 35.5 with 8, 39.2 with 2;
+// batched_eigh at N = 16 12.3 ms with 8 lanes, 14.1 with 16; at N = 32 79.5 ms with 32, 106 with 16.
+// Below N = 32 the serial parts of a solve (the eigenvalues of T, the QL sweeps) weigh more, and more
+// problems per warp run them side by side.
 inline int team_shape_default_lanes(int n) {
-  int lanes = 4;
-  while (lanes < n && lanes < 32) lanes *= 2;
+  if (n > 16) return 32;
+  int lanes = 2;
+  while (2 * lanes < n) lanes *= 2;
   return lanes;
 }
 
@@ -219,7 +225,11 @@ TeamLaunch<ExecSpace> resolve_team_shape(const ExecSpace& exec, const Functor& f
   const int max = policy_type(exec, 1, 1, out.shape.lanes)
                       .set_scratch_size(out.level, Kokkos::PerTeam(out.bytes / out.shape.per_team))
                       .team_size_max(f, Kokkos::ParallelForTag());
-  if (max >= 1 && out.shape.per_team > max) {
+  QGML_REQUIRE(max >= 1, std::string("qgml: ") + what + ": no team of " + to_string(out.shape) + " (" +
+                             std::to_string(out.bytes) + " bytes of scratch per team at level " +
+                             std::to_string(out.level) + ") fits " + std::to_string(team_shape_min_blocks) +
+                             " blocks per multiprocessor of this device; ask for fewer problems per team");
+  if (out.shape.per_team > max) {
     requested = out.shape;
     requested.per_team = max;
     out = resolve_team_shape<Real, ExecSpace>(requested, count, n, reals, what);
