@@ -180,21 +180,25 @@ void loss_gradient_reduce_terms(const ExecSpace& exec,
   const auto partials = buf.term_partials;
   const int chunks = term_sum_chunks(count);
   constexpr int q_count = int(loss_penalty);
+  const bool grouped = !is_host_space_v<ExecSpace>;
   Kokkos::parallel_for(
       "qgml::LossGradient::term_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, chunks * q_count),
       KOKKOS_LAMBDA(const int cq) {
         const int c = cq / q_count, q = cq % q_count;
         const int end = (c + 1) * term_sum_chunk < count ? (c + 1) * term_sum_chunk : count;
-        // The loads of a group go out before its additions (in order, so the same bits): one load and
-        // add at a time, a GPU thread waited a memory latency per point (64 us per batch of 10^4
-        // points on an H100, 10 % of the batch at N = 8).
-        constexpr int group = 32;
+        // On devices the loads of a group go out before its additions (in order, so the same bits):
+        // one load and add at a time, a GPU thread waited a memory latency per point (64 us per batch
+        // of 10^4 points on an H100, 10 % of the batch at N = 8). On CPUs the plain loop: the grouped
+        // one made the N = 8 training epoch 2-15 % slower (1 thread, perf/NOTES.md).
         double s = 0;
         int t = c * term_sum_chunk;
-        for (; t + group <= end; t += group) {
-          double v[group];
-          for (int j = 0; j < group; ++j) v[j] = double(terms(t + j, q));
-          for (int j = 0; j < group; ++j) s += v[j];
+        if (grouped) {
+          constexpr int group = 32;
+          for (; t + group <= end; t += group) {
+            double v[group];
+            for (int j = 0; j < group; ++j) v[j] = double(terms(t + j, q));
+            for (int j = 0; j < group; ++j) s += v[j];
+          }
         }
         for (; t < end; ++t) s += double(terms(t, q));
         partials(c, q) = s;
