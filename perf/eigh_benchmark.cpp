@@ -8,10 +8,12 @@
 //                   [--impl qgml qgml-serial qgml-packed lapacke cusolver qgml-warm qgml-team]
 //                   [--repeats 5] [--warmup 1] [--chunk 25000] [--gemm 1] [--out FILE]
 //                   [--cusolver-method auto|jacobi|heevd] [--streams 4] [--shapes auto lanes8x16 team32]
+//                   [--staging auto none scratch]
 // (default --impl: qgml lapacke on host builds, qgml cusolver on CUDA builds). cusolver: batched Jacobi
 // for N <= 32, heevd per matrix on --streams streams above; the solver (handles, workspace) is created
 // once, outside the timed region. qgml-team runs once per --shapes entry (the team variant's TeamShape,
-// bench_common.hpp's spelling; recorded as "team_shape").
+// bench_common.hpp's spelling; recorded as "team_shape") and --staging entry (EighOptions::staging;
+// recorded as "staging").
 #include <Kokkos_Core.hpp>
 
 #include <cstdio>
@@ -42,9 +44,17 @@ using Mem = Exec::memory_space;
 using qgml::bench::Args;
 using qgml::bench::emit;
 
+qgml::EighStaging parse_staging(const std::string& s) {
+  if (s == "auto") return qgml::EighStaging::automatic;
+  if (s == "none") return qgml::EighStaging::none;
+  if (s == "scratch") return qgml::EighStaging::scratch;
+  std::fprintf(stderr, "unknown --staging '%s' (auto, none, scratch)\n", s.c_str());
+  std::exit(2);
+}
+
 template <class Real>
 void run_eigh(const Args& args, const std::string& impl, const std::string& precision, int n, int count,
-              const std::string& shape) {
+              const std::string& shape, const std::string& staging) {
   const Exec exec;
   const int d = 3;
   const int chunk = std::min(count, args.integer("chunk", 25000));
@@ -107,6 +117,7 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
       qgml::EighOptions options;
       options.variant = qgml::EighVariant::team;
       options.team_shape = qgml::bench::parse_team_shape(shape);
+      options.staging = parse_staging(staging);
       body = [&, options]() { qgml::batched_eigh(exec, hc, wc, vc, ic, options); };
 #ifdef QGML_BENCH_WITH_LAPACKE
     } else if (impl == "lapacke") {
@@ -162,7 +173,9 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
   line.add("chunk", chunk).add("median_s", total_median).add("min_s", total_min);
   line.add("gflops", flops / total_median * 1e-9).add("points_per_s", count / total_median);
   line.add("failures", failures);
-  if (impl == "qgml-team") line.add("team_shape", shape);
+  if (impl == "qgml-team")
+    line.add("team_shape", shape)
+        .add("staging", qgml::to_string(qgml::resolve_eigh_staging<Exec>(parse_staging(staging), n)));
   if (impl == "qgml-warm") line.add("mean_sweeps", sweep_sum / count);
 #ifdef QGML_BENCH_WITH_CUSOLVER
   if (cusolver_eigh) {
@@ -214,11 +227,13 @@ int main(int argc, char* argv[]) {
       for (int n : args.ints("N", {3, 4, 8, 16, 32, 64}))
         for (const auto& impl : args.strings("impl", {"qgml", default_vendor_impl}))
           for (const auto& shape :
-               impl == "qgml-team" ? args.strings("shapes", {"auto"}) : std::vector<std::string>{"auto"}) {
-            if (precision == "double")
-              run_eigh<double>(args, impl, precision, n, count, shape);
-            else
-              run_eigh<float>(args, impl, precision, n, count, shape);
-          }
+               impl == "qgml-team" ? args.strings("shapes", {"auto"}) : std::vector<std::string>{"auto"})
+            for (const auto& staging :
+                 impl == "qgml-team" ? args.strings("staging", {"auto"}) : std::vector<std::string>{"auto"}) {
+              if (precision == "double")
+                run_eigh<double>(args, impl, precision, n, count, shape, staging);
+              else
+                run_eigh<float>(args, impl, precision, n, count, shape, staging);
+            }
   return 0;
 }

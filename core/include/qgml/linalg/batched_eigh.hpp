@@ -6,6 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <string>
 #include <type_traits>
 
@@ -29,6 +30,21 @@ enum class EighVariant {
               // warm starts and for N > eigh_packed_limit_n
 };
 
+// Team variant: where the solve works. hermitian_eigh updates A in place and builds V; in the batch Views
+// those are global memory on GPUs, where a block keeps little L1 cache beside the shared memory that
+// Kokkos reserves for team policies (23 KB of 256 KB per multiprocessor of an H100: ncu measured a 29 %
+// L1 hit rate and an L2-latency-bound N = 16 solve, perf/NOTES.md "batched eigh at N = 16"). Staged in
+// scratch, A is copied into the team's scratch (shared memory on GPUs) with its rows padded to an odd
+// length (the lanes of a problem reading down a column then hit distinct banks), Q^T is formed over its
+// reflectors (hermitian_eigh's QInA) and turned into V there, and V is copied out: N (N + 1) complex
+// numbers of scratch per problem, fewer problems per block, each much faster. H is left as it was
+// (the contract lets it be overwritten).
+enum class EighStaging {
+  automatic,  // host spaces: none; devices: scratch up to eigh_staged_max_n (resolve_eigh_staging)
+  none,       // A and V in the batch Views
+  scratch     // one N x N working array in team scratch
+};
+
 // Field order is kept so that EighOptions{variant, threads_per_matrix, warm_start} reads as before.
 struct EighOptions {
   EighVariant variant = EighVariant::automatic;
@@ -45,7 +61,47 @@ struct EighOptions {
   // threads per team where it is set, else one thread per matrix on host spaces and several matrices
   // per team (a fraction of a warp each) on devices.
   TeamShape team_shape = {};
+  // Team variant: where the solve works (above).
+  EighStaging staging = EighStaging::automatic;
 };
+
+inline const char* to_string(EighStaging staging) {
+  switch (staging) {
+    case EighStaging::none:
+      return "none";
+    case EighStaging::scratch:
+      return "scratch";
+    default:
+      return "automatic";
+  }
+}
+
+// Leading dimension (complex elements) of a staged N x N matrix: N rounded up to an odd number. Lanes
+// of one problem reading down a column then touch rows ld * 16 bytes apart (double), which an odd ld
+// spreads over distinct 16-byte bank groups of a 128-byte shared-memory row (8 bytes: 16 groups).
+KOKKOS_INLINE_FUNCTION constexpr int eigh_staged_ld(int n) { return n % 2 == 1 ? n : n + 1; }
+
+// Reals of team scratch per problem of the team variant: hermitian_eigh's, rounded up to 16 bytes, then
+// the staged matrix (2 N ld Reals).
+template <class Real>
+KOKKOS_INLINE_FUNCTION constexpr std::size_t eigh_team_scratch_reals(int n, EighStaging staging) {
+  constexpr std::size_t align = 16 / sizeof(Real);
+  const std::size_t base = (std::size_t(linalg::eigh_scratch_reals(n)) + align - 1) / align * align;
+  return staging == EighStaging::scratch ? base + 2 * std::size_t(n) * std::size_t(eigh_staged_ld(n)) : base;
+}
+
+// The automatic staging of the team variant: none on host spaces (scratch is ordinary memory there);
+// on devices scratch up to N = 32, measured faster than none at N = 8, 16, 24 and 32 on an H100
+// (1.45 / 9.0 / 31.2 / 57.3 ms against 2.24 / 11.9 / 41.8 / 75.7 for 10^5 matrices in double; perf/NOTES.md
+// "batched eigh at N = 16"); above, a staged matrix nears what a block can hold (N = 48: 40 KB) and
+// was not measured.
+inline constexpr int eigh_staged_max_n = 32;
+template <class ExecSpace>
+EighStaging resolve_eigh_staging(EighStaging requested, int n) {
+  if (requested != EighStaging::automatic) return requested;
+  if (is_host_space_v<ExecSpace>) return EighStaging::none;
+  return n <= eigh_staged_max_n ? EighStaging::scratch : EighStaging::none;
+}
 
 // Largest N the routines accept (the per-matrix scratch is O(N) and is checked against what the
 // execution space offers; the matrices themselves live in the batch Views).
@@ -109,10 +165,15 @@ void batched_eigh_packed(const ExecSpace& exec, const HView& h, const WView& w, 
       });
 }
 
-// The team variant: a group of threads per matrix in a TeamShape (for_team_problems).
-template <class Real, class ExecSpace, class HView, class WView, class VView, class InfoView, class SweepsView>
+// The team variant: a group of threads per matrix in a TeamShape (for_team_problems). Staging: an
+// EighStaging other than automatic, fixed at compile time so that each kernel holds one access path.
+template <class Real, class ExecSpace, class HView, class WView, class VView, class InfoView, class SweepsView,
+          EighStaging Staging>
 struct TeamEigh {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using complex_type = complex_t<Real>;
+  using staged_view = Kokkos::View<complex_type**, Kokkos::LayoutStride, typename ExecSpace::scratch_memory_space,
+                                   Kokkos::MemoryUnmanaged>;
   HView h;
   WView w;
   VView v;
@@ -121,6 +182,7 @@ struct TeamEigh {
   bool record_sweeps = false;
   int count = 0, level = 0, lanes = 0;
   std::size_t stride = 0;
+  int n = 0;
 
   template <class Mapping>
   KOKKOS_INLINE_FUNCTION void operator()(Mapping, const member_type& member) const {
@@ -129,14 +191,48 @@ struct TeamEigh {
                               const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
                               const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
                               const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
-                              const int code = linalg::hermitian_eigh(loops, a, wt, vt, s);
+                              const int code = solve(loops, a, wt, vt, s);
                               loops.single([&]() {
                                 info(t) = code;
                                 if (record_sweeps) sweeps(t) = 0;
                               });
                             });
   }
+
+  template <class Loops, class AView, class WT, class VT>
+  KOKKOS_INLINE_FUNCTION int solve(const Loops& loops, const AView& a, const WT& wt, const VT& vt, Real* s) const {
+    if constexpr (Staging == EighStaging::none) {
+      return linalg::hermitian_eigh(loops, a, wt, vt, s);
+    } else {
+      complex_type* const base =
+          reinterpret_cast<complex_type*>(s + eigh_team_scratch_reals<Real>(n, EighStaging::none));
+      const staged_view as(base, Kokkos::LayoutStride(n, eigh_staged_ld(n), n, 1));
+      loops.for_each(0, n * n, [&](const int ij) { as(ij / n, ij % n) = a(ij / n, ij % n); });
+      loops.barrier();
+      const int code = linalg::hermitian_eigh<0, true>(loops, as, wt, as, s);
+      loops.barrier();
+      loops.for_each(0, n * n, [&](const int ij) { vt(ij / n, ij % n) = as(ij / n, ij % n); });
+      return code;
+    }
+  }
 };
+
+template <EighStaging Staging, class Real, class ExecSpace, class HView, class WView, class VView, class InfoView,
+          class SweepsView>
+void batched_eigh_team(const ExecSpace& exec, const HView& h, const WView& w, const VView& v, const InfoView& info,
+                       const SweepsView& sweeps, bool record_sweeps, const TeamShape& shape) {
+  const int count = static_cast<int>(h.extent(0));
+  const int n = static_cast<int>(h.extent(1));
+  TeamEigh<Real, ExecSpace, HView, WView, VView, InfoView, SweepsView, Staging> f{
+      h, w, v, info, sweeps, record_sweeps, count};
+  f.n = n;
+  const TeamLaunch<ExecSpace> launch = resolve_team_shape<Real>(
+      exec, f, shape, count, n, eigh_team_scratch_reals<Real>(n, Staging), "batched_eigh team variant");
+  f.lanes = launch.lanes_per_problem();
+  f.stride = launch.stride;
+  f.level = launch.level;
+  launch.parallel_for("qgml::batched_eigh[team]", exec, f);
+}
 
 }  // namespace detail
 
@@ -190,8 +286,15 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
     // The matrices of a team are independent, so the team size changes no result: a requested size
     // above what the kernel can launch with (registers, scratch: team_size_max, asked of a policy of
     // team size 1, since constructing one with too large a size aborts) is lowered to it.
+    // On devices Kokkos sizes shared memory for whole warps (its block-size search starts at 32 threads):
+    // a team of fewer threads whose per-thread scratch fits level 0 but 32 threads' does not would be
+    // refused ("requested too large team size"; a GPU at N = 31 with one matrix per team), so the level
+    // is chosen for the team size rounded up to a warp.
+    bool force_level1 = false;
     for (;;) {
-      const int level = scratch_level(policy_type(exec, 1, 1), ts * scratch_bytes, n, "serial");
+      const int block = is_host_space_v<ExecSpace> ? ts : (ts + 31) / 32 * 32;
+      const int level =
+          force_level1 ? 1 : scratch_level(policy_type(exec, 1, 1), std::size_t(block) * scratch_bytes, n, "serial");
       const auto kernel = KOKKOS_LAMBDA(const member_type& member) {
         const int t = member.league_rank() * member.team_size() + member.team_rank();
         if (t >= count) return;
@@ -225,7 +328,15 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
       const int max_ts = policy_type(exec, 1, 1)
                              .set_scratch_size(level, Kokkos::PerThread(scratch_bytes))
                              .team_size_max(kernel, Kokkos::ParallelForTag());
-      if (ts > max_ts && max_ts >= 1) {
+      if (max_ts < 1 && level == 0) {
+        force_level1 = true;
+        continue;
+      }
+      QGML_REQUIRE(max_ts >= 1, "qgml::batched_eigh: the serial variant cannot launch at N = " + std::to_string(n) +
+                                    " with " + std::to_string(scratch_bytes) +
+                                    " bytes of scratch per matrix (EighOptions::matrices_per_team = " +
+                                    std::to_string(options.matrices_per_team) + ")");
+      if (ts > max_ts) {
         ts = max_ts;
         continue;
       }
@@ -239,14 +350,10 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
     TeamShape shape = options.team_shape;
     if (shape.mapping == TeamShape::Mapping::automatic && options.threads_per_matrix > 0)
       shape = TeamShape::with_threads(options.threads_per_matrix);
-    detail::TeamEigh<Real, ExecSpace, HView, WView, VView, InfoView, SweepsView> f{
-        h, w, v, info, sweeps, record_sweeps, count};
-    const TeamLaunch<ExecSpace> launch = resolve_team_shape<Real>(
-        exec, f, shape, count, n, std::size_t(linalg::eigh_scratch_reals(n)), "batched_eigh team variant");
-    f.lanes = launch.lanes_per_problem();
-    f.stride = launch.stride;
-    f.level = launch.level;
-    launch.parallel_for("qgml::batched_eigh[team]", exec, f);
+    if (resolve_eigh_staging<ExecSpace>(options.staging, n) == EighStaging::scratch)
+      detail::batched_eigh_team<EighStaging::scratch, Real>(exec, h, w, v, info, sweeps, record_sweeps, shape);
+    else
+      detail::batched_eigh_team<EighStaging::none, Real>(exec, h, w, v, info, sweeps, record_sweeps, shape);
   }
 }
 

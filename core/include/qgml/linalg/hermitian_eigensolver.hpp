@@ -46,7 +46,9 @@ KOKKOS_INLINE_FUNCTION constexpr int eigh_scratch_reals(int n) { return 6 * n + 
 // Returns an EighInfo code (the same on every thread of a team).
 // FixedN > 0 promises a.extent(0) == FixedN: the loop bounds become compile-time constants, which
 // lets the compiler unroll and keep small matrices in registers (batched_eigh dispatches small N).
-template <int FixedN = 0, class Loops, class AView, class WView, class VView,
+// QInA: v is a itself (the same storage): Q^T is formed over the reflectors (step 2 below), so that one
+// N x N array holds the whole solve (batched_eigh's EighStaging::scratch, in shared memory on GPUs).
+template <int FixedN = 0, bool QInA = false, class Loops, class AView, class WView, class VView,
           class Real = typename WView::non_const_value_type>
 KOKKOS_FUNCTION int hermitian_eigh(const Loops& loops, const AView& a, const WView& w, const VView& v, Real* scratch) {
   using complex_type = complex_t<Real>;
@@ -83,20 +85,40 @@ KOKKOS_FUNCTION int hermitian_eigh(const Loops& loops, const AView& a, const WVi
   hermitian_tridiagonalize<FixedN>(loops, a, tau, p, d, e);
 
   // --- 2. Q^T into v: row c of v = column c of Q = H_0 ... H_{n-2} e_c, accumulated backwards.
-  loops.for_each(0, n, [&](const int c) {
-    for (int i = 0; i < n; ++i) v(c, i) = complex_type(c == i ? Real(1) : Real(0));
-  });
-  loops.barrier();
+  // H_k acts on indices > k only, so before step k only the block of rows and columns > k of Q^T
+  // differs from the identity, and step k reads its reflector from column k. In place (QInA, LAPACK's
+  // zung2l idea), that block lives over the consumed reflectors: step k first makes row and column
+  // k + 1 (reflector k + 1, used by the previous step) those of the identity.
+  if constexpr (!QInA) {
+    loops.for_each(0, n, [&](const int c) {
+      for (int i = 0; i < n; ++i) v(c, i) = complex_type(c == i ? Real(1) : Real(0));
+    });
+    loops.barrier();
+  }
   for (int k = n - 2; k >= 0; --k) {
+    const int b = k + 1;
+    if constexpr (QInA) {
+      loops.for_each(b, n, [&](const int c) {
+        v(b, c) = complex_type(c == b ? Real(1) : Real(0));
+        if (c > b) v(c, b) = complex_type(0);
+      });
+      loops.barrier();
+    }
     const complex_type t = tau[k];
     if (t.real() == Real(0) && t.imag() == Real(0)) continue;
-    const int b = k + 1;
     // column c of Q <- H_k column c:  q <- q - tau v (v^H q), for the columns c >= b touched so far.
     loops.for_each(b, n, [&](const int c) {
       complex_type dot(0);
       for (int i = b; i < n; ++i) dot += Kokkos::conj(a(i, k)) * v(c, i);
       dot *= t;
       for (int i = b; i < n; ++i) v(c, i) -= dot * a(i, k);
+    });
+    loops.barrier();
+  }
+  if constexpr (QInA) {
+    loops.for_each(0, n, [&](const int c) {
+      v(0, c) = complex_type(c == 0 ? Real(1) : Real(0));
+      if (c > 0) v(c, 0) = complex_type(0);
     });
     loops.barrier();
   }
@@ -171,17 +193,21 @@ KOKKOS_FUNCTION int hermitian_eigh(const Loops& loops, const AView& a, const WVi
           }
         }
       } else {
-        // Each thread owns components: the whole sweep without a barrier.
-        loops.for_each(0, n, [&](const int col) {
-          for (int i = last; i >= first; --i) {
-            const Real c = cos_sin[2 * i];
-            const Real s = cos_sin[2 * i + 1];
-            const complex_type f = v(i + 1, col);
-            const complex_type z = v(i, col);
-            v(i + 1, col) = s * z + c * f;
-            v(i, col) = c * z - s * f;
-          }
-        });
+        // Each thread owns components: the whole sweep without a barrier. Row i + 1's entry after
+        // rotation i is final; row i's is carried in a register into rotation i - 1, so that no
+        // rotation reads back what the previous one stored (a round trip through global memory on GPUs).
+        if (first <= last)
+          loops.for_each(0, n, [&](const int col) {
+            complex_type f = v(last + 1, col);
+            for (int i = last; i >= first; --i) {
+              const Real c = cos_sin[2 * i];
+              const Real s = cos_sin[2 * i + 1];
+              const complex_type z = v(i, col);
+              v(i + 1, col) = s * z + c * f;
+              f = c * z - s * f;
+            }
+            v(first, col) = f;
+          });
       }
     }
     if (info != eigh_success) break;

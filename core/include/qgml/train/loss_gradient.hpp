@@ -257,7 +257,37 @@ void loss_gradient_team(const ExecSpace& exec, const LossGradientViews<Real, typ
   }
 }
 
-// The fused host path: one thread per chunk of packs (loss_gradient_packed.hpp).
+// The fused host path's kernel: one thread per chunk of packs (loss_gradient_packed.hpp). A named functor,
+// not a KOKKOS_LAMBDA: in CUDA builds nvcc wraps an extended lambda in a type whose call goes through a
+// function pointer held per translation unit, and where the linker keeps the wrapper's code from one
+// translation unit and the enclosing function from another, the call jumps to a null pointer. This
+// kernel, instantiated for Kokkos::Serial in several test translation units, crashed that way on an
+// H100 (perf/NOTES.md "Serial inside a CUDA build").
+template <int W, class Real, class ExecSpace, class PointsView>
+struct FusedChunksKernel {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using memory_space = typename ExecSpace::memory_space;
+  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  typename MatrixConfiguration<Real, ExecSpace>::matrices_type a;
+  typename MatrixConfiguration<Real, ExecSpace>::matrix_type sq;
+  PointsView x;
+  LossGradientViews<Real, memory_space> buf;
+  SupervisedInputs<Real, memory_space> sup;
+  LineAlignedScratch<scratch_view> scratch;
+  Real weight = 0, lw = 0, eta_rel = 0, tol = 0;
+  int per = 0, packs_total = 0, count = 0, level = 0;
+  bool skip_degenerate = false, ground_state = false;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const int c = member.league_rank();
+    const int first_pack = c * per;
+    const int packs = packs_total - first_pack < per ? packs_total - first_pack : per;
+    packed_loss_gradient_chunk<W>(a, sq, x, buf.xbar, buf.terms, buf.info, buf.partials, c, first_pack * W, packs,
+                                  count, weight, lw, eta_rel, tol, skip_degenerate, ground_state, sup,
+                                  scratch.data(member, level));
+  }
+};
+
 template <class Real, class ExecSpace, class PointsView>
 void loss_gradient_fused_chunks(const ExecSpace& exec,
                                 const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
@@ -266,34 +296,29 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
                                 const SupervisedInputs<Real, typename ExecSpace::memory_space>& sup) {
   constexpr int width = linalg::packed_eigh_width<Real>;
   using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-  using member_type = typename policy_type::member_type;
-  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  const int d = buf.d, n = buf.n, blocks = packed_gradient_blocks(buf.d, buf.targets);
-  const int per = packed_gradient_chunk_packs<Real>(count, n, blocks);
+  using kernel_type = FusedChunksKernel<width, Real, ExecSpace, PointsView>;
+  const int n = buf.n, blocks = packed_gradient_blocks(buf.d, buf.targets);
+  kernel_type f;
+  f.a = config.matrices();
+  f.sq = config.square_sum();
+  f.x = x;
+  f.buf = buf;
+  f.sup = sup;
+  f.scratch = {packed_gradient_scratch_reals(n, buf.d, width)};
+  f.weight = weight;
+  f.lw = Real(settings.w);
+  f.eta_rel = degeneracy_eta<Real>(settings);
+  f.tol = degeneracy_tolerance<Real>(settings);
+  f.skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
+  f.ground_state = ground_state;
+  f.count = count;
+  f.per = packed_gradient_chunk_packs<Real>(count, n, blocks);
+  f.packs_total = (count + width - 1) / width;
   const int chunks = packed_gradient_chunks<Real>(count, n, blocks);
-  const LineAlignedScratch<scratch_view> scratch{packed_gradient_scratch_reals(n, d, width)};
-  const std::size_t bytes = scratch.bytes();
-  const int level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
-  const auto a = config.matrices();
-  const auto sq = config.square_sum();
-  const auto xbar = buf.xbar;
-  const auto terms = buf.terms;
-  const auto info = buf.info;
-  const auto partials = buf.partials;
-  const Real lw = Real(settings.w);
-  const Real eta_rel = degeneracy_eta<Real>(settings), tol = degeneracy_tolerance<Real>(settings);
-  const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
-  const int packs_total = (count + width - 1) / width;
-  Kokkos::parallel_for(
-      "qgml::LossGradient::fused_chunks", policy_type(exec, chunks, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
-      KOKKOS_LAMBDA(const member_type& member) {
-        const int c = member.league_rank();
-        const int first_pack = c * per;
-        const int packs = packs_total - first_pack < per ? packs_total - first_pack : per;
-        packed_loss_gradient_chunk<width>(a, sq, x, xbar, terms, info, partials, c, first_pack * width, packs, count,
-                                          weight, lw, eta_rel, tol, skip_degenerate, ground_state, sup,
-                                          scratch.data(member, level));
-      });
+  const std::size_t bytes = f.scratch.bytes();
+  f.level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
+  Kokkos::parallel_for("qgml::LossGradient::fused_chunks",
+                       policy_type(exec, chunks, 1).set_scratch_size(f.level, Kokkos::PerTeam(bytes)), f);
 }
 
 // G_l = X_l + X_l^H with X_l the sum of the chunks' partials in chunk order: first summed into chunk 0's
