@@ -16,6 +16,70 @@ struct AdamSettings {
   double eps = 1e-8;
 };
 
+namespace detail {
+
+// The kernels of HermitianAdam::step, named functors rather than KOKKOS_LAMBDAs: a host launch of an
+// nvcc extended lambda whose enclosing template is instantiated in several translation units can call
+// a null pointer in CUDA builds (docs/architecture.md, "Host execution spaces in a CUDA build").
+template <class SkipView, class StepView>
+struct AdamCountStep {
+  SkipView skip;
+  StepView step;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
+    if (skip() == 0) step() += 1;
+  }
+};
+
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real adam_pow_int(Real b, int e) {
+  Real r = 1;
+  while (e > 0) {
+    if (e & 1) r *= b;
+    b *= b;
+    e >>= 1;
+  }
+  return r;
+}
+
+// One Adam step on the real coordinates of entry (k, i, j), i <= j, of every A_k (file comment).
+template <class Real, class MemorySpace, class SkipView>
+struct AdamUpdate {
+  MatrixStack<Real, MemorySpace> a;
+  Kokkos::View<Real***, Kokkos::LayoutRight, MemorySpace> m, v;
+  MatrixStack<Real, MemorySpace> gradient;
+  SkipView skip;
+  Kokkos::View<int, MemorySpace> step;
+  int n = 0;
+  Real b1 = 0, b2 = 0, eps = 0, rate = 0;
+
+  KOKKOS_INLINE_FUNCTION Real update(const int k, const int r, const int c, const Real g, const Real c1,
+                                     const Real c2) const {
+    const Real mm = b1 * m(k, r, c) + (Real(1) - b1) * g;
+    const Real vv = b2 * v(k, r, c) + (Real(1) - b2) * g * g;
+    m(k, r, c) = mm;
+    v(k, r, c) = vv;
+    return rate * (mm * c1) / (math::sqrt(vv * c2) + eps);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int kij) const {
+    const int k = kij / (n * n), i = (kij / n) % n, j = kij % n;
+    if (skip() != 0 || i > j) return;
+    const Real c1 = Real(1) / (Real(1) - adam_pow_int(b1, step()));
+    const Real c2 = Real(1) / (Real(1) - adam_pow_int(b2, step()));
+    if (i == j) {
+      const Real re = a(k, i, i).real() - update(k, i, i, gradient(k, i, i).real(), c1, c2);
+      a(k, i, i) = complex_t<Real>(re, Real(0));
+    } else {
+      const Real re = a(k, i, j).real() - update(k, i, j, Real(2) * gradient(k, i, j).real(), c1, c2);
+      const Real im = a(k, i, j).imag() - update(k, j, i, Real(2) * gradient(k, i, j).imag(), c1, c2);
+      a(k, i, j) = complex_t<Real>(re, im);
+      a(k, j, i) = complex_t<Real>(re, -im);
+    }
+  }
+};
+
+}  // namespace detail
+
 template <class Real, class ExecSpace>
 class HermitianAdam {
  public:
@@ -37,40 +101,22 @@ class HermitianAdam {
             const MatrixStack<Real, memory_space>& gradient, double lr, const SkipView& skip,
             bool refresh_square_sum = true) {
     const int n = config.matrix_size();
-    const auto a = config.matrices();
-    const auto m = m_;
-    const auto v = v_;
-    const auto step = step_;
-    const Real b1 = Real(settings_.beta1), b2 = Real(settings_.beta2), eps = Real(settings_.eps);
-    const Real rate = Real(lr);
-    Kokkos::parallel_for(
-        "qgml::HermitianAdam::count_step", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int) {
-          if (skip() == 0) step() += 1;
-        });
-    Kokkos::parallel_for(
-        "qgml::HermitianAdam::step", Kokkos::RangePolicy<ExecSpace>(exec, 0, config.dimension() * n * n),
-        KOKKOS_LAMBDA(const int kij) {
-          const int k = kij / (n * n), i = (kij / n) % n, j = kij % n;
-          if (skip() != 0 || i > j) return;
-          const Real c1 = Real(1) / (Real(1) - pow_int(b1, step()));
-          const Real c2 = Real(1) / (Real(1) - pow_int(b2, step()));
-          auto update = [&](const int r, const int c, const Real g) {
-            const Real mm = b1 * m(k, r, c) + (Real(1) - b1) * g;
-            const Real vv = b2 * v(k, r, c) + (Real(1) - b2) * g * g;
-            m(k, r, c) = mm;
-            v(k, r, c) = vv;
-            return rate * (mm * c1) / (math::sqrt(vv * c2) + eps);
-          };
-          if (i == j) {
-            const Real re = a(k, i, i).real() - update(i, i, gradient(k, i, i).real());
-            a(k, i, i) = complex_t<Real>(re, Real(0));
-          } else {
-            const Real re = a(k, i, j).real() - update(i, j, Real(2) * gradient(k, i, j).real());
-            const Real im = a(k, i, j).imag() - update(j, i, Real(2) * gradient(k, i, j).imag());
-            a(k, i, j) = complex_t<Real>(re, im);
-            a(k, j, i) = complex_t<Real>(re, -im);
-          }
-        });
+    Kokkos::parallel_for("qgml::HermitianAdam::count_step", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+                         detail::AdamCountStep<SkipView, Kokkos::View<int, memory_space>>{skip, step_});
+    detail::AdamUpdate<Real, memory_space, SkipView> f;
+    f.a = config.matrices();
+    f.m = m_;
+    f.v = v_;
+    f.gradient = gradient;
+    f.skip = skip;
+    f.step = step_;
+    f.n = n;
+    f.b1 = Real(settings_.beta1);
+    f.b2 = Real(settings_.beta2);
+    f.eps = Real(settings_.eps);
+    f.rate = Real(lr);
+    Kokkos::parallel_for("qgml::HermitianAdam::step",
+                         Kokkos::RangePolicy<ExecSpace>(exec, 0, config.dimension() * n * n), f);
     if (refresh_square_sum) config.update_square_sum(exec);
   }
 
@@ -80,16 +126,6 @@ class HermitianAdam {
   const AdamSettings& settings() const { return settings_; }
 
  private:
-  KOKKOS_INLINE_FUNCTION static Real pow_int(Real b, int e) {
-    Real r = 1;
-    while (e > 0) {
-      if (e & 1) r *= b;
-      b *= b;
-      e >>= 1;
-    }
-    return r;
-  }
-
   AdamSettings settings_;
   moments_type m_, v_;
   Kokkos::View<int, memory_space> step_;
