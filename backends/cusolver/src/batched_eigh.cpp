@@ -61,31 +61,43 @@ inline cusolverStatus_t heevd(cusolverDnHandle_t h, int n, Kokkos::complex<float
   return cusolverDnCheevd(h, jobz, uplo, n, vendor(a), n, w, vendor(work), lwork, info);
 }
 
+// The kernels below are named functors (docs/architecture.md "Host execution spaces in a CUDA build":
+// an extended lambda's host wrapper also allocates at every launch).
+
 // a = conj(h) elementwise, one team per matrix, and non_finite(t) = whether H(t) holds a NaN or Inf
 // (its a is then zero, so that cuSOLVER never iterates on garbage). Read as column-major, the row-major
 // H is H^T = conj(H); the conjugated copy is therefore H itself in cuSOLVER's layout, and the
 // eigenvector columns cuSOLVER writes over it are contiguous: row j of V, V(t, j, i) = v_j(i).
 template <class Real>
+struct LoadConjugate {
+  using member_type = Kokkos::TeamPolicy<Kokkos::Cuda>::member_type;
+  const complex_t<Real>* h = nullptr;
+  complex_t<Real>* a = nullptr;
+  int* non_finite = nullptr;
+  int nsq = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const int t = member.league_rank();
+    const complex_t<Real>* ht = h + std::size_t(t) * nsq;
+    complex_t<Real>* at = a + std::size_t(t) * nsq;
+    int bad = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(member, nsq),
+        [&](const int k, int& b) { b += (math::isfinite(ht[k].real()) && math::isfinite(ht[k].imag())) ? 0 : 1; }, bad);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, nsq),
+                         [&](const int k) { at[k] = bad ? complex_t<Real>() : Kokkos::conj(ht[k]); });
+    Kokkos::single(Kokkos::PerTeam(member), [&]() { non_finite[t] = bad != 0 ? 1 : 0; });
+  }
+};
+
+template <class Real>
 void load_conjugate(const Kokkos::Cuda& exec, int n, int count, const complex_t<Real>* h, complex_t<Real>* a,
                     int* non_finite) {
   using policy_type = Kokkos::TeamPolicy<Kokkos::Cuda>;
-  using member_type = policy_type::member_type;
   const int nsq = n * n;
   const int team = std::min(128, (nsq + 31) / 32 * 32);
-  Kokkos::parallel_for(
-      "qgml::cusolver::load_conjugate", policy_type(exec, count, team), KOKKOS_LAMBDA(const member_type& member) {
-        const int t = member.league_rank();
-        const complex_t<Real>* ht = h + std::size_t(t) * nsq;
-        complex_t<Real>* at = a + std::size_t(t) * nsq;
-        int bad = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(member, nsq),
-            [&](const int k, int& b) { b += (math::isfinite(ht[k].real()) && math::isfinite(ht[k].imag())) ? 0 : 1; },
-            bad);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, nsq),
-                             [&](const int k) { at[k] = bad ? complex_t<Real>() : Kokkos::conj(ht[k]); });
-        Kokkos::single(Kokkos::PerTeam(member), [&]() { non_finite[t] = bad != 0 ? 1 : 0; });
-      });
+  Kokkos::parallel_for("qgml::cusolver::load_conjugate", policy_type(exec, count, team),
+                       LoadConjugate<Real>{h, a, non_finite, nsq});
 }
 
 // cuSOLVER's info (0, or > 0 when it did not converge) to linalg::EighInfo; non-finite input: NaN w and V.
@@ -93,32 +105,42 @@ void load_conjugate(const Kokkos::Cuda& exec, int n, int count, const complex_t<
 // (gaps 1e-10) up to an ulp out of order (seen on an H100, CUDA 13.0), so out-of-order neighbours are
 // swapped with their eigenvector rows (an insertion sort: O(N) when already sorted).
 template <class Real>
-void finish(const Kokkos::Cuda& exec, int n, int count, Real* w, complex_t<Real>* v, int* info, const int* non_finite) {
-  const Real nan = std::numeric_limits<Real>::quiet_NaN();
-  const int nsq = n * n;
-  Kokkos::parallel_for(
-      "qgml::cusolver::finish", Kokkos::RangePolicy<Kokkos::Cuda>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
-        if (non_finite[t]) {
-          for (int j = 0; j < n; ++j) w[std::size_t(t) * n + j] = nan;
-          for (int k = 0; k < nsq; ++k) v[std::size_t(t) * nsq + k] = complex_t<Real>(nan, nan);
-          info[t] = linalg::eigh_non_finite_input;
-        } else {
-          info[t] = info[t] == 0 ? linalg::eigh_success : linalg::eigh_not_converged;
-          Real* wt = w + std::size_t(t) * n;
-          complex_t<Real>* vt = v + std::size_t(t) * nsq;
-          for (int j = 1; j < n; ++j)
-            for (int k = j; k > 0 && wt[k] < wt[k - 1]; --k) {
-              const Real e = wt[k];
-              wt[k] = wt[k - 1];
-              wt[k - 1] = e;
-              for (int i = 0; i < n; ++i) {
-                const complex_t<Real> z = vt[k * n + i];
-                vt[k * n + i] = vt[(k - 1) * n + i];
-                vt[(k - 1) * n + i] = z;
-              }
-            }
+struct FinishSolve {
+  Real* w = nullptr;
+  complex_t<Real>* v = nullptr;
+  int* info = nullptr;
+  const int* non_finite = nullptr;
+  Real nan = 0;
+  int n = 0, nsq = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    if (non_finite[t]) {
+      for (int j = 0; j < n; ++j) w[std::size_t(t) * n + j] = nan;
+      for (int k = 0; k < nsq; ++k) v[std::size_t(t) * nsq + k] = complex_t<Real>(nan, nan);
+      info[t] = linalg::eigh_non_finite_input;
+    } else {
+      info[t] = info[t] == 0 ? linalg::eigh_success : linalg::eigh_not_converged;
+      Real* wt = w + std::size_t(t) * n;
+      complex_t<Real>* vt = v + std::size_t(t) * nsq;
+      for (int j = 1; j < n; ++j)
+        for (int k = j; k > 0 && wt[k] < wt[k - 1]; --k) {
+          const Real e = wt[k];
+          wt[k] = wt[k - 1];
+          wt[k - 1] = e;
+          for (int i = 0; i < n; ++i) {
+            const complex_t<Real> z = vt[k * n + i];
+            vt[k * n + i] = vt[(k - 1) * n + i];
+            vt[(k - 1) * n + i] = z;
+          }
         }
-      });
+    }
+  }
+};
+
+template <class Real>
+void finish(const Kokkos::Cuda& exec, int n, int count, Real* w, complex_t<Real>* v, int* info, const int* non_finite) {
+  Kokkos::parallel_for("qgml::cusolver::finish", Kokkos::RangePolicy<Kokkos::Cuda>(exec, 0, count),
+                       FinishSolve<Real>{w, v, info, non_finite, std::numeric_limits<Real>::quiet_NaN(), n, n * n});
 }
 
 }  // namespace detail

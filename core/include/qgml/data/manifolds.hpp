@@ -37,6 +37,29 @@
 
 namespace qgml {
 
+namespace detail {
+
+// Kernels are named functors, not extended lambdas: docs/architecture.md "Host execution spaces in a CUDA build".
+// Row i of x: point t = first + i of the spiral, (s cos s, s sin s, 0) with s ~ U[0, 4 pi], plus noise.
+template <class Real, class MemorySpace>
+struct SpiralPoints {
+  RealMatrix<Real, MemorySpace> x;
+  CounterRng param, jitter;
+  std::int64_t first = 0;
+  double noise = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const std::int64_t t = first + i;
+    const std::uint64_t n = 3 * std::uint64_t(t);
+    const double s = 12.566370614359172 * param.uniform(std::uint64_t(t));  // 4 pi u
+    x(i, 0) = Real(s * math::cos(s) + noise * jitter.normal(n));
+    x(i, 1) = Real(s * math::sin(s) + noise * jitter.normal(n + 1));
+    x(i, 2) = Real(noise * jitter.normal(n + 2));
+  }
+};
+
+}  // namespace detail
+
 // Planar Archimedean spiral in R^3, intrinsic dimension 1: t ~ U[0, 4 pi], x = (t cos t, t sin t, 0).
 // Spec 4.1 SpiralManifold, but with t drawn at random rather than on the grid linspace(0, 4 pi, T).
 template <class Real, class ExecSpace>
@@ -46,17 +69,34 @@ RealMatrix<Real, typename ExecSpace::memory_space> spiral_points(const ExecSpace
   RealMatrix<Real, typename ExecSpace::memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::spiral_points"),
                                                        count, 3);
   const CounterRng param(seed, 0x5350495254ULL), jitter(seed, 0x535049524eULL);  // "SPIRT", "SPIRN"
-  Kokkos::parallel_for(
-      "qgml::spiral_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
-        const std::int64_t t = first + i;
-        const std::uint64_t n = 3 * std::uint64_t(t);
-        const double s = 12.566370614359172 * param.uniform(std::uint64_t(t));  // 4 pi u
-        x(i, 0) = Real(s * math::cos(s) + noise * jitter.normal(n));
-        x(i, 1) = Real(s * math::sin(s) + noise * jitter.normal(n + 1));
-        x(i, 2) = Real(noise * jitter.normal(n + 2));
-      });
+  Kokkos::parallel_for("qgml::spiral_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+                       detail::SpiralPoints<Real, typename ExecSpace::memory_space>{x, param, jitter, first, noise});
   return x;
 }
+
+namespace detail {
+
+// Row i of x: point t = first + i of the line, (s, s, s) with s ~ U[0, 10], plus noise orthogonal to (1, 1, 1).
+template <class Real, class MemorySpace>
+struct LinePoints {
+  RealMatrix<Real, MemorySpace> x;
+  CounterRng param, jitter;
+  std::int64_t first = 0;
+  double noise = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const std::int64_t t = first + i;
+    const std::uint64_t n = 3 * std::uint64_t(t);
+    const double s = 10.0 * param.uniform(std::uint64_t(t));
+    const double g0 = noise * jitter.normal(n), g1 = noise * jitter.normal(n + 1), g2 = noise * jitter.normal(n + 2);
+    const double mean = (g0 + g1 + g2) / 3.0;
+    x(i, 0) = Real(s + (g0 - mean));
+    x(i, 1) = Real(s + (g1 - mean));
+    x(i, 2) = Real(s + (g2 - mean));
+  }
+};
+
+}  // namespace detail
 
 // Straight line in R^3, intrinsic dimension 1: t ~ U[0, 10], x = (t, t, t) + n_perp, where n_perp is
 // noise * N(0, I_3) projected onto the plane orthogonal to (1, 1, 1) (spec 4.1 LineManifold, with t
@@ -69,20 +109,34 @@ RealMatrix<Real, typename ExecSpace::memory_space> line_points(const ExecSpace& 
   RealMatrix<Real, typename ExecSpace::memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::line_points"),
                                                        count, 3);
   const CounterRng param(seed, 0x4c494e4554ULL), jitter(seed, 0x4c494e454eULL);  // "LINET", "LINEN"
-  Kokkos::parallel_for(
-      "qgml::line_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
-        const std::int64_t t = first + i;
-        const std::uint64_t n = 3 * std::uint64_t(t);
-        const double s = 10.0 * param.uniform(std::uint64_t(t));
-        const double g0 = noise * jitter.normal(n), g1 = noise * jitter.normal(n + 1),
-                     g2 = noise * jitter.normal(n + 2);
-        const double mean = (g0 + g1 + g2) / 3.0;
-        x(i, 0) = Real(s + (g0 - mean));
-        x(i, 1) = Real(s + (g1 - mean));
-        x(i, 2) = Real(s + (g2 - mean));
-      });
+  Kokkos::parallel_for("qgml::line_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+                       detail::LinePoints<Real, typename ExecSpace::memory_space>{x, param, jitter, first, noise});
   return x;
 }
+
+namespace detail {
+
+// Row i of x: point t = first + i of the Swiss roll, (s cos s, 21 v, s sin s) with s = 1.5 pi (1 + 2 u),
+// u, v ~ U[0, 1], plus noise.
+template <class Real, class MemorySpace>
+struct SwissRollPoints {
+  RealMatrix<Real, MemorySpace> x;
+  CounterRng param, jitter;
+  std::int64_t first = 0;
+  double noise = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const std::int64_t t = first + i;
+    const std::uint64_t n = 3 * std::uint64_t(t);
+    const double s = 4.71238898038469 * (1.0 + 2.0 * param.uniform(2 * std::uint64_t(t)));  // 1.5 pi (1 + 2u)
+    const double height = 21.0 * param.uniform(2 * std::uint64_t(t) + 1);
+    x(i, 0) = Real(s * math::cos(s) + noise * jitter.normal(n));
+    x(i, 1) = Real(height + noise * jitter.normal(n + 1));
+    x(i, 2) = Real(s * math::sin(s) + noise * jitter.normal(n + 2));
+  }
+};
+
+}  // namespace detail
 
 // Swiss roll in R^3, intrinsic dimension 2 (scikit-learn make_swiss_roll; benchmark M7): u, v ~ U[0, 1],
 // t = 1.5 pi (1 + 2 u) in [1.5 pi, 4.5 pi], height = 21 v, x = (t cos t, height, t sin t). Raw, unscaled.
@@ -93,16 +147,8 @@ RealMatrix<Real, typename ExecSpace::memory_space> swiss_roll_points(const ExecS
   RealMatrix<Real, typename ExecSpace::memory_space> x(
       Kokkos::ViewAllocateWithoutInitializing("qgml::swiss_roll_points"), count, 3);
   const CounterRng param(seed, 0x5357535254ULL), jitter(seed, 0x535753524eULL);  // "SWSRT", "SWSRN"
-  Kokkos::parallel_for(
-      "qgml::swiss_roll_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
-        const std::int64_t t = first + i;
-        const std::uint64_t n = 3 * std::uint64_t(t);
-        const double s = 4.71238898038469 * (1.0 + 2.0 * param.uniform(2 * std::uint64_t(t)));  // 1.5 pi (1 + 2u)
-        const double height = 21.0 * param.uniform(2 * std::uint64_t(t) + 1);
-        x(i, 0) = Real(s * math::cos(s) + noise * jitter.normal(n));
-        x(i, 1) = Real(height + noise * jitter.normal(n + 1));
-        x(i, 2) = Real(s * math::sin(s) + noise * jitter.normal(n + 2));
-      });
+  Kokkos::parallel_for("qgml::swiss_roll_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+                       detail::SwissRollPoints<Real, typename ExecSpace::memory_space>{x, param, jitter, first, noise});
   return x;
 }
 
@@ -134,6 +180,32 @@ inline std::vector<double> hypercube_rotation(int ambient_dim, std::uint64_t see
   return q;
 }
 
+namespace detail {
+
+// Row i of x: point t = first + i of the rotated cube, sum_{j < d} u_j Q[:, j] with u ~ U[-1, 1]^d, plus noise.
+template <class Real, class MemorySpace>
+struct HypercubePoints {
+  RealMatrix<Real, MemorySpace> x;
+  Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> q;
+  CounterRng param, jitter;
+  std::int64_t first = 0;
+  int d = 0, D = 0;
+  double noise = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const std::int64_t t = first + i;
+    const std::uint64_t base = std::uint64_t(t) * std::uint64_t(d);
+    const std::uint64_t n = std::uint64_t(t) * std::uint64_t(D);
+    for (int k = 0; k < D; ++k) {
+      double v = 0;
+      for (int j = 0; j < d; ++j) v += q(k, j) * (2.0 * param.uniform(base + j) - 1.0);
+      x(i, k) = Real(v + noise * jitter.normal(n + k));
+    }
+  }
+};
+
+}  // namespace detail
+
 // Solid d-cube rotated into R^D, intrinsic dimension d (spec 4.1 HypercubeManifold; benchmark M10b is
 // d = 17, D = 18, M10a d = 10, D = 11): u ~ U[-1, 1]^d, x = Q (u, 0, ..., 0) = sum_{i < d} u_i Q[:, i]
 // with Q = hypercube_rotation(D, seed). Q^T x = (u, 0) recovers the cube coordinates. Note that the
@@ -159,16 +231,8 @@ RealMatrix<Real, typename ExecSpace::memory_space> hypercube_points(const ExecSp
   RealMatrix<Real, memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::hypercube_points"), count, D);
   const CounterRng param(seed, 0x4355424555ULL), jitter(seed, 0x435542454eULL);  // "CUBEU", "CUBEN"
   Kokkos::parallel_for(
-      "qgml::hypercube_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
-        const std::int64_t t = first + i;
-        const std::uint64_t base = std::uint64_t(t) * std::uint64_t(d);
-        const std::uint64_t n = std::uint64_t(t) * std::uint64_t(D);
-        for (int k = 0; k < D; ++k) {
-          double v = 0;
-          for (int j = 0; j < d; ++j) v += q(k, j) * (2.0 * param.uniform(base + j) - 1.0);
-          x(i, k) = Real(v + noise * jitter.normal(n + k));
-        }
-      });
+      "qgml::hypercube_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+      detail::HypercubePoints<Real, typename ExecSpace::memory_space>{x, q, param, jitter, first, d, D, noise});
   // The host mirror and the rotation are released on return: they must outlive the copy and the kernel.
   qgml::fence(exec, "qgml::hypercube_points: the rotation must outlive the kernel");
   return x;
@@ -207,6 +271,29 @@ inline AffineMap affine_points_map(std::uint64_t seed) {
   return m;
 }
 
+namespace detail {
+
+// Row i of x: point t = first + i of the affine 3-space, A u + b with u ~ U[0, 1]^3, plus noise.
+template <class Real, class MemorySpace>
+struct AffinePoints {
+  RealMatrix<Real, MemorySpace> x;
+  AffineMap map;
+  CounterRng param, jitter;
+  std::int64_t first = 0;
+  double noise = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const std::int64_t t = first + i;
+    const std::uint64_t base = 3 * std::uint64_t(t), n = 5 * std::uint64_t(t);
+    const double u0 = param.uniform(base), u1 = param.uniform(base + 1), u2 = param.uniform(base + 2);
+    for (int k = 0; k < 5; ++k)
+      x(i, k) = Real(map.a[3 * k] * u0 + map.a[3 * k + 1] * u1 + map.a[3 * k + 2] * u2 + map.b[k] +
+                     noise * jitter.normal(n + k));
+  }
+};
+
+}  // namespace detail
+
 // Benchmark M2: an affine 3-space in R^5, intrinsic dimension 3: u ~ U[0, 1]^3, x = A u + b with the
 // seeded A, b of affine_points_map(seed) (A has rank 3 with probability one). The original generator
 // uses u ~ U[0, 4]^3 and one fixed hand-written A, b; only the (random) affine frame differs.
@@ -219,16 +306,33 @@ RealMatrix<Real, typename ExecSpace::memory_space> affine_points(const ExecSpace
   const AffineMap map = affine_points_map(seed);                             // captured by value: no device allocation
   const CounterRng param(seed, 0x41464655ULL), jitter(seed, 0x4146464eULL);  // "AFFU", "AFFN"
   Kokkos::parallel_for(
-      "qgml::affine_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
-        const std::int64_t t = first + i;
-        const std::uint64_t base = 3 * std::uint64_t(t), n = 5 * std::uint64_t(t);
-        const double u0 = param.uniform(base), u1 = param.uniform(base + 1), u2 = param.uniform(base + 2);
-        for (int k = 0; k < 5; ++k)
-          x(i, k) = Real(map.a[3 * k] * u0 + map.a[3 * k + 1] * u1 + map.a[3 * k + 2] * u2 + map.b[k] +
-                         noise * jitter.normal(n + k));
-      });
+      "qgml::affine_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+      detail::AffinePoints<Real, typename ExecSpace::memory_space>{x, map, param, jitter, first, noise});
   return x;
 }
+
+namespace detail {
+
+// Row i of x: point t = first + i of the helix, ((2 + cos 8s) cos s, (2 + cos 8s) sin s, sin 8s), plus noise.
+template <class Real, class MemorySpace>
+struct HelixPoints {
+  RealMatrix<Real, MemorySpace> x;
+  CounterRng param, jitter;
+  std::int64_t first = 0;
+  double noise = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const std::int64_t t = first + i;
+    const std::uint64_t n = 3 * std::uint64_t(t);
+    const double s = 6.283185307179586 * param.uniform(std::uint64_t(t));
+    const double r = 2.0 + math::cos(8.0 * s);
+    x(i, 0) = Real(r * math::cos(s) + noise * jitter.normal(n));
+    x(i, 1) = Real(r * math::sin(s) + noise * jitter.normal(n + 1));
+    x(i, 2) = Real(math::sin(8.0 * s) + noise * jitter.normal(n + 2));
+  }
+};
+
+}  // namespace detail
 
 // Benchmark M5 (Helix1d): a closed 1-d curve in R^3, intrinsic dimension 1: t ~ U[0, 2 pi),
 // x = ((2 + cos 8t) cos t, (2 + cos 8t) sin t, sin 8t). Since 2 + cos 8t >= 1, t = atan2(x_1, x_0).
@@ -239,18 +343,35 @@ RealMatrix<Real, typename ExecSpace::memory_space> helix_points(const ExecSpace&
   RealMatrix<Real, typename ExecSpace::memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::helix_points"),
                                                        count, 3);
   const CounterRng param(seed, 0x48454c5854ULL), jitter(seed, 0x48454c584eULL);  // "HELXT", "HELXN"
-  Kokkos::parallel_for(
-      "qgml::helix_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
-        const std::int64_t t = first + i;
-        const std::uint64_t n = 3 * std::uint64_t(t);
-        const double s = 6.283185307179586 * param.uniform(std::uint64_t(t));
-        const double r = 2.0 + math::cos(8.0 * s);
-        x(i, 0) = Real(r * math::cos(s) + noise * jitter.normal(n));
-        x(i, 1) = Real(r * math::sin(s) + noise * jitter.normal(n + 1));
-        x(i, 2) = Real(math::sin(8.0 * s) + noise * jitter.normal(n + 2));
-      });
+  Kokkos::parallel_for("qgml::helix_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+                       detail::HelixPoints<Real, typename ExecSpace::memory_space>{x, param, jitter, first, noise});
   return x;
 }
+
+namespace detail {
+
+// Row i of x: point t = first + i of the Moebius band, (r cos u, r sin u, v/2 sin(u/2)) with
+// r = 1 + v/2 cos(u/2), u ~ U[0, 2 pi), v ~ U[-1, 1], plus noise.
+template <class Real, class MemorySpace>
+struct MobiusPoints {
+  RealMatrix<Real, MemorySpace> x;
+  CounterRng param, jitter;
+  std::int64_t first = 0;
+  double noise = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const std::int64_t t = first + i;
+    const std::uint64_t n = 3 * std::uint64_t(t);
+    const double u = 6.283185307179586 * param.uniform(2 * std::uint64_t(t));
+    const double v = 2.0 * param.uniform(2 * std::uint64_t(t) + 1) - 1.0;
+    const double r = 1.0 + 0.5 * v * math::cos(0.5 * u);
+    x(i, 0) = Real(r * math::cos(u) + noise * jitter.normal(n));
+    x(i, 1) = Real(r * math::sin(u) + noise * jitter.normal(n + 1));
+    x(i, 2) = Real(0.5 * v * math::sin(0.5 * u) + noise * jitter.normal(n + 2));
+  }
+};
+
+}  // namespace detail
 
 // Moebius band in R^3, intrinsic dimension 2 (benchmark M11 family): u ~ U[0, 2 pi), v ~ U[-1, 1],
 // x = ((1 + v/2 cos(u/2)) cos u, (1 + v/2 cos(u/2)) sin u, v/2 sin(u/2)): the classic once-twisted,
@@ -264,19 +385,36 @@ RealMatrix<Real, typename ExecSpace::memory_space> mobius_points(const ExecSpace
   RealMatrix<Real, typename ExecSpace::memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::mobius_points"),
                                                        count, 3);
   const CounterRng param(seed, 0x4d4f425556ULL), jitter(seed, 0x4d4f42554eULL);  // "MOBUV", "MOBUN"
-  Kokkos::parallel_for(
-      "qgml::mobius_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
-        const std::int64_t t = first + i;
-        const std::uint64_t n = 3 * std::uint64_t(t);
-        const double u = 6.283185307179586 * param.uniform(2 * std::uint64_t(t));
-        const double v = 2.0 * param.uniform(2 * std::uint64_t(t) + 1) - 1.0;
-        const double r = 1.0 + 0.5 * v * math::cos(0.5 * u);
-        x(i, 0) = Real(r * math::cos(u) + noise * jitter.normal(n));
-        x(i, 1) = Real(r * math::sin(u) + noise * jitter.normal(n + 1));
-        x(i, 2) = Real(0.5 * v * math::sin(0.5 * u) + noise * jitter.normal(n + 2));
-      });
+  Kokkos::parallel_for("qgml::mobius_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+                       detail::MobiusPoints<Real, typename ExecSpace::memory_space>{x, param, jitter, first, noise});
   return x;
 }
+
+namespace detail {
+
+// Row i of x: point t = first + i of the curve in R^13, x_k = cos or sin(2 pi f s) / f with f = k/2 + 1
+// (cos for even k), s ~ U[0, 1), plus noise.
+template <class Real, class MemorySpace>
+struct Curve13Points {
+  RealMatrix<Real, MemorySpace> x;
+  CounterRng param, jitter;
+  std::int64_t first = 0;
+  double noise = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const std::int64_t t = first + i;
+    const std::uint64_t n = 13 * std::uint64_t(t);
+    const double s = param.uniform(std::uint64_t(t));
+    for (int k = 0; k < 13; ++k) {
+      const double f = double(k / 2 + 1);
+      const double phase = 6.283185307179586 * f * s;
+      const double v = (k % 2 == 0 ? math::cos(phase) : math::sin(phase)) / f;
+      x(i, k) = Real(v + noise * jitter.normal(n + k));
+    }
+  }
+};
+
+}  // namespace detail
 
 // Benchmark M13 family: a smooth closed 1-d curve in R^13, intrinsic dimension 1, not contained in any
 // proper affine subspace: t ~ U[0, 1), and for j = 0..5
@@ -291,18 +429,8 @@ RealMatrix<Real, typename ExecSpace::memory_space> curve13_points(const ExecSpac
   RealMatrix<Real, typename ExecSpace::memory_space> x(Kokkos::ViewAllocateWithoutInitializing("qgml::curve13_points"),
                                                        count, 13);
   const CounterRng param(seed, 0x4352563133ULL), jitter(seed, 0x435256314eULL);  // "CRV13", "CRV1N"
-  Kokkos::parallel_for(
-      "qgml::curve13_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int i) {
-        const std::int64_t t = first + i;
-        const std::uint64_t n = 13 * std::uint64_t(t);
-        const double s = param.uniform(std::uint64_t(t));
-        for (int k = 0; k < 13; ++k) {
-          const double f = double(k / 2 + 1);
-          const double phase = 6.283185307179586 * f * s;
-          const double v = (k % 2 == 0 ? math::cos(phase) : math::sin(phase)) / f;
-          x(i, k) = Real(v + noise * jitter.normal(n + k));
-        }
-      });
+  Kokkos::parallel_for("qgml::curve13_points", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+                       detail::Curve13Points<Real, typename ExecSpace::memory_space>{x, param, jitter, first, noise});
   return x;
 }
 

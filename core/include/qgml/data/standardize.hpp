@@ -21,6 +21,38 @@ struct Standardization {
   double scale = 1;          // s; 1 when every point equals the mean (s = 0: the points are only shifted)
 };
 
+namespace detail {
+
+// Kernels are named functors, not extended lambdas: docs/architecture.md "Host execution spaces in a CUDA build".
+// mean(k) = sum_t x(t, k), the column sums of this rank's T_r x D points.
+template <class PointsView, class MemorySpace>
+struct PointColumnSums {
+  PointsView x;
+  Kokkos::View<double*, MemorySpace> mean;
+  int count = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int k) const {
+    double s = 0;
+    for (int t = 0; t < count; ++t) s += x(t, k);
+    mean(k) = s;
+  }
+};
+
+// sum_t sum_k (x(t, k) - mean(k))^2 over this rank's points, in double.
+template <class PointsView, class MemorySpace>
+struct PointSquaredDeviations {
+  using value_type = double;
+  PointsView x;
+  Kokkos::View<double*, MemorySpace> mean;
+  int d = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t, double& v) const {
+    for (int k = 0; k < d; ++k) v += (x(t, k) - mean(k)) * (x(t, k) - mean(k));
+  }
+};
+
+}  // namespace detail
+
 // mu and s of the points of all ranks (points: this rank's T_r x D points, unchanged). A collective:
 // every rank calls it with the same D (T_r may differ, also 0). The sums run in double whatever the
 // point type; mu and s are the same on every rank. Fences exec.
@@ -37,28 +69,37 @@ Standardization data_statistics(const ExecSpace& exec, const PointsView& points,
   if (total == 0 || d == 0) return result;
 
   Kokkos::View<double*, memory_space> mean("qgml::data_statistics::mean", d);
-  Kokkos::parallel_for(
-      "qgml::data_statistics::sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, d), KOKKOS_LAMBDA(const int k) {
-        double s = 0;
-        for (int t = 0; t < count; ++t) s += x(t, k);
-        mean(k) = s;
-      });
+  Kokkos::parallel_for("qgml::data_statistics::sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, d),
+                       detail::PointColumnSums<PointsView, memory_space>{x, mean, count});
   auto mean_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mean);
   comm.allreduce_sum(mean_host.data(), std::size_t(d), false);
   for (int k = 0; k < d; ++k) mean_host(k) /= double(total);
   Kokkos::deep_copy(exec, mean, mean_host);
   double var = 0;
-  Kokkos::parallel_reduce(
-      "qgml::data_statistics::variance", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
-      KOKKOS_LAMBDA(const int t, double& v) {
-        for (int k = 0; k < d; ++k) v += (x(t, k) - mean(k)) * (x(t, k) - mean(k));
-      },
-      var);
+  Kokkos::parallel_reduce("qgml::data_statistics::variance", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+                          detail::PointSquaredDeviations<PointsView, memory_space>{x, mean, d}, var);
   comm.allreduce_sum(&var, 1, false);
   result.scale = var > 0 ? std::sqrt(var / (double(total) * d)) : 1.0;
   for (int k = 0; k < d; ++k) result.mean[std::size_t(k)] = mean_host(k);
   return result;
 }
+
+namespace detail {
+
+// x(t, k) <- (x(t, k) - mean(k)) * inverse, inverse = 1 / s, computed in double and rounded to the point type.
+template <class Real, class PointsView, class MemorySpace>
+struct StandardizePoints {
+  PointsView x;
+  Kokkos::View<double*, MemorySpace> mean;
+  int d = 0;
+  double inverse = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    for (int k = 0; k < d; ++k) x(t, k) = Real((x(t, k) - mean(k)) * inverse);
+  }
+};
+
+}  // namespace detail
 
 // x <- (x - st.mean) / st.scale on this rank's points. Fences exec.
 template <class ExecSpace, class PointsView>
@@ -73,10 +114,8 @@ void apply_standardization(const ExecSpace& exec, const PointsView& points, cons
   for (int k = 0; k < d; ++k) mean_host(k) = st.mean[std::size_t(k)];
   Kokkos::deep_copy(exec, mean, mean_host);
   const double inverse = 1.0 / st.scale;
-  Kokkos::parallel_for(
-      "qgml::standardize::apply", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
-        for (int k = 0; k < d; ++k) x(t, k) = Real((x(t, k) - mean(k)) * inverse);
-      });
+  Kokkos::parallel_for("qgml::standardize::apply", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+                       detail::StandardizePoints<Real, PointsView, memory_space>{x, mean, d, inverse});
   qgml::fence(exec, "qgml::apply_standardization");
 }
 

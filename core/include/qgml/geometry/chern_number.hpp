@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "qgml/geometry/quantum_geometry.hpp"
@@ -28,6 +29,67 @@ struct ChernResult {
   double flux = 0;
   long degenerate_points = 0;  // grid points with a failed or degenerate eigensolve
 };
+
+namespace detail {
+
+// Kernels are named functors, not KOKKOS_LAMBDAs: docs/architecture.md "Host execution spaces in a CUDA build".
+// Grid point g = start + t of the sphere, theta = acos(u_{g / n_phi}), phi = (g mod n_phi) dphi:
+// pts(t, .) = centre + radius (sin theta cos phi, sin theta sin phi, cos theta) on the axes a0, a1, a2.
+template <class Real, class MemorySpace, class PointsView>
+struct ChernSpherePoints {
+  PointsView pts;
+  Kokkos::View<double**, MemorySpace> gauss;
+  Kokkos::View<double*, MemorySpace> ctr;
+  long start = 0;
+  int n_phi = 0, d = 0, a0 = 0, a1 = 0, a2 = 0;
+  double dphi = 0, radius = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    const long g = start + t;
+    const double theta = math::acos(gauss(int(g / n_phi), 0)), phi = double(g % n_phi) * dphi;
+    for (int k = 0; k < d; ++k) pts(t, k) = Real(ctr(k));
+    pts(t, a0) += Real(radius * math::sin(theta) * math::cos(phi));
+    pts(t, a1) += Real(radius * math::sin(theta) * math::sin(phi));
+    pts(t, a2) += Real(radius * math::cos(theta));
+  }
+};
+
+// Quadrature term of grid point g = start + t: F(d_theta x, d_phi x) / sin(theta) times the
+// Gauss-Legendre weight and dphi, F the Berry curvature on the axes a0, a1, a2.
+template <class Real, class MemorySpace>
+struct ChernFlux {
+  using value_type = double;
+  Kokkos::View<Real***, Kokkos::LayoutRight, MemorySpace> berry;
+  Kokkos::View<double**, MemorySpace> gauss;
+  long start = 0;
+  int n_phi = 0, a0 = 0, a1 = 0, a2 = 0;
+  double dphi = 0, radius = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t, double& sum) const {
+    const long g = start + t;
+    const double ct = gauss(int(g / n_phi), 0), weight = gauss(int(g / n_phi), 1);
+    const double st = math::sqrt(1 - ct * ct), phi = double(g % n_phi) * dphi;
+    const double sp = math::sin(phi), cp = math::cos(phi);
+    const double dth[3] = {radius * ct * cp, radius * ct * sp, -radius * st};
+    const double dph[3] = {-radius * st * sp, radius * st * cp, 0.0};
+    const int ax[3] = {a0, a1, a2};
+    double f = 0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) f += double(berry(t, ax[i], ax[j])) * dth[i] * dph[j];
+    sum += f / st * weight * dphi;
+  }
+};
+
+// The number of grid points whose eigensolve failed (info(t) != 0).
+template <class InfoView>
+struct ChernFailures {
+  using value_type = long;
+  InfoView info;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t, long& n_bad) const { n_bad += info(t) != 0 ? 1 : 0; }
+};
+
+}  // namespace detail
 
 template <class Real, class ExecSpace>
 ChernResult chern_number(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
@@ -88,39 +150,37 @@ ChernResult chern_number(const ExecSpace& exec, const MatrixConfiguration<Real, 
   for (long start = 0; start < total; start += c) {
     const int m = int(std::min<long>(c, total - start));
     const auto pts = Kokkos::subview(points, Kokkos::make_pair(0, m), Kokkos::ALL);
-    Kokkos::parallel_for(
-        "qgml::chern_number::grid", Kokkos::RangePolicy<ExecSpace>(exec, 0, m), KOKKOS_LAMBDA(const int t) {
-          const long g = start + t;
-          const double theta = math::acos(gauss(int(g / n_phi), 0)), phi = double(g % n_phi) * dphi;
-          for (int k = 0; k < d; ++k) pts(t, k) = Real(ctr(k));
-          pts(t, a0) += Real(radius * math::sin(theta) * math::cos(phi));
-          pts(t, a1) += Real(radius * math::sin(theta) * math::sin(phi));
-          pts(t, a2) += Real(radius * math::cos(theta));
-        });
+    detail::ChernSpherePoints<Real, memory_space, std::remove_const_t<decltype(pts)>> grid;
+    grid.pts = pts;
+    grid.gauss = gauss;
+    grid.ctr = ctr;
+    grid.start = start;
+    grid.n_phi = n_phi;
+    grid.d = d;
+    grid.a0 = a0;
+    grid.a1 = a1;
+    grid.a2 = a2;
+    grid.dphi = dphi;
+    grid.radius = radius;
+    Kokkos::parallel_for("qgml::chern_number::grid", Kokkos::RangePolicy<ExecSpace>(exec, 0, m), grid);
     geometry.compute(exec, config, pts, settings);
     const auto berry = geometry.berry_curvature();
     const auto info = geometry.eigh_info();
     double part = 0;
     long part_bad = 0;
-    Kokkos::parallel_reduce(
-        "qgml::chern_number::flux", Kokkos::RangePolicy<ExecSpace>(exec, 0, m),
-        KOKKOS_LAMBDA(const int t, double& sum) {
-          const long g = start + t;
-          const double ct = gauss(int(g / n_phi), 0), weight = gauss(int(g / n_phi), 1);
-          const double st = math::sqrt(1 - ct * ct), phi = double(g % n_phi) * dphi;
-          const double sp = math::sin(phi), cp = math::cos(phi);
-          const double dth[3] = {radius * ct * cp, radius * ct * sp, -radius * st};
-          const double dph[3] = {-radius * st * sp, radius * st * cp, 0.0};
-          const int ax[3] = {a0, a1, a2};
-          double f = 0;
-          for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) f += double(berry(t, ax[i], ax[j])) * dth[i] * dph[j];
-          sum += f / st * weight * dphi;
-        },
-        part);
-    Kokkos::parallel_reduce(
-        "qgml::chern_number::failures", Kokkos::RangePolicy<ExecSpace>(exec, 0, m),
-        KOKKOS_LAMBDA(const int t, long& n_bad) { n_bad += info(t) != 0 ? 1 : 0; }, part_bad);
+    detail::ChernFlux<Real, memory_space> flux_terms;
+    flux_terms.berry = berry;
+    flux_terms.gauss = gauss;
+    flux_terms.start = start;
+    flux_terms.n_phi = n_phi;
+    flux_terms.a0 = a0;
+    flux_terms.a1 = a1;
+    flux_terms.a2 = a2;
+    flux_terms.dphi = dphi;
+    flux_terms.radius = radius;
+    Kokkos::parallel_reduce("qgml::chern_number::flux", Kokkos::RangePolicy<ExecSpace>(exec, 0, m), flux_terms, part);
+    Kokkos::parallel_reduce("qgml::chern_number::failures", Kokkos::RangePolicy<ExecSpace>(exec, 0, m),
+                            detail::ChernFailures<IntVector<memory_space>>{info}, part_bad);
     flux += part;
     bad += part_bad;
   }

@@ -139,6 +139,32 @@ int scratch_level(const Policy& policy, std::size_t bytes, int n, const char* va
 
 namespace detail {
 
+// Eigendecomposition of the W matrices of one pack, first = league rank * W (one team of one thread).
+template <class ExecSpace, class HView, class WView, class VView, class InfoView, class SweepsView>
+struct PackedEigh {
+  using Real = typename WView::non_const_value_type;
+  static constexpr int width = linalg::packed_eigh_width<Real>;
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  HView h;
+  WView w;
+  VView v;
+  InfoView info;
+  int count = 0;
+  LineAlignedScratch<scratch_view> scratch;
+  int level = 0;
+  bool record_sweeps = false;
+  SweepsView sweeps;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const int first = member.league_rank() * width;
+    linalg::hermitian_eigh_packed<width>(h, w, v, info, first, count, scratch.data(member, level));
+    if (record_sweeps)
+      for (int t = first; t < count && t < first + width; ++t) sweeps(t) = 0;
+  }
+};
+
 // The packed variant: one team of one thread per pack of W matrices (host spaces only).
 template <class ExecSpace, class HView, class WView, class VView, class InfoView, class SweepsView>
 void batched_eigh_packed(const ExecSpace& exec, const HView& h, const WView& w, const VView& v, const InfoView& info,
@@ -147,22 +173,17 @@ void batched_eigh_packed(const ExecSpace& exec, const HView& h, const WView& w, 
   using Real = typename WView::non_const_value_type;
   constexpr int width = linalg::packed_eigh_width<Real>;
   using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-  using member_type = typename policy_type::member_type;
-  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using functor_type = PackedEigh<ExecSpace, HView, WView, VView, InfoView, SweepsView>;
+  using scratch_view = typename functor_type::scratch_view;
   const int count = static_cast<int>(h.extent(0));
   const int n = static_cast<int>(h.extent(1));
   const int packs = (count + width - 1) / width;
   const LineAlignedScratch<scratch_view> scratch{std::size_t(linalg::packed_eigh_scratch_reals(n, width))};
   const std::size_t bytes = scratch.bytes();
   const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed");
-  Kokkos::parallel_for(
-      "qgml::batched_eigh[packed]", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
-      KOKKOS_LAMBDA(const member_type& member) {
-        const int first = member.league_rank() * width;
-        linalg::hermitian_eigh_packed<width>(h, w, v, info, first, count, scratch.data(member, level));
-        if (record_sweeps)
-          for (int t = first; t < count && t < first + width; ++t) sweeps(t) = 0;
-      });
+  Kokkos::parallel_for("qgml::batched_eigh[packed]",
+                       policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
+                       functor_type{h, w, v, info, count, scratch, level, record_sweeps, sweeps});
 }
 
 // The team variant: a group of threads per matrix in a TeamShape (for_team_problems). Staging: an
@@ -234,6 +255,65 @@ void batched_eigh_team(const ExecSpace& exec, const HView& h, const WView& w, co
   launch.parallel_for("qgml::batched_eigh[team]", exec, f);
 }
 
+// Eigendecomposition of matrix t = league rank * team size + team rank, one thread per matrix: cold
+// (hermitian_eigh, unrolled for N = 2, 3, 4) or warm (Jacobi sweeps from the input V).
+template <class Real, class ExecSpace, class HView, class WView, class VView, class InfoView, class SweepsView>
+struct SerialEigh {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using scratch_view =
+      Kokkos::View<complex_t<Real>*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  int count = 0, level = 0, scratch_elements = 0;
+  HView h;
+  WView w;
+  VView v;
+  bool warm = false;
+  InfoView info;
+  bool record_sweeps = false;
+  SweepsView sweeps;
+  int n = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const int t = member.league_rank() * member.team_size() + member.team_rank();
+    if (t >= count) return;
+    scratch_view buf(member.thread_scratch(level), scratch_elements);
+    const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
+    const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
+    const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
+    Real* s = reinterpret_cast<Real*>(buf.data());
+    const linalg::SerialLoops loops;
+    if (warm) {
+      int used = 0;
+      info(t) = linalg::hermitian_eigh_warm(a, wt, vt, s, used);
+      if (record_sweeps) sweeps(t) = used;
+      return;
+    }
+    if (record_sweeps) sweeps(t) = 0;
+    switch (n) {  // compile-time sizes where unrolling pays (measured: 1.35x at N = 4, none at N >= 8)
+      case 2:
+        info(t) = linalg::hermitian_eigh<2>(loops, a, wt, vt, s);
+        break;
+      case 3:
+        info(t) = linalg::hermitian_eigh<3>(loops, a, wt, vt, s);
+        break;
+      case 4:
+        info(t) = linalg::hermitian_eigh<4>(loops, a, wt, vt, s);
+        break;
+      default:
+        info(t) = linalg::hermitian_eigh(loops, a, wt, vt, s);
+    }
+  }
+};
+
+// t-th term: 1 where info(t) is not eigh_success.
+template <class InfoView>
+struct CountEighFailures {
+  using value_type = int;
+  InfoView info;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t, int& f) const { f += info(t) != linalg::eigh_success ? 1 : 0; }
+};
+
 }  // namespace detail
 
 // h: T x N x N Hermitian matrices (overwritten), w: T x N, v: T x N x N, info: T (EighInfo codes).
@@ -262,7 +342,6 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
                "qgml::batched_eigh: the rows of H and V must be contiguous (LayoutRight)");
   if (count == 0) return;
   using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-  using member_type = typename policy_type::member_type;
   // Scratch is carved from complex elements so that the complex arrays in it are aligned for
   // Kokkos::complex (16 bytes in double); it goes to level 1 (global memory on GPUs) when it does not
   // fit the fast level 0.
@@ -295,36 +374,8 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
       const int block = is_host_space_v<ExecSpace> ? ts : (ts + 31) / 32 * 32;
       const int level =
           force_level1 ? 1 : scratch_level(policy_type(exec, 1, 1), std::size_t(block) * scratch_bytes, n, "serial");
-      const auto kernel = KOKKOS_LAMBDA(const member_type& member) {
-        const int t = member.league_rank() * member.team_size() + member.team_rank();
-        if (t >= count) return;
-        scratch_view buf(member.thread_scratch(level), scratch_elements);
-        const auto a = Kokkos::subview(h, t, Kokkos::ALL, Kokkos::ALL);
-        const auto wt = Kokkos::subview(w, t, Kokkos::ALL);
-        const auto vt = Kokkos::subview(v, t, Kokkos::ALL, Kokkos::ALL);
-        Real* s = reinterpret_cast<Real*>(buf.data());
-        const linalg::SerialLoops loops;
-        if (warm) {
-          int used = 0;
-          info(t) = linalg::hermitian_eigh_warm(a, wt, vt, s, used);
-          if (record_sweeps) sweeps(t) = used;
-          return;
-        }
-        if (record_sweeps) sweeps(t) = 0;
-        switch (n) {  // compile-time sizes where unrolling pays (measured: 1.35x at N = 4, none at N >= 8)
-          case 2:
-            info(t) = linalg::hermitian_eigh<2>(loops, a, wt, vt, s);
-            break;
-          case 3:
-            info(t) = linalg::hermitian_eigh<3>(loops, a, wt, vt, s);
-            break;
-          case 4:
-            info(t) = linalg::hermitian_eigh<4>(loops, a, wt, vt, s);
-            break;
-          default:
-            info(t) = linalg::hermitian_eigh(loops, a, wt, vt, s);
-        }
-      };
+      const detail::SerialEigh<Real, ExecSpace, HView, WView, VView, InfoView, SweepsView> kernel{
+          count, level, scratch_elements, h, w, v, warm, info, record_sweeps, sweeps, n};
       const int max_ts = policy_type(exec, 1, 1)
                              .set_scratch_size(level, Kokkos::PerThread(scratch_bytes))
                              .team_size_max(kernel, Kokkos::ParallelForTag());
@@ -361,9 +412,8 @@ void batched_eigh(const ExecSpace& exec, const HView& h, const WView& w, const V
 template <class ExecSpace, class InfoView>
 int count_eigh_failures(const ExecSpace& exec, const InfoView& info) {
   int failures = 0;
-  Kokkos::parallel_reduce(
-      "qgml::count_eigh_failures", Kokkos::RangePolicy<ExecSpace>(exec, 0, info.extent(0)),
-      KOKKOS_LAMBDA(const int t, int& f) { f += info(t) != linalg::eigh_success ? 1 : 0; }, failures);
+  Kokkos::parallel_reduce("qgml::count_eigh_failures", Kokkos::RangePolicy<ExecSpace>(exec, 0, info.extent(0)),
+                          detail::CountEighFailures<InfoView>{info}, failures);
   return failures;
 }
 

@@ -157,6 +157,38 @@ struct TeamGroundStateEnergy {
   }
 };
 
+// E_0 and xbar_k = <psi_0|A_k|psi_0> of the W points of one pack (one team of one thread).
+template <class Real, class ExecSpace, class PointsView, class EnergyView, class XbarView>
+struct PackedGroundStateEnergy {
+  static constexpr int width = linalg::packed_eigh_width<Real>;
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  LineAlignedScratch<scratch_view> scratch;
+  int level = 0, count = 0, n = 0, d = 0;
+  MatrixStack<Real, typename ExecSpace::memory_space> a;
+  Matrix<Real, typename ExecSpace::memory_space> sq;
+  PointsView x;
+  PackedGroundStateMethod method = PackedGroundStateMethod::eigendecomposition;
+  XbarView xb;
+  EnergyView e;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const detail::PackedGroundStateScratch<width, Real> g(n, d, scratch.data(member, level));
+    const int t0 = member.league_rank() * width;
+    const int lanes = count - t0 < width ? count - t0 : width;
+    int code[width];
+    Real e0[width], emax[width], degenerate[width];
+    detail::packed_ground_state<width>(a, sq, x, t0, lanes, method, g.p, g.xk, g.td, g.te, g.z0, g.fd, g.fl, g.psr,
+                                       g.psi, Real(0), code, e0, emax, degenerate);
+    const Real nan = math::sqrt(Real(-1));
+    detail::packed_expectations<width>(a, g.psr, g.psi, [&](const int k, const Real* v) {
+      for (int q = 0; q < lanes; ++q) xb(t0 + q, k) = code[q] ? nan : v[q];
+    });
+    for (int q = 0; q < lanes; ++q) e(t0 + q) = e0[q];
+  }
+};
+
 }  // namespace detail
 
 // E_0 and xbar of up to max_points points at a time; no allocation after construction.
@@ -188,7 +220,7 @@ class GroundStateEnergy {
       compute_team(exec, config, points, energy, xbar);
   }
 
-  // The two kernels; public for nvcc (device lambdas).
+  // The two kernels.
   template <class PointsView, class EnergyView, class XbarView>
   void compute_team(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
                     const EnergyView& energy, const XbarView& xbar) const {
@@ -214,8 +246,8 @@ class GroundStateEnergy {
                       const PointsView& points, const EnergyView& energy, const XbarView& xbar) const {
     constexpr int width = linalg::packed_eigh_width<Real>;
     using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-    using member_type = typename policy_type::member_type;
-    using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+    using functor_type = detail::PackedGroundStateEnergy<Real, ExecSpace, PointsView, EnergyView, XbarView>;
+    using scratch_view = typename functor_type::scratch_view;
     const int count = static_cast<int>(points.extent(0));
     const int d = d_, n = n_;
     const int packs = (count + width - 1) / width;
@@ -230,22 +262,9 @@ class GroundStateEnergy {
     const auto x = points;
     const auto e = energy;
     const auto xb = xbar;
-    Kokkos::parallel_for(
-        "qgml::GroundStateEnergy::packed", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
-        KOKKOS_LAMBDA(const member_type& member) {
-          const detail::PackedGroundStateScratch<width, Real> g(n, d, scratch.data(member, level));
-          const int t0 = member.league_rank() * width;
-          const int lanes = count - t0 < width ? count - t0 : width;
-          int code[width];
-          Real e0[width], emax[width], degenerate[width];
-          detail::packed_ground_state<width>(a, sq, x, t0, lanes, method, g.p, g.xk, g.td, g.te, g.z0, g.fd, g.fl,
-                                             g.psr, g.psi, Real(0), code, e0, emax, degenerate);
-          const Real nan = math::sqrt(Real(-1));
-          detail::packed_expectations<width>(a, g.psr, g.psi, [&](const int k, const Real* v) {
-            for (int q = 0; q < lanes; ++q) xb(t0 + q, k) = code[q] ? nan : v[q];
-          });
-          for (int q = 0; q < lanes; ++q) e(t0 + q) = e0[q];
-        });
+    Kokkos::parallel_for("qgml::GroundStateEnergy::packed",
+                         policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
+                         functor_type{scratch, level, count, n, d, a, sq, x, method, xb, e});
   }
 
  private:

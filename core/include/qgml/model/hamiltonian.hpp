@@ -1,6 +1,7 @@
 // Batched error Hamiltonians H(x) = 1/2 sum_k (A_k - x_k I)^2 = S - sum_k x_k A_k + 1/2 |x|^2 I (spec 1.1).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <type_traits>
 
@@ -8,6 +9,60 @@
 #include "qgml/model/matrix_configuration.hpp"
 
 namespace qgml {
+
+namespace detail {
+
+// Kernels are named functors, not device lambdas: docs/architecture.md "Host execution spaces in a CUDA build".
+// H(t) = S - sum_k x_k A_k + 1/2 |x|^2 I for one point t (CPUs).
+template <class Real, class ExecSpace, class PointsView, class HamiltonianView>
+struct HamiltonianPerPoint {
+  using complex_type = complex_t<Real>;
+  PointsView points;
+  typename MatrixConfiguration<Real, ExecSpace>::matrices_type a;
+  typename MatrixConfiguration<Real, ExecSpace>::matrix_type s;
+  HamiltonianView h;
+  int d = 0, n = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    Real x2 = 0;
+    for (int k = 0; k < d; ++k) x2 += points(t, k) * points(t, k);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        complex_type v = s(i, j);
+        for (int k = 0; k < d; ++k) v -= points(t, k) * a(k, i, j);
+        h(t, i, j) = v;
+      }
+    for (int i = 0; i < n; ++i) h(t, i, i) += Real(0.5) * x2;
+  }
+};
+
+// H(t)_ij = S_ij - sum_k x_k (A_k)_ij + [i == j] 1/2 |x|^2 for one entry (t, i, j) (GPUs).
+template <class Real, class ExecSpace, class PointsView, class HamiltonianView>
+struct HamiltonianPerEntry {
+  using complex_type = complex_t<Real>;
+  PointsView points;
+  typename MatrixConfiguration<Real, ExecSpace>::matrices_type a;
+  typename MatrixConfiguration<Real, ExecSpace>::matrix_type s;
+  HamiltonianView h;
+  int d = 0, n = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::size_t tij) const {
+    const int t = static_cast<int>(tij / (std::size_t(n) * n));
+    const int i = static_cast<int>((tij / n) % n);
+    const int j = static_cast<int>(tij % n);
+    complex_type v = s(i, j);
+    Real x2 = 0;
+    for (int k = 0; k < d; ++k) {
+      const Real xk = points(t, k);
+      v -= xk * a(k, i, j);
+      x2 += xk * xk;
+    }
+    if (i == j) v += Real(0.5) * x2;
+    h(t, i, j) = v;
+  }
+};
+
+}  // namespace detail
 
 // H(t, :, :) = H(points(t, :)) for t < points.extent(0). points is T x D, H is at least T x N x N.
 // Uses S from the configuration's last update_square_sum(). O(D N^2) per point.
@@ -26,39 +81,16 @@ void build_hamiltonians(const ExecSpace& exec, const MatrixConfiguration<Real, E
                "qgml::build_hamiltonians: H must be at least T x N x N");
   const auto a = config.matrices();
   const auto s = config.square_sum();
-  using complex_type = complex_t<Real>;
   if constexpr (std::is_same_v<typename ExecSpace::memory_space, Kokkos::HostSpace>) {
     // CPUs: one point per iteration, the N x N loop contiguous and free of index arithmetic.
     Kokkos::parallel_for(
-        "qgml::build_hamiltonians", Kokkos::RangePolicy<ExecSpace>(exec, 0, t_count), KOKKOS_LAMBDA(const int t) {
-          Real x2 = 0;
-          for (int k = 0; k < d; ++k) x2 += points(t, k) * points(t, k);
-          for (int i = 0; i < n; ++i)
-            for (int j = 0; j < n; ++j) {
-              complex_type v = s(i, j);
-              for (int k = 0; k < d; ++k) v -= points(t, k) * a(k, i, j);
-              h(t, i, j) = v;
-            }
-          for (int i = 0; i < n; ++i) h(t, i, i) += Real(0.5) * x2;
-        });
+        "qgml::build_hamiltonians", Kokkos::RangePolicy<ExecSpace>(exec, 0, t_count),
+        detail::HamiltonianPerPoint<Real, ExecSpace, PointsView, HamiltonianView>{points, a, s, h, d, n});
   } else {
     // GPUs: one entry per thread, coalesced over (i, j).
     Kokkos::parallel_for(
         "qgml::build_hamiltonians", Kokkos::RangePolicy<ExecSpace>(exec, 0, std::size_t(t_count) * n * n),
-        KOKKOS_LAMBDA(const std::size_t tij) {
-          const int t = static_cast<int>(tij / (std::size_t(n) * n));
-          const int i = static_cast<int>((tij / n) % n);
-          const int j = static_cast<int>(tij % n);
-          complex_type v = s(i, j);
-          Real x2 = 0;
-          for (int k = 0; k < d; ++k) {
-            const Real xk = points(t, k);
-            v -= xk * a(k, i, j);
-            x2 += xk * xk;
-          }
-          if (i == j) v += Real(0.5) * x2;
-          h(t, i, j) = v;
-        });
+        detail::HamiltonianPerEntry<Real, ExecSpace, PointsView, HamiltonianView>{points, a, s, h, d, n});
   }
 }
 

@@ -13,6 +13,67 @@
 
 namespace qgml {
 
+namespace detail {
+
+// Kernels are named functors, not device lambdas: docs/architecture.md "Host execution spaces in a CUDA build".
+// S_ij = 1/2 sum_k sum_l (A_k)_il (A_k)_lj for one entry (i, j).
+template <class Real, class MemorySpace>
+struct SquareSum {
+  using complex_type = complex_t<Real>;
+  MatrixStack<Real, MemorySpace> a;
+  Matrix<Real, MemorySpace> s;
+  int n = 0, d = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int ij) const {
+    const int i = ij / n;
+    const int j = ij % n;
+    complex_type sum(0);
+    for (int k = 0; k < d; ++k) {
+      for (int l = 0; l < n; ++l) sum += a(k, i, l) * a(k, l, j);
+    }
+    s(i, j) = Real(0.5) * sum;
+  }
+};
+
+// (A_k)_ij <- ((A_k)_ij + conj((A_k)_ji)) / 2 for i <= j, mirrored to (j, i): one entry (k, i, j).
+template <class Real, class MemorySpace>
+struct ProjectHermitian {
+  using complex_type = complex_t<Real>;
+  MatrixStack<Real, MemorySpace> a;
+  int n = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int kij) const {
+    const int k = kij / (n * n);
+    const int i = (kij / n) % n;
+    const int j = kij % n;
+    if (i < j) {
+      const complex_type m = Real(0.5) * (a(k, i, j) + Kokkos::conj(a(k, j, i)));
+      a(k, i, j) = m;
+      a(k, j, i) = Kokkos::conj(m);
+    } else if (i == j) {
+      a(k, i, i) = complex_type(a(k, i, i).real(), Real(0));
+    }
+  }
+};
+
+// max over (k, i, j) of |(A_k)_ij - conj((A_k)_ji)|.
+template <class Real, class MemorySpace>
+struct HermiticityError {
+  using value_type = Real;
+  MatrixStack<Real, MemorySpace> a;
+  int n = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int kij, Real& m) const {
+    const int k = kij / (n * n);
+    const int i = (kij / n) % n;
+    const int j = kij % n;
+    const Real e = Kokkos::abs(a(k, i, j) - Kokkos::conj(a(k, j, i)));
+    if (e > m) m = e;
+  }
+};
+
+}  // namespace detail
+
 template <class Real = default_real, class ExecSpace = Kokkos::DefaultExecutionSpace>
 class MatrixConfiguration {
   static_assert(is_supported_real_v<Real>, "qgml::MatrixConfiguration: Real must be float or double");
@@ -56,17 +117,8 @@ class MatrixConfiguration {
     const auto s = s_;
     const int n = matrix_size();
     const int d = dimension();
-    Kokkos::parallel_for(
-        "qgml::MatrixConfiguration::update_square_sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * n),
-        KOKKOS_LAMBDA(const int ij) {
-          const int i = ij / n;
-          const int j = ij % n;
-          complex_type sum(0);
-          for (int k = 0; k < d; ++k) {
-            for (int l = 0; l < n; ++l) sum += a(k, i, l) * a(k, l, j);
-          }
-          s(i, j) = Real(0.5) * sum;
-        });
+    Kokkos::parallel_for("qgml::MatrixConfiguration::update_square_sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * n),
+                         detail::SquareSum<Real, memory_space>{a, s, n, d});
   }
 
   // A_k <- (A_k + A_k^H) / 2, then S is recomputed.
@@ -74,20 +126,9 @@ class MatrixConfiguration {
     const auto a = a_;
     const int n = matrix_size();
     const int d = dimension();
-    Kokkos::parallel_for(
-        "qgml::MatrixConfiguration::project_hermitian", Kokkos::RangePolicy<ExecSpace>(exec, 0, d * n * n),
-        KOKKOS_LAMBDA(const int kij) {
-          const int k = kij / (n * n);
-          const int i = (kij / n) % n;
-          const int j = kij % n;
-          if (i < j) {
-            const complex_type m = Real(0.5) * (a(k, i, j) + Kokkos::conj(a(k, j, i)));
-            a(k, i, j) = m;
-            a(k, j, i) = Kokkos::conj(m);
-          } else if (i == j) {
-            a(k, i, i) = complex_type(a(k, i, i).real(), Real(0));
-          }
-        });
+    Kokkos::parallel_for("qgml::MatrixConfiguration::project_hermitian",
+                         Kokkos::RangePolicy<ExecSpace>(exec, 0, d * n * n),
+                         detail::ProjectHermitian<Real, memory_space>{a, n});
     update_square_sum(exec);
   }
 
@@ -113,14 +154,7 @@ Real hermiticity_error(const MatrixConfiguration<Real, ExecSpace>& config, const
   Real err = 0;
   Kokkos::parallel_reduce(
       "qgml::hermiticity_error", Kokkos::RangePolicy<ExecSpace>(exec, 0, config.dimension() * n * n),
-      KOKKOS_LAMBDA(const int kij, Real& m) {
-        const int k = kij / (n * n);
-        const int i = (kij / n) % n;
-        const int j = kij % n;
-        const Real e = Kokkos::abs(a(k, i, j) - Kokkos::conj(a(k, j, i)));
-        if (e > m) m = e;
-      },
-      Kokkos::Max<Real>(err));
+      detail::HermiticityError<Real, typename ExecSpace::memory_space>{a, n}, Kokkos::Max<Real>(err));
   return err;
 }
 

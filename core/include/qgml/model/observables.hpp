@@ -36,6 +36,37 @@ struct GroundStateObservables {
   int size() const { return static_cast<int>(energy.extent(0)); }
 };
 
+namespace detail {
+
+// Kernels are named functors, not device lambdas: docs/architecture.md "Host execution spaces in a CUDA build".
+// For point t: E_0 = w_0, xbar, sigma^2, d^2 from psi_0 = row 0 of V, gap = E_1 - E_0 and degenerate.
+template <class Real, class MemorySpace, class PointsView, class WView, class VView>
+struct GroundStateObservablesPerPoint {
+  MatrixStack<Real, MemorySpace> a;
+  VView v;
+  PointsView points;
+  GroundStateObservables<Real, MemorySpace> o;
+  WView w;
+  int n = 0;
+  Real big = 0;
+  Real degeneracy_tolerance = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    const auto terms =
+        ground_state_terms<Real>(a, Kokkos::subview(v, t, 0, Kokkos::ALL), Kokkos::subview(points, t, Kokkos::ALL),
+                                 Kokkos::subview(o.xbar, t, Kokkos::ALL), IgnoreProducts());
+    const Real e0 = w(t, 0);
+    o.energy(t) = e0;
+    o.sigma2(t) = terms.sigma2;
+    o.distance2(t) = terms.distance2;
+    const Real gap = n > 1 ? w(t, 1) - e0 : big;
+    o.gap(t) = gap;
+    o.degenerate(t) = ground_state_degenerate(n, e0, n > 1 ? w(t, 1) : e0, w(t, n - 1), degeneracy_tolerance) ? 1 : 0;
+  }
+};
+
+}  // namespace detail
+
 // Fills out for the first points.extent(0) points from their eigendecomposition (w, v).
 template <class Real, class ExecSpace, class PointsView, class WView, class VView>
 void compute_ground_state_observables(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
@@ -55,19 +86,8 @@ void compute_ground_state_observables(const ExecSpace& exec, const MatrixConfigu
   const Real big = std::numeric_limits<Real>::max();
   Kokkos::parallel_for(
       "qgml::compute_ground_state_observables", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
-      KOKKOS_LAMBDA(const int t) {
-        const auto terms =
-            ground_state_terms<Real>(a, Kokkos::subview(v, t, 0, Kokkos::ALL), Kokkos::subview(points, t, Kokkos::ALL),
-                                     Kokkos::subview(o.xbar, t, Kokkos::ALL), IgnoreProducts());
-        const Real e0 = w(t, 0);
-        o.energy(t) = e0;
-        o.sigma2(t) = terms.sigma2;
-        o.distance2(t) = terms.distance2;
-        const Real gap = n > 1 ? w(t, 1) - e0 : big;
-        o.gap(t) = gap;
-        o.degenerate(t) =
-            ground_state_degenerate(n, e0, n > 1 ? w(t, 1) : e0, w(t, n - 1), degeneracy_tolerance) ? 1 : 0;
-      });
+      detail::GroundStateObservablesPerPoint<Real, typename ExecSpace::memory_space, PointsView, WView, VView>{
+          a, v, points, o, w, n, big, degeneracy_tolerance});
 }
 
 }  // namespace qgml

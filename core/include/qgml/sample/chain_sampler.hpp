@@ -71,6 +71,187 @@ struct ChainSamplerState {
 // on the number of chains.
 inline constexpr int acceptance_chunk = 512;
 
+namespace detail {
+
+// Kernels are named functors, not KOKKOS_LAMBDAs: docs/architecture.md "Host execution spaces in a CUDA build".
+// The dual-averaging state at step size eps0 (DualAveraging::start).
+template <class StateView>
+struct StartStepSize {
+  StateView step;
+  double eps0 = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const { DualAveraging::start(step, eps0); }
+};
+
+// draws(slot, c, k) = x(c, k) for chain c.
+template <class Real, class MemorySpace, class DrawsView>
+struct RecordDraw {
+  RealMatrix<Real, MemorySpace> x;
+  DrawsView draws;
+  int d = 0, slot = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
+    for (int k = 0; k < d; ++k) draws(slot, c, k) = x(c, k);
+  }
+};
+
+// Langevin proposal of chain c: y = x - eps beta (x - xbar) + sqrt(2 eps) xi, xi ~ N(0, I).
+template <class Real, class MemorySpace>
+struct LangevinPropose {
+  RealMatrix<Real, MemorySpace> x, xbar, y;
+  Kokkos::View<double*, MemorySpace> step;
+  int d = 0;
+  Real beta = 0;
+  std::uint64_t seed = 0;
+  long it = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
+    const Real eps = Real(step(step_eps));
+    const Real noise = math::sqrt(2 * eps);
+    const CounterRng rng(seed, 2 * std::uint64_t(c));
+    for (int k = 0; k < d; ++k)
+      y(c, k) = x(c, k) - eps * beta * (x(c, k) - xbar(c, k)) + noise * Real(rng.normal(std::uint64_t(it) * d + k));
+  }
+};
+
+// Chain c takes its Langevin proposal: with the MALA probability min(1, exp(U(x) - U(y) + log q(x|y) -
+// log q(y|x))) when metropolis, else whenever it is finite (ULA).
+template <class Real, class MemorySpace>
+struct LangevinAccept {
+  RealMatrix<Real, MemorySpace> x, xbar, y, ybar;
+  RealVector<Real, MemorySpace> ex, ey;
+  Kokkos::View<double*, MemorySpace> step, alpha, sum, accepted;
+  int d = 0;
+  Real beta = 0;
+  bool metropolis = false, warm = false;
+  std::uint64_t seed = 0;
+  long it = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
+    const Real eps = Real(step(step_eps));
+    // log q(x|y) - log q(y|x), q(b|a) the Langevin proposal density from a.
+    Real forward = 0, backward = 0;
+    for (int k = 0; k < d; ++k) {
+      const Real gx = beta * (x(c, k) - xbar(c, k)), gy = beta * (y(c, k) - ybar(c, k));
+      const Real f = y(c, k) - x(c, k) + eps * gx, b = x(c, k) - y(c, k) + eps * gy;
+      forward += f * f;
+      backward += b * b;
+    }
+    const double log_ratio =
+        double(beta) * (double(ex(c)) - double(ey(c))) + double(forward - backward) / (4 * double(eps));
+    const bool finite = math::isfinite(ey(c)) && math::isfinite(log_ratio);
+    const double a = !finite ? 0.0 : (log_ratio >= 0 ? 1.0 : math::exp(log_ratio));
+    const bool take = metropolis ? CounterRng(seed, 2 * std::uint64_t(c) + 1).uniform(std::uint64_t(it)) < a : finite;
+    detail::settle_proposal(c, d, take, a, warm, x, xbar, ex, y, ybar, ey, alpha, sum, accepted);
+  }
+};
+
+// HMC start of chain c: momentum p ~ N(0, I), H_0 = beta E_0(x) + |p|^2 / 2, then the first half kick
+// p - eps/2 grad U(x) and drift y = x + eps p.
+template <class Real, class MemorySpace>
+struct HmcStart {
+  RealMatrix<Real, MemorySpace> x, xbar, y, p;
+  RealVector<Real, MemorySpace> ex;
+  Kokkos::View<double*, MemorySpace> step, h0;
+  int d = 0;
+  Real beta = 0;
+  std::uint64_t seed = 0;
+  long it = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
+    const Real eps = Real(step(step_eps));
+    const CounterRng rng(seed, 2 * std::uint64_t(c));
+    double kinetic = 0;
+    for (int k = 0; k < d; ++k) {
+      const Real pk = Real(rng.normal(std::uint64_t(it) * d + k));
+      kinetic += double(pk) * double(pk);
+      const Real half = pk - Real(0.5) * eps * beta * (x(c, k) - xbar(c, k));
+      p(c, k) = half;
+      y(c, k) = x(c, k) + eps * half;
+    }
+    h0(c) = double(beta) * double(ex(c)) + 0.5 * kinetic;
+  }
+};
+
+// One inner leapfrog step of chain c: full kick p -= eps grad U(y), then drift y += eps p.
+template <class Real, class MemorySpace>
+struct HmcMove {
+  RealMatrix<Real, MemorySpace> y, ybar, p;
+  Kokkos::View<double*, MemorySpace> step;
+  int d = 0;
+  Real beta = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
+    const Real eps = Real(step(step_eps));
+    for (int k = 0; k < d; ++k) {
+      p(c, k) -= eps * beta * (y(c, k) - ybar(c, k));
+      y(c, k) += eps * p(c, k);
+    }
+  }
+};
+
+// HMC end of chain c: final half kick, H_L - H_0, and the proposal taken with probability
+// min(1, exp(H_0 - H_L)).
+template <class Real, class MemorySpace>
+struct HmcFinish {
+  RealMatrix<Real, MemorySpace> x, xbar, y, ybar, p;
+  RealVector<Real, MemorySpace> ex, ey;
+  Kokkos::View<double*, MemorySpace> step, h0, dh, alpha, sum, accepted;
+  int d = 0;
+  Real beta = 0;
+  bool warm = false;
+  std::uint64_t seed = 0;
+  long it = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
+    const Real eps = Real(step(step_eps));
+    double kinetic = 0;
+    for (int k = 0; k < d; ++k) {
+      const Real pk = p(c, k) - Real(0.5) * eps * beta * (y(c, k) - ybar(c, k));
+      kinetic += double(pk) * double(pk);
+    }
+    const double error = double(beta) * double(ey(c)) + 0.5 * kinetic - h0(c);  // H_L - H_0
+    const bool finite = math::isfinite(error);
+    const double a = !finite ? 0.0 : (error <= 0 ? 1.0 : math::exp(-error));
+    const bool take = CounterRng(seed, 2 * std::uint64_t(c) + 1).uniform(std::uint64_t(it)) < a;
+    dh(c) = error;
+    detail::settle_proposal(c, d, take, a, warm, x, xbar, ex, y, ybar, ey, alpha, sum, accepted);
+  }
+};
+
+// partials(q) = sum of alpha(c) over chunk q of acceptance_chunk chains, in chain order.
+template <class MemorySpace>
+struct AcceptanceChunkSums {
+  Kokkos::View<double*, MemorySpace> alpha, partials;
+  int chains = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int q) const {
+    const int end = (q + 1) * acceptance_chunk < chains ? (q + 1) * acceptance_chunk : chains;
+    double s = 0;
+    for (int c = q * acceptance_chunk; c < end; ++c) s += alpha(c);
+    partials(q) = s;
+  }
+};
+
+// Dual-averaging update of the step size at warm-up iteration m on the mean acceptance probability
+// (the chunk partial sums added in order, over the chains).
+template <class MemorySpace>
+struct AdaptStepSize {
+  Kokkos::View<double*, MemorySpace> partials, step;
+  DualAveraging da;
+  int chunks = 0, chains = 0;
+  long m = 0;
+  bool last = false;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
+    double s = 0;
+    for (int q = 0; q < chunks; ++q) s += partials(q);
+    da.update(step, m, s / chains, last);
+  }
+};
+
+}  // namespace detail
+
 template <class Real, class ExecSpace>
 class ChainSampler {
  public:
@@ -116,11 +297,8 @@ class ChainSampler {
     Kokkos::deep_copy(exec, acceptance_sum_, 0.0);
     Kokkos::deep_copy(exec, accepted_, 0.0);
     Kokkos::deep_copy(exec, dh_, 0.0);
-    const auto step = step_;
-    const double eps0 = resolved_step_size(settings_);
-    Kokkos::parallel_for(
-        "qgml::ChainSampler::start_step_size", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
-        KOKKOS_LAMBDA(const int) { DualAveraging::start(step, eps0); });
+    Kokkos::parallel_for("qgml::ChainSampler::start_step_size", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+                         detail::StartStepSize<state_view>{step_, resolved_step_size(settings_)});
     iteration_ = 0;
     energy_.compute(exec, config, x_, ex_, xbar_);
   }
@@ -187,12 +365,8 @@ class ChainSampler {
   // draws(slot, c, k) = x_c,k: the chains' current positions as draw `slot`. Asynchronous on exec.
   template <class DrawsView>
   void record(const ExecSpace& exec, const DrawsView& draws, int slot) const {
-    const auto x = x_;
-    const int d = d_;
-    Kokkos::parallel_for(
-        "qgml::ChainSampler::record", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_), KOKKOS_LAMBDA(const int c) {
-          for (int k = 0; k < d; ++k) draws(slot, c, k) = x(c, k);
-        });
+    Kokkos::parallel_for("qgml::ChainSampler::record", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_),
+                         detail::RecordDraw<Real, memory_space, DrawsView>{x_, draws, d_, slot});
   }
 
   const RealMatrix<Real, memory_space>& positions() const { return x_; }
@@ -206,139 +380,95 @@ class ChainSampler {
   // HMC: H_L - H_0 of each chain's last trajectory (0 for ULA and MALA).
   const state_view& energy_error() const { return dh_; }
 
-  // The kernels of step(); public for nvcc (device lambdas).
+  // The kernels of step().
   void langevin_propose(const ExecSpace& exec, long it) {
-    const auto x = x_, xbar = xbar_, y = y_;
-    const auto step = step_;
-    const int d = d_;
-    const Real beta = Real(settings_.beta);
-    const std::uint64_t seed = settings_.seed;
-    Kokkos::parallel_for(
-        "qgml::ChainSampler::langevin_propose", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_),
-        KOKKOS_LAMBDA(const int c) {
-          const Real eps = Real(step(step_eps));
-          const Real noise = math::sqrt(2 * eps);
-          const CounterRng rng(seed, 2 * std::uint64_t(c));
-          for (int k = 0; k < d; ++k)
-            y(c, k) =
-                x(c, k) - eps * beta * (x(c, k) - xbar(c, k)) + noise * Real(rng.normal(std::uint64_t(it) * d + k));
-        });
+    detail::LangevinPropose<Real, memory_space> f;
+    f.x = x_;
+    f.xbar = xbar_;
+    f.y = y_;
+    f.step = step_;
+    f.d = d_;
+    f.beta = Real(settings_.beta);
+    f.seed = settings_.seed;
+    f.it = it;
+    Kokkos::parallel_for("qgml::ChainSampler::langevin_propose", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_), f);
   }
 
   void langevin_accept(const ExecSpace& exec, long it, bool warm) {
-    const auto x = x_, xbar = xbar_, y = y_, ybar = ybar_;
-    const auto ex = ex_, ey = ey_;
-    const auto step = step_, alpha = alpha_, sum = acceptance_sum_, accepted = accepted_;
-    const int d = d_;
-    const Real beta = Real(settings_.beta);
-    const bool metropolis = settings_.kind == SamplerKind::mala;
-    const std::uint64_t seed = settings_.seed;
-    Kokkos::parallel_for(
-        "qgml::ChainSampler::langevin_accept", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_),
-        KOKKOS_LAMBDA(const int c) {
-          const Real eps = Real(step(step_eps));
-          // log q(x|y) - log q(y|x), q(b|a) the Langevin proposal density from a.
-          Real forward = 0, backward = 0;
-          for (int k = 0; k < d; ++k) {
-            const Real gx = beta * (x(c, k) - xbar(c, k)), gy = beta * (y(c, k) - ybar(c, k));
-            const Real f = y(c, k) - x(c, k) + eps * gx, b = x(c, k) - y(c, k) + eps * gy;
-            forward += f * f;
-            backward += b * b;
-          }
-          const double log_ratio =
-              double(beta) * (double(ex(c)) - double(ey(c))) + double(forward - backward) / (4 * double(eps));
-          const bool finite = math::isfinite(ey(c)) && math::isfinite(log_ratio);
-          const double a = !finite ? 0.0 : (log_ratio >= 0 ? 1.0 : math::exp(log_ratio));
-          const bool take =
-              metropolis ? CounterRng(seed, 2 * std::uint64_t(c) + 1).uniform(std::uint64_t(it)) < a : finite;
-          detail::settle_proposal(c, d, take, a, warm, x, xbar, ex, y, ybar, ey, alpha, sum, accepted);
-        });
+    detail::LangevinAccept<Real, memory_space> f;
+    f.x = x_;
+    f.xbar = xbar_;
+    f.y = y_;
+    f.ybar = ybar_;
+    f.ex = ex_;
+    f.ey = ey_;
+    f.step = step_;
+    f.alpha = alpha_;
+    f.sum = acceptance_sum_;
+    f.accepted = accepted_;
+    f.d = d_;
+    f.beta = Real(settings_.beta);
+    f.metropolis = settings_.kind == SamplerKind::mala;
+    f.warm = warm;
+    f.seed = settings_.seed;
+    f.it = it;
+    Kokkos::parallel_for("qgml::ChainSampler::langevin_accept", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_), f);
   }
 
   void hmc_start(const ExecSpace& exec, long it) {
-    const auto x = x_, xbar = xbar_, y = y_, p = p_;
-    const auto ex = ex_;
-    const auto step = step_, h0 = h0_;
-    const int d = d_;
-    const Real beta = Real(settings_.beta);
-    const std::uint64_t seed = settings_.seed;
-    Kokkos::parallel_for(
-        "qgml::ChainSampler::hmc_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_), KOKKOS_LAMBDA(const int c) {
-          const Real eps = Real(step(step_eps));
-          const CounterRng rng(seed, 2 * std::uint64_t(c));
-          double kinetic = 0;
-          for (int k = 0; k < d; ++k) {
-            const Real pk = Real(rng.normal(std::uint64_t(it) * d + k));
-            kinetic += double(pk) * double(pk);
-            const Real half = pk - Real(0.5) * eps * beta * (x(c, k) - xbar(c, k));
-            p(c, k) = half;
-            y(c, k) = x(c, k) + eps * half;
-          }
-          h0(c) = double(beta) * double(ex(c)) + 0.5 * kinetic;
-        });
+    detail::HmcStart<Real, memory_space> f;
+    f.x = x_;
+    f.xbar = xbar_;
+    f.y = y_;
+    f.p = p_;
+    f.ex = ex_;
+    f.step = step_;
+    f.h0 = h0_;
+    f.d = d_;
+    f.beta = Real(settings_.beta);
+    f.seed = settings_.seed;
+    f.it = it;
+    Kokkos::parallel_for("qgml::ChainSampler::hmc_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_), f);
   }
 
   void hmc_move(const ExecSpace& exec) {
-    const auto y = y_, ybar = ybar_, p = p_;
-    const auto step = step_;
-    const int d = d_;
-    const Real beta = Real(settings_.beta);
-    Kokkos::parallel_for(
-        "qgml::ChainSampler::hmc_move", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_), KOKKOS_LAMBDA(const int c) {
-          const Real eps = Real(step(step_eps));
-          for (int k = 0; k < d; ++k) {
-            p(c, k) -= eps * beta * (y(c, k) - ybar(c, k));
-            y(c, k) += eps * p(c, k);
-          }
-        });
+    Kokkos::parallel_for("qgml::ChainSampler::hmc_move", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_),
+                         detail::HmcMove<Real, memory_space>{y_, ybar_, p_, step_, d_, Real(settings_.beta)});
   }
 
   void hmc_finish(const ExecSpace& exec, long it, bool warm) {
-    const auto x = x_, xbar = xbar_, y = y_, ybar = ybar_, p = p_;
-    const auto ex = ex_, ey = ey_;
-    const auto step = step_, h0 = h0_, dh = dh_, alpha = alpha_, sum = acceptance_sum_, accepted = accepted_;
-    const int d = d_;
-    const Real beta = Real(settings_.beta);
-    const std::uint64_t seed = settings_.seed;
-    Kokkos::parallel_for(
-        "qgml::ChainSampler::hmc_finish", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_), KOKKOS_LAMBDA(const int c) {
-          const Real eps = Real(step(step_eps));
-          double kinetic = 0;
-          for (int k = 0; k < d; ++k) {
-            const Real pk = p(c, k) - Real(0.5) * eps * beta * (y(c, k) - ybar(c, k));
-            kinetic += double(pk) * double(pk);
-          }
-          const double error = double(beta) * double(ey(c)) + 0.5 * kinetic - h0(c);  // H_L - H_0
-          const bool finite = math::isfinite(error);
-          const double a = !finite ? 0.0 : (error <= 0 ? 1.0 : math::exp(-error));
-          const bool take = CounterRng(seed, 2 * std::uint64_t(c) + 1).uniform(std::uint64_t(it)) < a;
-          dh(c) = error;
-          detail::settle_proposal(c, d, take, a, warm, x, xbar, ex, y, ybar, ey, alpha, sum, accepted);
-        });
+    detail::HmcFinish<Real, memory_space> f;
+    f.x = x_;
+    f.xbar = xbar_;
+    f.y = y_;
+    f.ybar = ybar_;
+    f.p = p_;
+    f.ex = ex_;
+    f.ey = ey_;
+    f.step = step_;
+    f.h0 = h0_;
+    f.dh = dh_;
+    f.alpha = alpha_;
+    f.sum = acceptance_sum_;
+    f.accepted = accepted_;
+    f.d = d_;
+    f.beta = Real(settings_.beta);
+    f.warm = warm;
+    f.seed = settings_.seed;
+    f.it = it;
+    Kokkos::parallel_for("qgml::ChainSampler::hmc_finish", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains_), f);
   }
 
   // Warm-up iteration m: the mean acceptance probability (chunks of acceptance_chunk chains summed in
   // order) drives the dual averaging.
   void adapt(const ExecSpace& exec, long m, bool last) {
-    const auto alpha = alpha_, partials = partials_, step = step_;
-    const int chains = chains_;
     const int chunks = int(partials_.extent(0));
-    Kokkos::parallel_for(
-        "qgml::ChainSampler::acceptance_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, chunks),
-        KOKKOS_LAMBDA(const int q) {
-          const int end = (q + 1) * acceptance_chunk < chains ? (q + 1) * acceptance_chunk : chains;
-          double s = 0;
-          for (int c = q * acceptance_chunk; c < end; ++c) s += alpha(c);
-          partials(q) = s;
-        });
+    Kokkos::parallel_for("qgml::ChainSampler::acceptance_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, chunks),
+                         detail::AcceptanceChunkSums<memory_space>{alpha_, partials_, chains_});
     DualAveraging da;
     da.delta = resolved_target_acceptance(settings_);
-    Kokkos::parallel_for(
-        "qgml::ChainSampler::adapt_step_size", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int) {
-          double s = 0;
-          for (int q = 0; q < chunks; ++q) s += partials(q);
-          da.update(step, m, s / chains, last);
-        });
+    Kokkos::parallel_for("qgml::ChainSampler::adapt_step_size", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+                         detail::AdaptStepSize<memory_space>{partials_, step_, da, chunks, chains_, m, last});
   }
 
  private:
@@ -366,6 +496,25 @@ class ChainSampler {
 
 // Start points drawn from N(center, scale^2 I) (center: D values on the host), from the counter-based
 // stream `seed` (chain c: stream c, counters k): the same on every backend.
+namespace detail {
+
+// Chain c's start point x(c, k) = mu(k) + scale z_k, z ~ N(0, I) from stream c of `key`.
+template <class Real, class MemorySpace>
+struct GaussianChainStart {
+  RealMatrix<Real, MemorySpace> x;
+  Kokkos::View<double*, MemorySpace> mu;
+  double scale = 0;
+  std::uint64_t key = 0;
+  int d = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
+    const CounterRng rng(key, std::uint64_t(c));
+    for (int k = 0; k < d; ++k) x(c, k) = Real(mu(k) + scale * rng.normal(std::uint64_t(k)));
+  }
+};
+
+}  // namespace detail
+
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> gaussian_chain_start(const ExecSpace& exec, int chains,
                                                                         const std::vector<double>& center, double scale,
@@ -377,17 +526,33 @@ RealMatrix<Real, typename ExecSpace::memory_space> gaussian_chain_start(const Ex
   for (int k = 0; k < d; ++k) mh(k) = center[std::size_t(k)];
   Kokkos::deep_copy(exec, mu, mh);
   const std::uint64_t key = mix64(seed ^ 0x5eed5eed5eed5eedULL);
-  Kokkos::parallel_for(
-      "qgml::gaussian_chain_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains), KOKKOS_LAMBDA(const int c) {
-        const CounterRng rng(key, std::uint64_t(c));
-        for (int k = 0; k < d; ++k) x(c, k) = Real(mu(k) + scale * rng.normal(std::uint64_t(k)));
-      });
+  Kokkos::parallel_for("qgml::gaussian_chain_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains),
+                       detail::GaussianChainStart<Real, typename ExecSpace::memory_space>{x, mu, scale, key, d});
   fence(exec, "qgml::gaussian_chain_start");
   return x;
 }
 
 // Start points on the data: chain c starts at point floor(u_c T) of the T points, u_c uniform from a
 // counter-based stream keyed by `seed` (the same on every backend).
+namespace detail {
+
+// Chain c's start point: x(c, .) = points(t, .), t = min(floor(u_c count), count - 1), u_c uniform.
+template <class Real, class MemorySpace, class PointsView>
+struct DataChainStart {
+  RealMatrix<Real, MemorySpace> x;
+  PointsView points;
+  CounterRng rng;
+  int count = 0, d = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int c) const {
+    int t = int(rng.uniform(std::uint64_t(c)) * count);
+    t = t < count ? t : count - 1;
+    for (int k = 0; k < d; ++k) x(c, k) = Real(points(t, k));
+  }
+};
+
+}  // namespace detail
+
 template <class Real, class ExecSpace, class PointsView>
 RealMatrix<Real, typename ExecSpace::memory_space> data_chain_start(const ExecSpace& exec, int chains,
                                                                     const PointsView& points, std::uint64_t seed) {
@@ -397,11 +562,8 @@ RealMatrix<Real, typename ExecSpace::memory_space> data_chain_start(const ExecSp
   RealMatrix<Real, typename ExecSpace::memory_space> x("qgml::data_chain_start", chains, d);
   const CounterRng rng(mix64(seed ^ 0xda7a57a27ULL), 0);
   Kokkos::parallel_for(
-      "qgml::data_chain_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains), KOKKOS_LAMBDA(const int c) {
-        int t = int(rng.uniform(std::uint64_t(c)) * count);
-        t = t < count ? t : count - 1;
-        for (int k = 0; k < d; ++k) x(c, k) = Real(points(t, k));
-      });
+      "qgml::data_chain_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, chains),
+      detail::DataChainStart<Real, typename ExecSpace::memory_space, PointsView>{x, points, rng, count, d});
   fence(exec, "qgml::data_chain_start");
   return x;
 }

@@ -18,7 +18,7 @@ struct AdamSettings {
 
 namespace detail {
 
-// The kernels of HermitianAdam::step, named functors rather than KOKKOS_LAMBDAs: a host launch of an
+// The kernels of HermitianAdam::step, named functors rather than extended lambdas: a host launch of an
 // nvcc extended lambda whose enclosing template is instantiated in several translation units can call
 // a null pointer in CUDA builds (docs/architecture.md, "Host execution spaces in a CUDA build").
 template <class SkipView, class StepView>

@@ -26,6 +26,38 @@ namespace qgml {
 
 namespace detail {
 
+// Kernels are named functors, not extended lambdas: docs/architecture.md "Host execution spaces in a CUDA build".
+
+// order(p) = pi(p): one process holds every point.
+template <class OrderView>
+struct ShuffledOrder {
+  OrderView order;
+  KeyedPermutation perm;
+  KOKKOS_INLINE_FUNCTION void operator()(const int p) const { order(p) = int(perm(std::uint64_t(p))); }
+};
+
+// Exclusive scan over the shuffled positions p of mine(p) = [begin <= pi(p) < end]: order(before) =
+// pi(p) - begin for the points held, offsets(b) = the count before batch b (and the total at the end).
+template <class OrderView, class OffsetView>
+struct ScanLocalOrder {
+  using value_type = int;
+  KeyedPermutation perm;
+  OrderView order;
+  OffsetView offsets;
+  std::int64_t begin = 0, end = 0;
+  int batch = 0, count = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const int p, int& before, const bool final) const {
+    const std::int64_t g = std::int64_t(perm(std::uint64_t(p)));
+    const int mine = (g >= begin && g < end) ? 1 : 0;
+    if (final) {
+      if (p % batch == 0) offsets(p / batch) = before;
+      if (mine) order(before) = int(g - begin);
+      if (p == count - 1) offsets((count + batch - 1) / batch) = before + mine;
+    }
+    before += mine;
+  }
+};
+
 // order(m) and, with several processes, offsets(b): see the top of this file. One process holds
 // every point: order = pi, with no scan.
 template <class ExecSpace, class OrderView, class OffsetView>
@@ -33,25 +65,31 @@ void distribute_epoch(const ExecSpace& exec, const KeyedPermutation& perm, std::
                       const ShardRange& shard, int ranks, const OrderView& order, const OffsetView& offsets) {
   const int count = int(total);
   if (ranks == 1) {
-    Kokkos::parallel_for(
-        "qgml::Trainer::distribute_epoch", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
-        KOKKOS_LAMBDA(const int p) { order(p) = int(perm(std::uint64_t(p))); });
+    Kokkos::parallel_for("qgml::Trainer::distribute_epoch", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+                         ShuffledOrder<OrderView>{order, perm});
     return;
   }
   const std::int64_t begin = shard.begin, end = shard.end;
-  Kokkos::parallel_scan(
-      "qgml::Trainer::distribute_epoch", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
-      KOKKOS_LAMBDA(const int p, int& before, const bool final) {
-        const std::int64_t g = std::int64_t(perm(std::uint64_t(p)));
-        const int mine = (g >= begin && g < end) ? 1 : 0;
-        if (final) {
-          if (p % batch == 0) offsets(p / batch) = before;
-          if (mine) order(before) = int(g - begin);
-          if (p == count - 1) offsets((count + batch - 1) / batch) = before + mine;
-        }
-        before += mine;
-      });
+  Kokkos::parallel_scan("qgml::Trainer::distribute_epoch", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+                        ScanLocalOrder<OrderView, OffsetView>{perm, order, offsets, begin, end, batch, count});
 }
+
+// points(i, k) = data(order(first + i), k); rows(i) = order(first + i) when record.
+template <class DataView, class OrderView, class BatchView, class RowView>
+struct GatherBatch {
+  DataView data;
+  OrderView order;
+  BatchView points;
+  RowView rows;
+  int first = 0, d = 0;
+  bool record = false;
+  KOKKOS_INLINE_FUNCTION void operator()(const int ik) const {
+    const int i = ik / d, k = ik % d;
+    const int row = order(first + i);
+    points(i, k) = data(row, k);
+    if (record && k == 0) rows(i) = row;
+  }
+};
 
 // points(i, k) = data(order(first + i), k) for i < points.extent(0); rows(i) = order(first + i) when
 // rows is not empty (the warm-start cache's index).
@@ -61,12 +99,8 @@ void gather_batch(const ExecSpace& exec, const DataView& data, const OrderView& 
   const int n_local = int(points.extent(0)), d = int(points.extent(1));
   const bool record = rows.extent(0) > 0;
   Kokkos::parallel_for(
-      "qgml::Trainer::gather_batch", Kokkos::RangePolicy<ExecSpace>(exec, 0, n_local * d), KOKKOS_LAMBDA(const int ik) {
-        const int i = ik / d, k = ik % d;
-        const int row = order(first + i);
-        points(i, k) = data(row, k);
-        if (record && k == 0) rows(i) = row;
-      });
+      "qgml::Trainer::gather_batch", Kokkos::RangePolicy<ExecSpace>(exec, 0, n_local * d),
+      GatherBatch<DataView, OrderView, BatchView, RowView>{data, order, points, rows, first, d, record});
 }
 
 }  // namespace detail

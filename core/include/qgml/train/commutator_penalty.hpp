@@ -14,6 +14,103 @@
 namespace qgml {
 
 template <class Real, class ExecSpace>
+class CommutatorPenalty;
+
+namespace detail {
+
+// Kernels are named functors, not extended lambdas: docs/architecture.md "Host execution spaces in a CUDA build".
+
+// C_p = A_i A_j - A_j A_i for the pair p = (i, j), i < j.
+template <class Real, class ExecSpace>
+struct Commutators {
+  using memory_space = typename ExecSpace::memory_space;
+  using complex_type = complex_t<Real>;
+  MatrixStack<Real, memory_space> a, c;
+  int d = 0, n = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const int pij) const {
+    const int p = pij / (n * n), r = (pij / n) % n, s = pij % n;
+    int i = 0, j = 0;
+    CommutatorPenalty<Real, ExecSpace>::pair_of(p, d, i, j);
+    complex_type sum(0);
+    for (int k = 0; k < n; ++k) sum += a(i, r, k) * a(j, k, s) - a(j, r, k) * a(i, k, s);
+    c(p, r, s) = sum;
+  }
+};
+
+// norms(p) = ||C_p||_F^2, one team per pair p.
+template <class Real, class ExecSpace>
+struct CommutatorSquaredNorms {
+  using memory_space = typename ExecSpace::memory_space;
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using complex_type = complex_t<Real>;
+  MatrixStack<Real, memory_space> c;
+  RealVector<Real, memory_space> norms;
+  int n = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const int p = member.league_rank();
+    Real s2 = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(member, n * n),
+        [&](const int rs, Real& acc) {
+          const complex_type z = c(p, rs / n, rs % n);
+          acc += z.real() * z.real() + z.imag() * z.imag();
+        },
+        s2);
+    Kokkos::single(Kokkos::PerTeam(member), [&]() { norms(p) = s2; });
+  }
+};
+
+// norms(p) <- ||C_p||_F = sqrt(norms(p)); value_out() += weight * (sum_p ||C_p||_F^2 if squared, else
+// sum_p ||C_p||_F), summed over p in order.
+template <class Real, class ExecSpace, class ValueView>
+struct CommutatorNorms {
+  using memory_space = typename ExecSpace::memory_space;
+  RealVector<Real, memory_space> norms;
+  ValueView value_out;
+  int pairs = 0;
+  Real weight = 0;
+  bool squared = false;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
+    Real total = 0;
+    for (int p = 0; p < pairs; ++p) {
+      const Real s2 = norms(p);
+      norms(p) = math::sqrt(s2);
+      total += squared ? s2 : norms(p);
+    }
+    value_out() += weight * total;
+  }
+};
+
+// gradient_l += weight * sum_{m != l} (+-) factor_p [C_p, A_m], p the pair of l and m (file comment).
+template <class Real, class ExecSpace>
+struct CommutatorGradient {
+  using memory_space = typename ExecSpace::memory_space;
+  using complex_type = complex_t<Real>;
+  MatrixStack<Real, memory_space> a, c, gradient;
+  RealVector<Real, memory_space> norms;
+  int d = 0, n = 0;
+  Real weight = 0;
+  bool squared = false;
+  KOKKOS_INLINE_FUNCTION void operator()(const int lrs) const {
+    const int l = lrs / (n * n), r = (lrs / n) % n, s = lrs % n;
+    complex_type g(0);
+    for (int m = 0; m < d; ++m) {
+      if (m == l) continue;
+      // l first in the pair: [C, A_m]; l second: [A_m, C] = -[C, A_m].
+      const int p = l < m ? CommutatorPenalty<Real, ExecSpace>::pair_index(l, m, d)
+                          : CommutatorPenalty<Real, ExecSpace>::pair_index(m, l, d);
+      const Real factor = squared ? Real(2) : (norms(p) > Real(0) ? Real(1) / norms(p) : Real(0));
+      complex_type comm(0);
+      for (int k = 0; k < n; ++k) comm += c(p, r, k) * a(m, k, s) - a(m, r, k) * c(p, k, s);
+      g += (l < m ? factor : -factor) * comm;
+    }
+    gradient(l, r, s) += weight * g;
+  }
+};
+
+}  // namespace detail
+
+template <class Real, class ExecSpace>
 class CommutatorPenalty {
  public:
   using memory_space = typename ExecSpace::memory_space;
@@ -33,64 +130,21 @@ class CommutatorPenalty {
     const auto a = config.matrices();
     const auto c = c_;
     const auto norms = norms_;
-    using complex_type = complex_t<Real>;
     // C_p = A_i A_j - A_j A_i for the pair p = (i, j), i < j (pairs enumerated row by row).
-    Kokkos::parallel_for(
-        "qgml::CommutatorPenalty::commutators", Kokkos::RangePolicy<ExecSpace>(exec, 0, pairs * n * n),
-        KOKKOS_LAMBDA(const int pij) {
-          const int p = pij / (n * n), r = (pij / n) % n, s = pij % n;
-          int i = 0, j = 0;
-          pair_of(p, d, i, j);
-          complex_type sum(0);
-          for (int k = 0; k < n; ++k) sum += a(i, r, k) * a(j, k, s) - a(j, r, k) * a(i, k, s);
-          c(p, r, s) = sum;
-        });
+    Kokkos::parallel_for("qgml::CommutatorPenalty::commutators", Kokkos::RangePolicy<ExecSpace>(exec, 0, pairs * n * n),
+                         detail::Commutators<Real, ExecSpace>{a, c, d, n});
     const bool squared = kind == PenaltyKind::frobenius_squared;
     // ||C_p||_F^2 by one team per pair (a fixed order for a given team size: one thread on host
     // spaces), then the norms and the total over the pairs in order.
     using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-    using member_type = typename policy_type::member_type;
     const policy_type policy =
         is_host_space_v<ExecSpace> ? policy_type(exec, pairs, 1) : policy_type(exec, pairs, Kokkos::AUTO);
-    Kokkos::parallel_for(
-        "qgml::CommutatorPenalty::squared_norms", policy, KOKKOS_LAMBDA(const member_type& member) {
-          const int p = member.league_rank();
-          Real s2 = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(member, n * n),
-              [&](const int rs, Real& acc) {
-                const complex_type z = c(p, rs / n, rs % n);
-                acc += z.real() * z.real() + z.imag() * z.imag();
-              },
-              s2);
-          Kokkos::single(Kokkos::PerTeam(member), [&]() { norms(p) = s2; });
-        });
-    Kokkos::parallel_for(
-        "qgml::CommutatorPenalty::norms", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int) {
-          Real total = 0;
-          for (int p = 0; p < pairs; ++p) {
-            const Real s2 = norms(p);
-            norms(p) = math::sqrt(s2);
-            total += squared ? s2 : norms(p);
-          }
-          value_out() += weight * total;
-        });
-    Kokkos::parallel_for(
-        "qgml::CommutatorPenalty::gradient", Kokkos::RangePolicy<ExecSpace>(exec, 0, d * n * n),
-        KOKKOS_LAMBDA(const int lrs) {
-          const int l = lrs / (n * n), r = (lrs / n) % n, s = lrs % n;
-          complex_type g(0);
-          for (int m = 0; m < d; ++m) {
-            if (m == l) continue;
-            // l first in the pair: [C, A_m]; l second: [A_m, C] = -[C, A_m].
-            const int p = l < m ? pair_index(l, m, d) : pair_index(m, l, d);
-            const Real factor = squared ? Real(2) : (norms(p) > Real(0) ? Real(1) / norms(p) : Real(0));
-            complex_type comm(0);
-            for (int k = 0; k < n; ++k) comm += c(p, r, k) * a(m, k, s) - a(m, r, k) * c(p, k, s);
-            g += (l < m ? factor : -factor) * comm;
-          }
-          gradient(l, r, s) += weight * g;
-        });
+    Kokkos::parallel_for("qgml::CommutatorPenalty::squared_norms", policy,
+                         detail::CommutatorSquaredNorms<Real, ExecSpace>{c, norms, n});
+    Kokkos::parallel_for("qgml::CommutatorPenalty::norms", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+                         detail::CommutatorNorms<Real, ExecSpace, ValueView>{norms, value_out, pairs, weight, squared});
+    Kokkos::parallel_for("qgml::CommutatorPenalty::gradient", Kokkos::RangePolicy<ExecSpace>(exec, 0, d * n * n),
+                         detail::CommutatorGradient<Real, ExecSpace>{a, c, gradient, norms, d, n, weight, squared});
   }
 
   KOKKOS_INLINE_FUNCTION static int pair_index(int i, int j, int d) { return i * (2 * d - i - 1) / 2 + (j - i - 1); }

@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "qgml/train/loss_gradient.hpp"
 
@@ -23,6 +24,27 @@ struct Evaluation {
   RealVector<Real, MemorySpace> sigma2;     // T
   RealVector<Real, MemorySpace> energy;     // T: E_0
 };
+
+namespace detail {
+
+// Rows start + t of the evaluation's xbar, sigma^2 and E_0 from row t of a chunk's xbar and terms (a
+// named functor: docs/architecture.md "Host execution spaces in a CUDA build").
+template <class Real, class MemorySpace, class ChunkXbar, class ChunkTerms>
+struct CopyChunkObservables {
+  RealMatrix<Real, MemorySpace> xbar;
+  RealVector<Real, MemorySpace> sigma2, energy;
+  ChunkXbar xb;
+  ChunkTerms terms;
+  int start = 0, d = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    for (int k = 0; k < d; ++k) xbar(start + t, k) = xb(t, k);
+    sigma2(start + t) = terms(t, int(loss_fluctuation));
+    energy(start + t) = terms(t, int(loss_energy));
+  }
+};
+
+}  // namespace detail
 
 // Processes the points in chunks of at most `chunk` (buffers sized once); one host copy at the end.
 template <class Real, class ExecSpace, class PointsView>
@@ -45,15 +67,10 @@ Evaluation<Real, typename ExecSpace::memory_space> evaluate(const ExecSpace& exe
     const int m = std::min(c, count - start);
     const auto pts = Kokkos::subview(points, Kokkos::make_pair(start, start + m), Kokkos::ALL);
     engine.compute(exec, config, pts, settings, Real(1) / Real(count), start > 0);
-    const auto xb = engine.xbar();
-    const auto terms = engine.terms();
-    const auto o = out;
-    Kokkos::parallel_for(
-        "qgml::evaluate::copy_observables", Kokkos::RangePolicy<ExecSpace>(exec, 0, m), KOKKOS_LAMBDA(const int t) {
-          for (int k = 0; k < d; ++k) o.xbar(start + t, k) = xb(t, k);
-          o.sigma2(start + t) = terms(t, int(loss_fluctuation));
-          o.energy(start + t) = terms(t, int(loss_energy));
-        });
+    using kernel_type = detail::CopyChunkObservables<Real, memory_space, std::decay_t<decltype(engine.xbar())>,
+                                                     std::decay_t<decltype(engine.terms())>>;
+    Kokkos::parallel_for("qgml::evaluate::copy_observables", Kokkos::RangePolicy<ExecSpace>(exec, 0, m),
+                         kernel_type{out.xbar, out.sigma2, out.energy, engine.xbar(), engine.terms(), start, d});
   }
   engine.add_penalty(exec, config, settings);
   out.gradient =

@@ -48,6 +48,9 @@ namespace qgml {
 
 namespace detail {
 
+// Every kernel is a named functor, no KOKKOS_LAMBDA: docs/architecture.md "Host execution spaces in a
+// CUDA build".
+
 // The buffers of a LossGradient that the implementation steps of LossGradient::compute() use.
 template <class Real, class MemorySpace>
 struct LossGradientViews {
@@ -62,106 +65,154 @@ struct LossGradientViews {
   Kokkos::View<double**, Kokkos::LayoutRight, MemorySpace> term_partials;
 };
 
+// v(i) = 0.
+template <class View>
+struct ZeroEntries {
+  View v;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { v(i) = typename View::non_const_value_type(0); }
+};
+
+// g(l, i, j) = 0 for the flat index l N^2 + i N + j.
+template <class View>
+struct ZeroMatrixStack {
+  View g;
+  int n = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const int lij) const {
+    g(lij / (n * n), (lij / n) % n, lij % n) = typename View::non_const_value_type(0);
+  }
+};
+
+// The loss settings every per-point gradient kernel reads (spec 2.5, 2.7): the point weight, w, the
+// degeneracy regularisation and what a degenerate point contributes.
+template <class Kernel, class Real>
+void assign_loss_settings(Kernel& f, const LossSettings& settings, Real weight) {
+  f.weight = weight;
+  f.lw = Real(settings.w);
+  f.eta_rel = degeneracy_eta<Real>(settings);
+  f.tol = degeneracy_tolerance<Real>(settings);
+  f.skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
+}
+
+// Loss and gradient factors of one point from its eigendecomposition (spec 2.5): the per-point path.
+template <class Real, class ExecSpace, class PointsView>
+struct PerPointLossGradient {
+  using memory_space = typename ExecSpace::memory_space;
+  using complex_type = complex_t<Real>;
+  typename MatrixConfiguration<Real, ExecSpace>::matrices_type a;
+  PointsView x;
+  MatrixStack<Real, memory_space> v;
+  RealMatrix<Real, memory_space> w, xbar, terms;
+  IntVector<memory_space> info;
+  ComplexMatrix<Real, memory_space> u, wv;
+  SupervisedInputs<Real, memory_space> sup;
+  Real weight = 0, lw = 0, eta_rel = 0, tol = 0;
+  int d = 0, n = 0, count = 0;
+  bool skip_degenerate = false;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    const Real e0 = w(t, 0);
+    // 1. y_k = A_k psi (kept in U(k, :, t)), xbar, sigma^2, d^2 (ground_state_terms.hpp).
+    const auto gs =
+        ground_state_terms<Real>(a, Kokkos::subview(v, t, 0, Kokkos::ALL), Kokkos::subview(x, t, Kokkos::ALL),
+                                 Kokkos::subview(xbar, t, Kokkos::ALL),
+                                 [&](const int k, const int i, const complex_type& y) { u(t, k * n + i) = y; });
+    const Real sigma2 = gs.sigma2, dist2 = gs.distance2;
+    // Supervised: B psi into block D of row t of U; y_hat, l and l'.
+    Real loss_sup = 0, half_dl = 0;
+    if (sup.enabled) {
+      Real y_hat = 0;
+      for (int i = 0; i < n; ++i) {
+        complex_type beta(0);
+        for (int j = 0; j < n; ++j) beta += sup.b(i, j) * v(t, 0, j);
+        u(t, d * n + i) = beta;
+        y_hat += v(t, 0, i).real() * beta.real() + v(t, 0, i).imag() * beta.imag();
+      }
+      sup.y_hat(t) = y_hat;
+      loss_sup = supervised_loss_value(sup.loss, y_hat, sup.y(t), sup.delta);
+      half_dl = Real(0.5) * supervised_loss_derivative(sup.loss, y_hat, sup.y(t), sup.delta);
+    }
+    // 2. s = sum_k r_k y_k (supervised: lambda (1 - w) sum_k r_k y_k + (l'/2) B psi), in row count + t of W.
+    for (int i = 0; i < n; ++i) {
+      complex_type s(0);
+      for (int k = 0; k < d; ++k) s += (xbar(t, k) - x(t, k)) * u(t, k * n + i);
+      wv(count + t, i) = sup.enabled ? sup.lambda * (Real(1) - lw) * s + half_dl * u(t, d * n + i) : s;
+    }
+    // 3. c_n = f(E_n - E_0) <n|s>, n >= 1, kept in row count + t of U.
+    const Real eta = eta_rel * spectral_scale(e0, w(t, n - 1));
+    const bool degenerate = ground_state_degenerate(n, e0, n > 1 ? w(t, 1) : e0, w(t, n - 1), tol);
+    for (int m = 1; m < n; ++m) {
+      const Real f = regularized_inverse_gap(w(t, m) - e0, eta);
+      complex_type c(0);
+      for (int i = 0; i < n; ++i) c += Kokkos::conj(v(t, m, i)) * wv(count + t, i);
+      u(count + t, m) = f * c;
+    }
+    // 4. phi = sum_{n>=1} c_n |n>, into row count + t of W; psi into row t.
+    for (int i = 0; i < n; ++i) {
+      complex_type p(0);
+      for (int m = 1; m < n; ++m) p += u(count + t, m) * v(t, m, i);
+      wv(count + t, i) = p;
+      wv(t, i) = v(t, 0, i);
+    }
+    // 5. a_l, e_l scaled by the point's weight.
+    const Real pw = (skip_degenerate && degenerate) ? Real(0) : weight;
+    for (int l = 0; l < d; ++l) {
+      const Real xl = x(t, l);
+      const Real rl = xbar(t, l) - xl;
+      for (int i = 0; i < n; ++i) {
+        complex_type aphi(0);
+        for (int j = 0; j < n; ++j) aphi += a(l, i, j) * wv(count + t, j);
+        const complex_type psi_i = v(t, 0, i);
+        const complex_type b = u(t, l * n + i) - xl * psi_i;
+        const complex_type c = aphi - xl * wv(count + t, i);
+        if (sup.enabled) {
+          u(t, l * n + i) = pw * (sup.lambda * lw * b + sup.lambda * (Real(1) - lw) * rl * psi_i - c);
+          u(count + t, l * n + i) = -pw * b;
+        } else {
+          u(t, l * n + i) = pw * (lw * b - (Real(1) - lw) * c + (Real(1) - lw) * rl * psi_i);
+          u(count + t, l * n + i) = pw * (-(Real(1) - lw)) * b;
+        }
+      }
+    }
+    if (sup.enabled)
+      for (int i = 0; i < n; ++i) {
+        u(t, d * n + i) = pw * half_dl * v(t, 0, i);
+        u(count + t, d * n + i) = complex_type(0);
+      }
+    const Real total = sup.enabled ? loss_sup + sup.lambda * (dist2 + lw * sigma2) : dist2 + lw * sigma2;
+    const bool finite = math::isfinite(total) && math::isfinite(e0);
+    terms(t, int(loss_total)) = total;
+    terms(t, int(loss_reconstruction)) = dist2;
+    terms(t, int(loss_fluctuation)) = sigma2;
+    terms(t, int(loss_energy)) = e0;
+    terms(t, int(loss_degenerate_points)) = degenerate ? Real(1) : Real(0);
+    terms(t, int(loss_nonfinite_points)) = finite ? Real(0) : Real(1);
+    terms(t, int(loss_eigh_failures)) = info(t) == 0 ? Real(0) : Real(1);
+    terms(t, int(loss_supervised)) = loss_sup;
+  }
+};
+
 template <class Real, class ExecSpace, class PointsView>
 void loss_gradient_per_point(const ExecSpace& exec,
                              const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
                              const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
                              const LossSettings& settings, Real weight, int count,
                              const SupervisedInputs<Real, typename ExecSpace::memory_space>& sup = {}) {
-  using complex_type = complex_t<Real>;
-  const int d = buf.d, n = buf.n;
-  const auto a = config.matrices();
-  const auto v = buf.v;
-  const auto w = buf.w;
-  const auto info = buf.info;
-  const auto u = buf.u;
-  const auto wv = buf.wv;
-  const auto xbar = buf.xbar;
-  const auto terms = buf.terms;
-  const Real lw = Real(settings.w);
-  const Real eta_rel = degeneracy_eta<Real>(settings), tol = degeneracy_tolerance<Real>(settings);
-  const bool skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
-  Kokkos::parallel_for(
-      "qgml::LossGradient::per_point", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
-        const Real e0 = w(t, 0);
-        // 1. y_k = A_k psi (kept in U(k, :, t)), xbar, sigma^2, d^2 (ground_state_terms.hpp).
-        const auto gs =
-            ground_state_terms<Real>(a, Kokkos::subview(v, t, 0, Kokkos::ALL), Kokkos::subview(x, t, Kokkos::ALL),
-                                     Kokkos::subview(xbar, t, Kokkos::ALL),
-                                     [&](const int k, const int i, const complex_type& y) { u(t, k * n + i) = y; });
-        const Real sigma2 = gs.sigma2, dist2 = gs.distance2;
-        // Supervised: B psi into block D of row t of U; y_hat, l and l'.
-        Real loss_sup = 0, half_dl = 0;
-        if (sup.enabled) {
-          Real y_hat = 0;
-          for (int i = 0; i < n; ++i) {
-            complex_type beta(0);
-            for (int j = 0; j < n; ++j) beta += sup.b(i, j) * v(t, 0, j);
-            u(t, d * n + i) = beta;
-            y_hat += v(t, 0, i).real() * beta.real() + v(t, 0, i).imag() * beta.imag();
-          }
-          sup.y_hat(t) = y_hat;
-          loss_sup = supervised_loss_value(sup.loss, y_hat, sup.y(t), sup.delta);
-          half_dl = Real(0.5) * supervised_loss_derivative(sup.loss, y_hat, sup.y(t), sup.delta);
-        }
-        // 2. s = sum_k r_k y_k (supervised: lambda (1 - w) sum_k r_k y_k + (l'/2) B psi), in row count + t of W.
-        for (int i = 0; i < n; ++i) {
-          complex_type s(0);
-          for (int k = 0; k < d; ++k) s += (xbar(t, k) - x(t, k)) * u(t, k * n + i);
-          wv(count + t, i) = sup.enabled ? sup.lambda * (Real(1) - lw) * s + half_dl * u(t, d * n + i) : s;
-        }
-        // 3. c_n = f(E_n - E_0) <n|s>, n >= 1, kept in row count + t of U.
-        const Real eta = eta_rel * spectral_scale(e0, w(t, n - 1));
-        const bool degenerate = ground_state_degenerate(n, e0, n > 1 ? w(t, 1) : e0, w(t, n - 1), tol);
-        for (int m = 1; m < n; ++m) {
-          const Real f = regularized_inverse_gap(w(t, m) - e0, eta);
-          complex_type c(0);
-          for (int i = 0; i < n; ++i) c += Kokkos::conj(v(t, m, i)) * wv(count + t, i);
-          u(count + t, m) = f * c;
-        }
-        // 4. phi = sum_{n>=1} c_n |n>, into row count + t of W; psi into row t.
-        for (int i = 0; i < n; ++i) {
-          complex_type p(0);
-          for (int m = 1; m < n; ++m) p += u(count + t, m) * v(t, m, i);
-          wv(count + t, i) = p;
-          wv(t, i) = v(t, 0, i);
-        }
-        // 5. a_l, e_l scaled by the point's weight.
-        const Real pw = (skip_degenerate && degenerate) ? Real(0) : weight;
-        for (int l = 0; l < d; ++l) {
-          const Real xl = x(t, l);
-          const Real rl = xbar(t, l) - xl;
-          for (int i = 0; i < n; ++i) {
-            complex_type aphi(0);
-            for (int j = 0; j < n; ++j) aphi += a(l, i, j) * wv(count + t, j);
-            const complex_type psi_i = v(t, 0, i);
-            const complex_type b = u(t, l * n + i) - xl * psi_i;
-            const complex_type c = aphi - xl * wv(count + t, i);
-            if (sup.enabled) {
-              u(t, l * n + i) = pw * (sup.lambda * lw * b + sup.lambda * (Real(1) - lw) * rl * psi_i - c);
-              u(count + t, l * n + i) = -pw * b;
-            } else {
-              u(t, l * n + i) = pw * (lw * b - (Real(1) - lw) * c + (Real(1) - lw) * rl * psi_i);
-              u(count + t, l * n + i) = pw * (-(Real(1) - lw)) * b;
-            }
-          }
-        }
-        if (sup.enabled)
-          for (int i = 0; i < n; ++i) {
-            u(t, d * n + i) = pw * half_dl * v(t, 0, i);
-            u(count + t, d * n + i) = complex_type(0);
-          }
-        const Real total = sup.enabled ? loss_sup + sup.lambda * (dist2 + lw * sigma2) : dist2 + lw * sigma2;
-        const bool finite = math::isfinite(total) && math::isfinite(e0);
-        terms(t, int(loss_total)) = total;
-        terms(t, int(loss_reconstruction)) = dist2;
-        terms(t, int(loss_fluctuation)) = sigma2;
-        terms(t, int(loss_energy)) = e0;
-        terms(t, int(loss_degenerate_points)) = degenerate ? Real(1) : Real(0);
-        terms(t, int(loss_nonfinite_points)) = finite ? Real(0) : Real(1);
-        terms(t, int(loss_eigh_failures)) = info(t) == 0 ? Real(0) : Real(1);
-        terms(t, int(loss_supervised)) = loss_sup;
-      });
+  PerPointLossGradient<Real, ExecSpace, PointsView> f;
+  f.a = config.matrices();
+  f.x = x;
+  f.v = buf.v;
+  f.w = buf.w;
+  f.xbar = buf.xbar;
+  f.terms = buf.terms;
+  f.info = buf.info;
+  f.u = buf.u;
+  f.wv = buf.wv;
+  f.sup = sup;
+  assign_loss_settings(f, settings, weight);
+  f.d = buf.d;
+  f.n = buf.n;
+  f.count = count;
+  Kokkos::parallel_for("qgml::LossGradient::per_point", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), f);
 }
 
 // Points per chunk of the per-point term sums.
@@ -171,46 +222,66 @@ inline int term_sum_chunks(int count) { return (count + term_sum_chunk - 1) / te
 // Fixed-order sums of the per-point terms, in parallel: each chunk of term_sum_chunk points summed in
 // order (one thread per chunk and term), then the chunks in order, so the bits depend on the number of
 // points only. The penalty entry is reset unless accumulating.
+// partials(c, q): the sum of term q over chunk c's points in order.
+template <class TermsView, class PartialsView>
+struct TermChunkSums {
+  TermsView terms;
+  PartialsView partials;
+  int count = 0, q_count = 0;
+  bool grouped = false;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int cq) const {
+    const int c = cq / q_count, q = cq % q_count;
+    const int end = (c + 1) * term_sum_chunk < count ? (c + 1) * term_sum_chunk : count;
+    // On devices the loads of a group go out before its additions (in order, so the same bits):
+    // one load and add at a time, a GPU thread waited a memory latency per point (64 us per batch
+    // of 10^4 points on an H100, 10 % of the batch at N = 8). On CPUs the plain loop: the grouped
+    // one made the N = 8 training epoch 2-15 % slower (1 thread, perf/NOTES.md).
+    double s = 0;
+    int t = c * term_sum_chunk;
+    if (grouped) {
+      constexpr int group = 32;
+      for (; t + group <= end; t += group) {
+        double v[group];
+        for (int j = 0; j < group; ++j) v[j] = double(terms(t + j, q));
+        for (int j = 0; j < group; ++j) s += v[j];
+      }
+    }
+    for (; t < end; ++t) s += double(terms(t, q));
+    partials(c, q) = s;
+  }
+};
+
+// sums(q) = the chunk partials of term q summed in chunk order (accumulate: added to sums(q)).
+template <class PartialsView, class SumsView>
+struct TermSums {
+  PartialsView partials;
+  SumsView sums;
+  int chunks = 0, q_count = 0;
+  bool accumulate = false;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int q) const {
+    double s = 0;
+    if (q < q_count)
+      for (int c = 0; c < chunks; ++c) s += partials(c, q);
+    sums(q) = accumulate ? sums(q) + s : s;
+  }
+};
+
 template <class Real, class ExecSpace>
 void loss_gradient_reduce_terms(const ExecSpace& exec,
                                 const LossGradientViews<Real, typename ExecSpace::memory_space>& buf, int count,
                                 bool accumulate) {
-  const auto terms = buf.terms;
-  const auto sums = buf.sums;
-  const auto partials = buf.term_partials;
+  using terms_view = decltype(buf.terms);
+  using partials_view = decltype(buf.term_partials);
+  using sums_view = decltype(buf.sums);
   const int chunks = term_sum_chunks(count);
   constexpr int q_count = int(loss_penalty);
   const bool grouped = !is_host_space_v<ExecSpace>;
-  Kokkos::parallel_for(
-      "qgml::LossGradient::term_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, chunks * q_count),
-      KOKKOS_LAMBDA(const int cq) {
-        const int c = cq / q_count, q = cq % q_count;
-        const int end = (c + 1) * term_sum_chunk < count ? (c + 1) * term_sum_chunk : count;
-        // On devices the loads of a group go out before its additions (in order, so the same bits):
-        // one load and add at a time, a GPU thread waited a memory latency per point (64 us per batch
-        // of 10^4 points on an H100, 10 % of the batch at N = 8). On CPUs the plain loop: the grouped
-        // one made the N = 8 training epoch 2-15 % slower (1 thread, perf/NOTES.md).
-        double s = 0;
-        int t = c * term_sum_chunk;
-        if (grouped) {
-          constexpr int group = 32;
-          for (; t + group <= end; t += group) {
-            double v[group];
-            for (int j = 0; j < group; ++j) v[j] = double(terms(t + j, q));
-            for (int j = 0; j < group; ++j) s += v[j];
-          }
-        }
-        for (; t < end; ++t) s += double(terms(t, q));
-        partials(c, q) = s;
-      });
-  Kokkos::parallel_for(
-      "qgml::LossGradient::reduce_terms", Kokkos::RangePolicy<ExecSpace>(exec, 0, q_count + 1),
-      KOKKOS_LAMBDA(const int q) {
-        double s = 0;
-        if (q < q_count)
-          for (int c = 0; c < chunks; ++c) s += partials(c, q);
-        sums(q) = accumulate ? sums(q) + s : s;
-      });
+  Kokkos::parallel_for("qgml::LossGradient::term_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, chunks * q_count),
+                       TermChunkSums<terms_view, partials_view>{buf.terms, buf.term_partials, count, q_count, grouped});
+  Kokkos::parallel_for("qgml::LossGradient::reduce_terms", Kokkos::RangePolicy<ExecSpace>(exec, 0, q_count + 1),
+                       TermSums<partials_view, sums_view>{buf.term_partials, buf.sums, chunks, q_count, accumulate});
 }
 
 // G = X + X^H by the GEMM of gradient_product over the 2 count rows of U and W, and the term sums.
@@ -240,11 +311,7 @@ void loss_gradient_team(const ExecSpace& exec, const LossGradientViews<Real, typ
   f.u = buf.u;
   f.wv = buf.wv;
   f.count = count;
-  f.weight = weight;
-  f.lw = Real(settings.w);
-  f.eta_rel = degeneracy_eta<Real>(settings);
-  f.tol = degeneracy_tolerance<Real>(settings);
-  f.skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
+  assign_loss_settings(f, settings, weight);
   f.sup = sup;
   const TeamLaunch<ExecSpace> launch =
       resolve_team_shape<Real>(exec, f, shape, count, n, team_gradient_scratch_reals(n, d), "team loss-gradient");
@@ -257,12 +324,7 @@ void loss_gradient_team(const ExecSpace& exec, const LossGradientViews<Real, typ
   }
 }
 
-// The fused host path's kernel: one thread per chunk of packs (loss_gradient_packed.hpp). A named functor,
-// not a KOKKOS_LAMBDA: in CUDA builds nvcc wraps an extended lambda in a type whose call goes through a
-// function pointer held per translation unit, and where the linker keeps the wrapper's code from one
-// translation unit and the enclosing function from another, the call jumps to a null pointer. This
-// kernel, instantiated for Kokkos::Serial in several test translation units, crashed that way on an
-// H100 (perf/NOTES.md "Serial inside a CUDA build").
+// The fused host path's kernel: one thread per chunk of packs (loss_gradient_packed.hpp).
 template <int W, class Real, class ExecSpace, class PointsView>
 struct FusedChunksKernel {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -305,11 +367,7 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
   f.buf = buf;
   f.sup = sup;
   f.scratch = {packed_gradient_scratch_reals(n, buf.d, width)};
-  f.weight = weight;
-  f.lw = Real(settings.w);
-  f.eta_rel = degeneracy_eta<Real>(settings);
-  f.tol = degeneracy_tolerance<Real>(settings);
-  f.skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
+  assign_loss_settings(f, settings, weight);
   f.ground_state = ground_state;
   f.count = count;
   f.per = packed_gradient_chunk_packs<Real>(count, n, blocks);
@@ -321,6 +379,59 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
                        policy_type(exec, chunks, 1).set_scratch_size(f.level, Kokkos::PerTeam(bytes)), f);
 }
 
+// x(0, part, l N + i, j) += x(c, part, l N + i, j) for the chunks c >= 1 in order.
+template <class PartialsView>
+struct SumGradientChunks {
+  PartialsView x;
+  int chunks = 0, blocks = 0, n = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int pli) const {
+    const int part = pli / (blocks * n), li = pli % (blocks * n);
+    for (int c = 1; c < chunks; ++c)
+      for (int j = 0; j < n; ++j) x(0, part, li, j) += x(c, part, li, j);
+  }
+};
+
+// X_l(i, :) += c_coef sum_m A_l(i, m) M(m, :), M the last block of chunk 0's partial.
+template <class Real, class PartialsView, class AView>
+struct AddFeaturePhiTerm {
+  PartialsView x;
+  AView a;
+  Real c_coef = 0;
+  int n = 0, mb = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int li) const {
+    using complex_type = complex_t<Real>;
+    const int l = li / n, i = li % n;
+    for (int m = 0; m < n; ++m) {
+      const complex_type f = c_coef * a(l, i, m);
+      const Real fr = f.real(), fi = f.imag();
+      for (int j = 0; j < n; ++j) {
+        const Real mr = x(0, 0, mb + m, j), mi = x(0, 1, mb + m, j);
+        x(0, 0, li, j) += fr * mr - fi * mi;
+        x(0, 1, li, j) += fr * mi + fi * mr;
+      }
+    }
+  }
+};
+
+// g_l = X_l + X_l^H from chunk 0's real and imaginary parts (accumulate: added to g_l).
+template <class Real, class PartialsView, class GradientView>
+struct SymmetrizeGradientChunks {
+  PartialsView x;
+  GradientView g;
+  int n = 0;
+  bool accumulate = false;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int lij) const {
+    using complex_type = complex_t<Real>;
+    const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
+    const complex_type gij(x(0, 0, l * n + i, j) + x(0, 0, l * n + j, i),
+                           x(0, 1, l * n + i, j) - x(0, 1, l * n + j, i));
+    g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
+  }
+};
+
 // G_l = X_l + X_l^H with X_l the sum of the chunks' partials in chunk order: first summed into chunk 0's
 // partial row by row (contiguous reads along j; the same order of additions per element as summing
 // each element over the chunks), then X_l += c_coef A_l M for the D features (M: the last block,
@@ -329,41 +440,18 @@ template <class Real, class ExecSpace, class AView>
 void loss_gradient_reduce_chunks(const ExecSpace& exec,
                                  const LossGradientViews<Real, typename ExecSpace::memory_space>& buf, const AView& a,
                                  Real c_coef, int count, bool accumulate) {
-  using complex_type = complex_t<Real>;
+  using partials_view = decltype(buf.partials);  // x(c, part, l * n + i, j): PackedGradientPartials
   const int n = buf.n, d = buf.d, blocks = packed_gradient_blocks(buf.d, buf.targets);
   const int chunks = packed_gradient_chunks<Real>(count, n, blocks);
-  const auto x = buf.partials;  // x(c, part, l * n + i, j): PackedGradientPartials
-  const auto g = buf.g;
   if (chunks > 1)
-    Kokkos::parallel_for(
-        "qgml::LossGradient::sum_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, 2 * blocks * n),
-        KOKKOS_LAMBDA(const int pli) {
-          const int part = pli / (blocks * n), li = pli % (blocks * n);
-          for (int c = 1; c < chunks; ++c)
-            for (int j = 0; j < n; ++j) x(0, part, li, j) += x(c, part, li, j);
-        });
+    Kokkos::parallel_for("qgml::LossGradient::sum_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, 2 * blocks * n),
+                         SumGradientChunks<partials_view>{buf.partials, chunks, blocks, n});
   const int mb = (blocks - 1) * n;  // row 0 of M
-  Kokkos::parallel_for(
-      "qgml::LossGradient::a_phi_term", Kokkos::RangePolicy<ExecSpace>(exec, 0, d * n), KOKKOS_LAMBDA(const int li) {
-        const int l = li / n, i = li % n;
-        for (int m = 0; m < n; ++m) {
-          const complex_type f = c_coef * a(l, i, m);
-          const Real fr = f.real(), fi = f.imag();
-          for (int j = 0; j < n; ++j) {
-            const Real mr = x(0, 0, mb + m, j), mi = x(0, 1, mb + m, j);
-            x(0, 0, li, j) += fr * mr - fi * mi;
-            x(0, 1, li, j) += fr * mi + fi * mr;
-          }
-        }
-      });
+  Kokkos::parallel_for("qgml::LossGradient::a_phi_term", Kokkos::RangePolicy<ExecSpace>(exec, 0, d * n),
+                       AddFeaturePhiTerm<Real, partials_view, AView>{buf.partials, a, c_coef, n, mb});
   Kokkos::parallel_for(
       "qgml::LossGradient::reduce_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, (blocks - 1) * n * n),
-      KOKKOS_LAMBDA(const int lij) {
-        const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
-        const complex_type gij(x(0, 0, l * n + i, j) + x(0, 0, l * n + j, i),
-                               x(0, 1, l * n + i, j) - x(0, 1, l * n + j, i));
-        g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
-      });
+      SymmetrizeGradientChunks<Real, partials_view, decltype(buf.g)>{buf.partials, buf.g, n, accumulate});
 }
 
 }  // namespace detail
@@ -583,22 +671,17 @@ class LossGradient {
  public:
   // sweeps(t) = 0 for t < count: the fused and team paths solve cold (no Jacobi sweeps).
   static void zero_sweeps(const ExecSpace& exec, const IntVector<memory_space>& sweeps, int count) {
-    Kokkos::parallel_for(
-        "qgml::LossGradient::zero_sweeps", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
-        KOKKOS_LAMBDA(const int t) { sweeps(t) = 0; });
+    Kokkos::parallel_for("qgml::LossGradient::zero_sweeps", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+                         detail::ZeroEntries<IntVector<memory_space>>{sweeps});
   }
 
   // Sets the gradient and the sums to zero (a rank with no points in a distributed batch).
   void zero(const ExecSpace& exec) {
-    const auto g = g_;
-    const int n = n_;
-    Kokkos::parallel_for(
-        "qgml::LossGradient::zero_gradient", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(g.extent(0)) * n * n),
-        KOKKOS_LAMBDA(const int lij) { g(lij / (n * n), (lij / n) % n, lij % n) = complex_type(0); });
-    const auto sums = sums_;
-    Kokkos::parallel_for(
-        "qgml::LossGradient::zero_sums", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(loss_sum_count)),
-        KOKKOS_LAMBDA(const int q) { sums(q) = 0; });
+    Kokkos::parallel_for("qgml::LossGradient::zero_gradient",
+                         Kokkos::RangePolicy<ExecSpace>(exec, 0, int(g_.extent(0)) * n_ * n_),
+                         detail::ZeroMatrixStack<decltype(g_)>{g_, n_});
+    Kokkos::parallel_for("qgml::LossGradient::zero_sums", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(loss_sum_count)),
+                         detail::ZeroEntries<decltype(sums_)>{sums_});
   }
 
   // gradient += lambda dP/dA and sums(loss_penalty) += lambda P. Supervised: config holds all D + 1

@@ -289,6 +289,63 @@ bool gradient_product_uses_gemm(const ExecSpace& exec, long long entries) {
 #endif
 }
 
+// The kernels of gradient_product (named functors: docs/architecture.md "Host execution spaces in a CUDA
+// build").
+
+// partials(c, j, m) = sum_{r in chunk c} conj(w(r, j)) u(r, m), the rows of a chunk in order.
+template <class Real, class ExecSpace>
+struct GradientProductChunks {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using memory_space = typename ExecSpace::memory_space;
+  ComplexMatrix<Real, memory_space> u, wv;
+  Kokkos::View<complex_t<Real>***, Kokkos::LayoutRight, memory_space> partials;
+  int rows = 0, per = 0, n = 0, dn = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    using complex_type = complex_t<Real>;
+    const int c = member.league_rank();
+    const int begin = c * per, end = (c + 1) * per < rows ? (c + 1) * per : rows;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n * dn), [&](const int jm) {
+      const int j = jm / dn, m = jm % dn;
+      complex_type sum(0);
+      for (int r = begin; r < end; ++r) sum += Kokkos::conj(wv(r, j)) * u(r, m);
+      partials(c, j, m) = sum;
+    });
+  }
+};
+
+// Y(j, m) = sum_c partials(c, j, m), the chunks in order.
+template <class Real, class MemorySpace>
+struct GradientProductSum {
+  Kokkos::View<complex_t<Real>***, Kokkos::LayoutRight, MemorySpace> partials;
+  ComplexMatrix<Real, MemorySpace> y;
+  int chunks = 0, dn = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int jm) const {
+    using complex_type = complex_t<Real>;
+    const int j = jm / dn, m = jm % dn;
+    complex_type sum(0);
+    for (int c = 0; c < chunks; ++c) sum += partials(c, j, m);
+    y(j, m) = sum;
+  }
+};
+
+// g_l(i, j) = Y(j, l N + i) + conj(Y(i, l N + j)) (accumulate: added to g_l).
+template <class Real, class MemorySpace>
+struct GradientSymmetrize {
+  ComplexMatrix<Real, MemorySpace> y;
+  MatrixStack<Real, MemorySpace> g;
+  int n = 0;
+  bool accumulate = false;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int lij) const {
+    using complex_type = complex_t<Real>;
+    const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
+    const complex_type gij = y(j, l * n + i) + Kokkos::conj(y(i, l * n + j));
+    g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
+  }
+};
+
 // g_l = X_l + X_l^H (accumulate: g_l += ...) with X_l(i, j) = sum_{r < rows} u(r, l N + i) conj(w(r, j)):
 // Y = W^H U by KokkosBlas::gemm where gradient_product_uses_gemm, else by a fixed-order chunked
 // reduction (partials: at least gradient_chunks(rows, ...) x N x D N). Asynchronous on exec.
@@ -299,13 +356,13 @@ void gradient_product(
     const ComplexMatrix<Real, typename ExecSpace::memory_space>& y,
     const Kokkos::View<complex_t<Real>***, Kokkos::LayoutRight, typename ExecSpace::memory_space>& partials,
     const MatrixStack<Real, typename ExecSpace::memory_space>& g, bool accumulate) {
-  using complex_type = complex_t<Real>;
   const int n = static_cast<int>(wv.extent(1));
   const int dn = static_cast<int>(u.extent(1));
-  const auto rows_range = Kokkos::make_pair(0, rows);
   bool done = false;
 #if defined(QGML_HAVE_KOKKOSKERNELS)
   if (gradient_product_uses_gemm(exec, (long long)n * dn)) {
+    using complex_type = complex_t<Real>;
+    const auto rows_range = Kokkos::make_pair(0, rows);
     KokkosBlas::gemm("C", "N", complex_type(1), Kokkos::subview(wv, rows_range, Kokkos::ALL),
                      Kokkos::subview(u, rows_range, Kokkos::ALL), complex_type(0), y);
     done = true;
@@ -313,37 +370,17 @@ void gradient_product(
 #endif
   if (!done) {
     using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-    using member_type = typename policy_type::member_type;
+    using memory_space = typename ExecSpace::memory_space;
     const int chunks = gradient_chunks(rows, static_cast<int>(partials.extent(0)));
     const int per = (rows + chunks - 1) / chunks;
-    Kokkos::parallel_for(
-        "qgml::LossGradient::product_chunks", policy_type(exec, chunks, Kokkos::AUTO),
-        KOKKOS_LAMBDA(const member_type& member) {
-          const int c = member.league_rank();
-          const int begin = c * per, end = (c + 1) * per < rows ? (c + 1) * per : rows;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n * dn), [&](const int jm) {
-            const int j = jm / dn, m = jm % dn;
-            complex_type sum(0);
-            for (int r = begin; r < end; ++r) sum += Kokkos::conj(wv(r, j)) * u(r, m);
-            partials(c, j, m) = sum;
-          });
-        });
-    Kokkos::parallel_for(
-        "qgml::LossGradient::product_sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * dn),
-        KOKKOS_LAMBDA(const int jm) {
-          const int j = jm / dn, m = jm % dn;
-          complex_type sum(0);
-          for (int c = 0; c < chunks; ++c) sum += partials(c, j, m);
-          y(j, m) = sum;
-        });
+    Kokkos::parallel_for("qgml::LossGradient::product_chunks", policy_type(exec, chunks, Kokkos::AUTO),
+                         GradientProductChunks<Real, ExecSpace>{u, wv, partials, rows, per, n, dn});
+    Kokkos::parallel_for("qgml::LossGradient::product_sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * dn),
+                         GradientProductSum<Real, memory_space>{partials, y, chunks, dn});
   }
-  Kokkos::parallel_for(
-      "qgml::LossGradient::symmetrize", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(g.extent(0)) * n * n),
-      KOKKOS_LAMBDA(const int lij) {
-        const int l = lij / (n * n), i = (lij / n) % n, j = lij % n;
-        const complex_type gij = y(j, l * n + i) + Kokkos::conj(y(i, l * n + j));
-        g(l, i, j) = accumulate ? g(l, i, j) + gij : gij;
-      });
+  Kokkos::parallel_for("qgml::LossGradient::symmetrize",
+                       Kokkos::RangePolicy<ExecSpace>(exec, 0, int(g.extent(0)) * n * n),
+                       GradientSymmetrize<Real, typename ExecSpace::memory_space>{y, g, n, accumulate});
 }
 
 }  // namespace qgml::detail

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "qgml/common/error.hpp"
 #include "qgml/common/kokkos_compat.hpp"
@@ -30,6 +31,68 @@ namespace qgml {
 // Largest N of the packed prediction kernel (that of the packed Householder reduction; perf/NOTES.md
 // "Packed ground states up to N = 256 for the samplers and supervised prediction").
 inline constexpr int predictor_packed_max_n = eigh_packed_limit_n;
+
+namespace detail {
+
+// The kernels of TargetPredictor (named functors: docs/architecture.md "Host execution spaces in a CUDA
+// build").
+
+// y_hat(start + t) = <psi|B|psi> = sum_i conj(psi_i) (B psi)_i, psi = row 0 of V(t); NaN where the
+// eigensolve failed.
+template <class Real, class MemorySpace, class VView, class InfoView, class OutView>
+struct OperatorExpectation {
+  Matrix<Real, MemorySpace> b;
+  VView v;
+  InfoView info;
+  OutView y_hat;
+  Real nan = 0;
+  int n = 0, start = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    Real e = 0;
+    for (int i = 0; i < n; ++i) {
+      complex_t<Real> beta(0);
+      for (int j = 0; j < n; ++j) beta += b(i, j) * v(t, 0, j);
+      e += v(t, 0, i).real() * beta.real() + v(t, 0, i).imag() * beta.imag();
+    }
+    y_hat(start + t) = info(t) == 0 ? e : nan;
+  }
+};
+
+// One SIMD pack of W points: psi_0 by the packed ground-state kernel, then <psi_0|B psi_0> in the lanes
+// (NaN where the ground state failed).
+template <int W, class Real, class ExecSpace, class PointsView, class OutView>
+struct PackedOperatorExpectation {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using memory_space = typename ExecSpace::memory_space;
+  using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  typename MatrixConfiguration<Real, ExecSpace>::matrices_type a;
+  typename MatrixConfiguration<Real, ExecSpace>::matrix_type sq;
+  PointsView x;
+  Matrix<Real, memory_space> b;
+  OutView out;
+  LineAlignedScratch<scratch_view> scratch;
+  PackedGroundStateMethod method = PackedGroundStateMethod::eigendecomposition;
+  int level = 0, n = 0, d = 0, count = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const PackedGroundStateScratch<W, Real> g(n, d, scratch.data(member, level));
+    Real* const br = g.end;  // B psi
+    Real* const bi = br + n * W;
+    const int t0 = member.league_rank() * W;
+    const int lanes = count - t0 < W ? count - t0 : W;
+    int code[W];
+    Real e0[W], emax[W], degenerate[W];
+    packed_ground_state<W>(a, sq, x, t0, lanes, method, g.p, g.xk, g.td, g.te, g.z0, g.fd, g.fl, g.psr, g.psi, Real(0),
+                           code, e0, emax, degenerate);
+    Real e[W];  // <psi|B psi>
+    packed_operator_expectation<W>(b, n, g.psr, g.psi, br, bi, e);
+    const Real nan = math::sqrt(Real(-1));
+    for (int q = 0; q < lanes; ++q) out(t0 + q) = code[q] ? nan : e[q];
+  }
+};
+
+}  // namespace detail
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
 class TargetPredictor {
@@ -85,30 +148,22 @@ class TargetPredictor {
       const auto info = Kokkos::subview(info_, range);
       build_hamiltonians(exec, features, Kokkos::subview(points, Kokkos::make_pair(start, start + m), Kokkos::ALL), h);
       batched_eigh(exec, h, w, v, info);
-      Kokkos::parallel_for(
-          "qgml::TargetPredictor::expectation", Kokkos::RangePolicy<ExecSpace>(exec, 0, m), KOKKOS_LAMBDA(const int t) {
-            // <psi|B|psi> = sum_i conj(psi_i) (B psi)_i; psi = row 0 of V.
-            Real e = 0;
-            for (int i = 0; i < n; ++i) {
-              complex_t<Real> beta(0);
-              for (int j = 0; j < n; ++j) beta += b(i, j) * v(t, 0, j);
-              e += v(t, 0, i).real() * beta.real() + v(t, 0, i).imag() * beta.imag();
-            }
-            y_hat(start + t) = info(t) == 0 ? e : nan;
-          });
+      using kernel_type = detail::OperatorExpectation<Real, memory_space, std::remove_const_t<decltype(v)>,
+                                                      std::remove_const_t<decltype(info)>, OutView>;
+      Kokkos::parallel_for("qgml::TargetPredictor::expectation", Kokkos::RangePolicy<ExecSpace>(exec, 0, m),
+                           kernel_type{b, v, info, y_hat, nan, n, start});
     }
   }
 
   int max_chunk() const { return max_chunk_; }
 
-  // predict() on the packed kernel (packed() only; public because nvcc refuses extended lambdas in
-  // private member functions).
+ private:
+  // predict() on the packed kernel (packed() only).
   template <class PointsView, class OutView>
   void predict_packed(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& features,
                       const Matrix<Real, memory_space>& b, const PointsView& points, const OutView& y_hat) const {
     constexpr int width = linalg::packed_eigh_width<Real>;
     using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-    using member_type = typename policy_type::member_type;
     using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
     const int count = static_cast<int>(points.extent(0));
     const int d = features.dimension(), n = n_;
@@ -121,30 +176,12 @@ class TargetPredictor {
     const detail::PackedGroundStateMethod method = n >= energy_ground_state_min_n
                                                        ? detail::PackedGroundStateMethod::tridiagonal_lowest
                                                        : detail::PackedGroundStateMethod::eigendecomposition;
-    const auto a = features.matrices();
-    const auto sq = features.square_sum();
-    const auto x = points;
-    const auto out = y_hat;
+    using kernel_type = detail::PackedOperatorExpectation<width, Real, ExecSpace, PointsView, OutView>;
     Kokkos::parallel_for(
         "qgml::TargetPredictor::packed", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),
-        KOKKOS_LAMBDA(const member_type& member) {
-          const detail::PackedGroundStateScratch<width, Real> g(n, d, scratch.data(member, level));
-          Real* const br = g.end;  // B psi
-          Real* const bi = br + n * width;
-          const int t0 = member.league_rank() * width;
-          const int lanes = count - t0 < width ? count - t0 : width;
-          int code[width];
-          Real e0[width], emax[width], degenerate[width];
-          detail::packed_ground_state<width>(a, sq, x, t0, lanes, method, g.p, g.xk, g.td, g.te, g.z0, g.fd, g.fl,
-                                             g.psr, g.psi, Real(0), code, e0, emax, degenerate);
-          Real e[width];  // <psi|B psi>
-          detail::packed_operator_expectation<width>(b, n, g.psr, g.psi, br, bi, e);
-          const Real nan = math::sqrt(Real(-1));
-          for (int q = 0; q < lanes; ++q) out(t0 + q) = code[q] ? nan : e[q];
-        });
+        kernel_type{features.matrices(), features.square_sum(), points, b, y_hat, scratch, method, level, n, d, count});
   }
 
- private:
   int n_ = 0, max_chunk_ = 0;
   MatrixStack<Real, memory_space> h_, v_;
   RealMatrix<Real, memory_space> w_;

@@ -81,12 +81,52 @@ enum EpochSum : int {
   epoch_sum_count
 };
 
+// Kernels are named functors, not extended lambdas: docs/architecture.md "Host execution spaces in a CUDA build".
+
 template <class ExecSpace, class Sums>
 void zero_epoch_sums(const ExecSpace& exec, const Sums& sums) {
-  Kokkos::parallel_for(
-      "qgml::Trainer::zero_epoch_sums", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(sums.extent(0))),
-      KOKKOS_LAMBDA(const int i) { sums(i) = 0; });
+  Kokkos::parallel_for("qgml::Trainer::zero_epoch_sums", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(sums.extent(0))),
+                       ZeroEntries<Sums>{sums});
 }
+
+// The number of entries of the D x N x N gradient with a non-finite real or imaginary part.
+template <class Gradient>
+struct CountNonfiniteGradient {
+  Gradient g;
+  int n = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const int lij, int& nonfinite) const {
+    const auto z = g(lij / (n * n), (lij / n) % n, lij % n);
+    if (!math::isfinite(z.real()) || !math::isfinite(z.imag())) ++nonfinite;
+  }
+};
+
+// skip() = 0 if the batch's gradient and losses are finite and no eigensolve failed, else 1; the epoch
+// sums += its mean losses (batch sums times inv = 1 / n_batch), or one skipped batch.
+template <class Flag, class BatchSums, class EpochSums>
+struct FinishBatch {
+  Flag bad;
+  BatchSums batch;
+  EpochSums sums;
+  Flag skip;
+  double inv = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
+    const bool finite = bad() == 0 && batch(int(loss_nonfinite_points)) == 0 && batch(int(loss_eigh_failures)) == 0 &&
+                        math::isfinite(batch(int(loss_penalty)));
+    skip() = finite ? 0 : 1;
+    sums(int(sum_degenerate)) += batch(int(loss_degenerate_points));
+    sums(int(sum_eigh_failures)) += batch(int(loss_eigh_failures));
+    if (finite) {
+      sums(int(sum_total)) += batch(int(loss_total)) * inv + batch(int(loss_penalty));
+      sums(int(sum_reconstruction)) += batch(int(loss_reconstruction)) * inv;
+      sums(int(sum_fluctuation)) += batch(int(loss_fluctuation)) * inv;
+      sums(int(sum_penalty)) += batch(int(loss_penalty));
+      sums(int(sum_supervised)) += batch(int(loss_supervised)) * inv;
+      sums(int(sum_batches)) += 1;
+    } else {
+      sums(int(sum_skipped)) += 1;
+    }
+  }
+};
 
 // Decides on the device whether the batch of n_batch points is usable (finite gradient, loss and
 // penalty, no failed eigensolve): skip() = 0 or 1; adds its mean losses to the epoch sums.
@@ -95,76 +135,86 @@ void finish_batch(const ExecSpace& exec, const Gradient& g, const Flag& bad, con
                   const EpochSums& sums, const Flag& skip, int n_batch) {
   using memory_space = typename ExecSpace::memory_space;
   const int n = int(g.extent(1)), dnn = int(g.extent(0)) * n * n;
-  Kokkos::parallel_reduce(
-      "qgml::Trainer::check_gradient", Kokkos::RangePolicy<ExecSpace>(exec, 0, dnn),
-      KOKKOS_LAMBDA(const int lij, int& nonfinite) {
-        const auto z = g(lij / (n * n), (lij / n) % n, lij % n);
-        if (!math::isfinite(z.real()) || !math::isfinite(z.imag())) ++nonfinite;
-      },
-      Kokkos::Sum<int, memory_space>(bad));
+  Kokkos::parallel_reduce("qgml::Trainer::check_gradient", Kokkos::RangePolicy<ExecSpace>(exec, 0, dnn),
+                          CountNonfiniteGradient<Gradient>{g, n}, Kokkos::Sum<int, memory_space>(bad));
   const double inv = 1.0 / n_batch;
-  Kokkos::parallel_for(
-      "qgml::Trainer::finish_batch", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int) {
-        const bool finite = bad() == 0 && batch(int(loss_nonfinite_points)) == 0 &&
-                            batch(int(loss_eigh_failures)) == 0 && math::isfinite(batch(int(loss_penalty)));
-        skip() = finite ? 0 : 1;
-        sums(int(sum_degenerate)) += batch(int(loss_degenerate_points));
-        sums(int(sum_eigh_failures)) += batch(int(loss_eigh_failures));
-        if (finite) {
-          sums(int(sum_total)) += batch(int(loss_total)) * inv + batch(int(loss_penalty));
-          sums(int(sum_reconstruction)) += batch(int(loss_reconstruction)) * inv;
-          sums(int(sum_fluctuation)) += batch(int(loss_fluctuation)) * inv;
-          sums(int(sum_penalty)) += batch(int(loss_penalty));
-          sums(int(sum_supervised)) += batch(int(loss_supervised)) * inv;
-          sums(int(sum_batches)) += 1;
-        } else {
-          sums(int(sum_skipped)) += 1;
-        }
-      });
+  Kokkos::parallel_for("qgml::Trainer::finish_batch", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+                       FinishBatch<Flag, BatchSums, EpochSums>{bad, batch, sums, skip, inv});
 }
+
+// buf = (Re g, Im g interleaved over the dnn entries, then the sums) as doubles (pack), or g and sums
+// read back from buf (unpack).
+template <class Gradient, class Sums, class Buffer>
+struct PackGradient {
+  using Real = typename Gradient::value_type::value_type;
+  Gradient g;
+  Sums sums;
+  Buffer buf;
+  int n = 0, dnn = 0;
+  bool pack = false;
+  KOKKOS_INLINE_FUNCTION void operator()(const int q) const {
+    if (pack) {
+      if (q < dnn) {
+        const auto z = g(q / (n * n), (q / n) % n, q % n);
+        buf(2 * q) = double(z.real());
+        buf(2 * q + 1) = double(z.imag());
+      } else {
+        buf(2 * dnn + (q - dnn)) = sums(q - dnn);
+      }
+    } else {
+      if (q < dnn)
+        g(q / (n * n), (q / n) % n, q % n) = complex_t<Real>(Real(buf(2 * q)), Real(buf(2 * q + 1)));
+      else
+        sums(q - dnn) = buf(2 * dnn + (q - dnn));
+    }
+  }
+};
 
 // buffer <- (Re g, Im g interleaved, then the loss sums) as doubles (pack), or the reverse (unpack).
 template <class ExecSpace, class Gradient, class Sums, class Buffer>
 void pack_gradient(const ExecSpace& exec, const Gradient& g, const Sums& sums, const Buffer& buf, bool pack) {
-  using Real = typename Gradient::value_type::value_type;
   const int n = int(g.extent(1)), dnn = int(g.extent(0)) * n * n, nsums = int(sums.extent(0));
-  Kokkos::parallel_for(
-      pack ? "qgml::Trainer::pack_gradient" : "qgml::Trainer::unpack_gradient",
-      Kokkos::RangePolicy<ExecSpace>(exec, 0, dnn + nsums), KOKKOS_LAMBDA(const int q) {
-        if (pack) {
-          if (q < dnn) {
-            const auto z = g(q / (n * n), (q / n) % n, q % n);
-            buf(2 * q) = double(z.real());
-            buf(2 * q + 1) = double(z.imag());
-          } else {
-            buf(2 * dnn + (q - dnn)) = sums(q - dnn);
-          }
-        } else {
-          if (q < dnn)
-            g(q / (n * n), (q / n) % n, q % n) = complex_t<Real>(Real(buf(2 * q)), Real(buf(2 * q + 1)));
-          else
-            sums(q - dnn) = buf(2 * dnn + (q - dnn));
-        }
-      });
+  Kokkos::parallel_for(pack ? "qgml::Trainer::pack_gradient" : "qgml::Trainer::unpack_gradient",
+                       Kokkos::RangePolicy<ExecSpace>(exec, 0, dnn + nsums),
+                       PackGradient<Gradient, Sums, Buffer>{g, sums, buf, n, dnn, pack});
 }
+
+// out(first + t) = (y_hat(t), y(t)).
+template <class Out, class Predictions, class Targets>
+struct RecordPredictions {
+  Out out;
+  Predictions y_hat;
+  Targets y;
+  int first = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    out(first + t, 0) = y_hat(t);
+    out(first + t, 1) = y(t);
+  }
+};
 
 // Rows [first, first + count) of out <- (y_hat(t), y(t)): a batch's predictions and targets.
 template <class ExecSpace, class Out, class Predictions, class Targets>
 void record_predictions(const ExecSpace& exec, const Out& out, const Predictions& y_hat, const Targets& y, int first,
                         int count) {
-  Kokkos::parallel_for(
-      "qgml::Trainer::record_predictions", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), KOKKOS_LAMBDA(const int t) {
-        out(first + t, 0) = y_hat(t);
-        out(first + t, 1) = y(t);
-      });
+  Kokkos::parallel_for("qgml::Trainer::record_predictions", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+                       RecordPredictions<Out, Predictions, Targets>{out, y_hat, y, first});
 }
+
+// out(t, 1) = points(t, d).
+template <class Out, class Points>
+struct CopyTargets {
+  Out out;
+  Points points;
+  int d = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const { out(t, 1) = points(t, d); }
+};
 
 // out(t, 1) <- points(t, d), the targets of the points.
 template <class ExecSpace, class Out, class Points>
 void copy_targets(const ExecSpace& exec, const Out& out, const Points& points, int d) {
-  Kokkos::parallel_for(
-      "qgml::Trainer::validation_targets", Kokkos::RangePolicy<ExecSpace>(exec, 0, int(points.extent(0))),
-      KOKKOS_LAMBDA(const int t) { out(t, 1) = points(t, d); });
+  Kokkos::parallel_for("qgml::Trainer::validation_targets",
+                       Kokkos::RangePolicy<ExecSpace>(exec, 0, int(points.extent(0))),
+                       CopyTargets<Out, Points>{out, points, d});
 }
 
 }  // namespace detail

@@ -20,20 +20,51 @@ namespace qgml {
 
 namespace detail {
 
+// Kernels are named functors, not extended lambdas: docs/architecture.md "Host execution spaces in a CUDA build".
+
+// v(i, a, b) = basis(rows(i), a, b) (load), or basis(rows(i), a, b) = v(i, a, b) (store).
+template <class Basis, class Vectors, class Rows>
+struct CopyBasis {
+  Basis basis;
+  Vectors v;
+  Rows rows;
+  int n = 0;
+  bool load = false;
+  KOKKOS_INLINE_FUNCTION void operator()(const int q) const {
+    const int i = q / (n * n), a = (q / n) % n, b = q % n;
+    if (load)
+      v(i, a, b) = basis(rows(i), a, b);
+    else
+      basis(rows(i), a, b) = v(i, a, b);
+  }
+};
+
 // to(i, a, b) = from(rows(i), a, b) for i < count (load), or the reverse (store).
 template <class ExecSpace, class Basis, class Vectors, class Rows>
 void copy_basis(const ExecSpace& exec, const Basis& basis, const Vectors& v, const Rows& rows, int count, bool load) {
   const int n = int(v.extent(1));
-  Kokkos::parallel_for(
-      load ? "qgml::Trainer::load_basis" : "qgml::Trainer::store_basis",
-      Kokkos::RangePolicy<ExecSpace>(exec, 0, count * n * n), KOKKOS_LAMBDA(const int q) {
-        const int i = q / (n * n), a = (q / n) % n, b = q % n;
-        if (load)
-          v(i, a, b) = basis(rows(i), a, b);
-        else
-          basis(rows(i), a, b) = v(i, a, b);
-      });
+  Kokkos::parallel_for(load ? "qgml::Trainer::load_basis" : "qgml::Trainer::store_basis",
+                       Kokkos::RangePolicy<ExecSpace>(exec, 0, count * n * n),
+                       CopyBasis<Basis, Vectors, Rows>{basis, v, rows, n, load});
 }
+
+// sums(sweeps_index) += sum_i sweeps(i), i < count; sums(points_index) += count (one team).
+template <class ExecSpace, class Sweeps, class Sums>
+struct CountSweeps {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  Sweeps sweeps;
+  Sums sums;
+  int count = 0, sweeps_index = 0, points_index = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    long long total = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(member, count), [&](const int i, long long& acc) { acc += sweeps(i); }, total);
+    Kokkos::single(Kokkos::PerTeam(member), [&]() {
+      sums(sweeps_index) += double(total);
+      sums(points_index) += count;
+    });
+  }
+};
 
 // sums(sweeps_index) += sum of sweeps(0 .. count-1); sums(points_index) += count.
 template <class ExecSpace, class Sweeps, class Sums>
@@ -41,18 +72,9 @@ void count_sweeps(const ExecSpace& exec, const Sweeps& sweeps, int count, const 
                   int points_index) {
   // One team: an integer sum, exact in any order.
   using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-  using member_type = typename policy_type::member_type;
   const policy_type policy = is_host_space_v<ExecSpace> ? policy_type(exec, 1, 1) : policy_type(exec, 1, Kokkos::AUTO);
-  Kokkos::parallel_for(
-      "qgml::Trainer::count_sweeps", policy, KOKKOS_LAMBDA(const member_type& member) {
-        long long total = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(member, count), [&](const int i, long long& acc) { acc += sweeps(i); }, total);
-        Kokkos::single(Kokkos::PerTeam(member), [&]() {
-          sums(sweeps_index) += double(total);
-          sums(points_index) += count;
-        });
-      });
+  Kokkos::parallel_for("qgml::Trainer::count_sweeps", policy,
+                       CountSweeps<ExecSpace, Sweeps, Sums>{sweeps, sums, count, sweeps_index, points_index});
 }
 
 }  // namespace detail
