@@ -13,9 +13,12 @@ namespace qgml {
 namespace detail {
 
 // Kernels are named functors, not device lambdas: docs/architecture.md "Host execution spaces in a CUDA build".
-// H(t) = S - sum_k x_k A_k + 1/2 |x|^2 I for one point t (CPUs).
+// H(t) = S - sum_k x_k A_k + 1/2 |x|^2 I: one point t per iteration on CPUs (PerPoint), one entry (t, i, j)
+// per thread on GPUs (PerEntry).
 template <class Real, class ExecSpace, class PointsView, class HamiltonianView>
-struct HamiltonianPerPoint {
+struct BuildHamiltonians {
+  struct PerPoint {};
+  struct PerEntry {};
   using complex_type = complex_t<Real>;
   PointsView points;
   typename MatrixConfiguration<Real, ExecSpace>::matrices_type a;
@@ -23,7 +26,7 @@ struct HamiltonianPerPoint {
   HamiltonianView h;
   int d = 0, n = 0;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+  KOKKOS_INLINE_FUNCTION void operator()(PerPoint, const int t) const {
     Real x2 = 0;
     for (int k = 0; k < d; ++k) x2 += points(t, k) * points(t, k);
     for (int i = 0; i < n; ++i)
@@ -34,19 +37,8 @@ struct HamiltonianPerPoint {
       }
     for (int i = 0; i < n; ++i) h(t, i, i) += Real(0.5) * x2;
   }
-};
 
-// H(t)_ij = S_ij - sum_k x_k (A_k)_ij + [i == j] 1/2 |x|^2 for one entry (t, i, j) (GPUs).
-template <class Real, class ExecSpace, class PointsView, class HamiltonianView>
-struct HamiltonianPerEntry {
-  using complex_type = complex_t<Real>;
-  PointsView points;
-  typename MatrixConfiguration<Real, ExecSpace>::matrices_type a;
-  typename MatrixConfiguration<Real, ExecSpace>::matrix_type s;
-  HamiltonianView h;
-  int d = 0, n = 0;
-
-  KOKKOS_INLINE_FUNCTION void operator()(const std::size_t tij) const {
+  KOKKOS_INLINE_FUNCTION void operator()(PerEntry, const std::size_t tij) const {
     const int t = static_cast<int>(tij / (std::size_t(n) * n));
     const int i = static_cast<int>((tij / n) % n);
     const int j = static_cast<int>(tij % n);
@@ -79,18 +71,16 @@ void build_hamiltonians(const ExecSpace& exec, const MatrixConfiguration<Real, E
                                                " coordinates but the configuration has D = " + std::to_string(d));
   QGML_REQUIRE(int(h.extent(0)) >= t_count && int(h.extent(1)) == n && int(h.extent(2)) == n,
                "qgml::build_hamiltonians: H must be at least T x N x N");
-  const auto a = config.matrices();
-  const auto s = config.square_sum();
+  using kernel_type = detail::BuildHamiltonians<Real, ExecSpace, PointsView, HamiltonianView>;
+  const kernel_type f{points, config.matrices(), config.square_sum(), h, d, n};
   if constexpr (std::is_same_v<typename ExecSpace::memory_space, Kokkos::HostSpace>) {
     // CPUs: one point per iteration, the N x N loop contiguous and free of index arithmetic.
-    Kokkos::parallel_for(
-        "qgml::build_hamiltonians", Kokkos::RangePolicy<ExecSpace>(exec, 0, t_count),
-        detail::HamiltonianPerPoint<Real, ExecSpace, PointsView, HamiltonianView>{points, a, s, h, d, n});
+    using policy_type = Kokkos::RangePolicy<ExecSpace, typename kernel_type::PerPoint>;
+    Kokkos::parallel_for("qgml::build_hamiltonians", policy_type(exec, 0, t_count), f);
   } else {
     // GPUs: one entry per thread, coalesced over (i, j).
-    Kokkos::parallel_for(
-        "qgml::build_hamiltonians", Kokkos::RangePolicy<ExecSpace>(exec, 0, std::size_t(t_count) * n * n),
-        detail::HamiltonianPerEntry<Real, ExecSpace, PointsView, HamiltonianView>{points, a, s, h, d, n});
+    using policy_type = Kokkos::RangePolicy<ExecSpace, typename kernel_type::PerEntry>;
+    Kokkos::parallel_for("qgml::build_hamiltonians", policy_type(exec, 0, std::size_t(t_count) * n * n), f);
   }
 }
 

@@ -93,6 +93,25 @@ void assign_loss_settings(Kernel& f, const LossSettings& settings, Real weight) 
   f.skip_degenerate = settings.degeneracy == DegeneracyPolicy::skip;
 }
 
+// What the per-point and team gradient kernels read of a batch: the features A, the points, the
+// buffers they write (xbar, terms, info, U, W), the supervised inputs, the point count and the settings.
+template <class Kernel, class Real, class ExecSpace, class PointsView>
+void assign_point_inputs(Kernel& f, const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
+                         const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
+                         const LossSettings& settings, Real weight, int count,
+                         const SupervisedInputs<Real, typename ExecSpace::memory_space>& sup) {
+  f.a = config.matrices();
+  f.x = x;
+  f.xbar = buf.xbar;
+  f.terms = buf.terms;
+  f.info = buf.info;
+  f.u = buf.u;
+  f.wv = buf.wv;
+  f.sup = sup;
+  f.count = count;
+  assign_loss_settings(f, settings, weight);
+}
+
 // Loss and gradient factors of one point from its eigendecomposition (spec 2.5): the per-point path.
 template <class Real, class ExecSpace, class PointsView>
 struct PerPointLossGradient {
@@ -198,20 +217,11 @@ void loss_gradient_per_point(const ExecSpace& exec,
                              const LossSettings& settings, Real weight, int count,
                              const SupervisedInputs<Real, typename ExecSpace::memory_space>& sup = {}) {
   PerPointLossGradient<Real, ExecSpace, PointsView> f;
-  f.a = config.matrices();
-  f.x = x;
+  assign_point_inputs(f, buf, config, x, settings, weight, count, sup);
   f.v = buf.v;
   f.w = buf.w;
-  f.xbar = buf.xbar;
-  f.terms = buf.terms;
-  f.info = buf.info;
-  f.u = buf.u;
-  f.wv = buf.wv;
-  f.sup = sup;
-  assign_loss_settings(f, settings, weight);
   f.d = buf.d;
   f.n = buf.n;
-  f.count = count;
   Kokkos::parallel_for("qgml::LossGradient::per_point", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), f);
 }
 
@@ -302,17 +312,8 @@ void loss_gradient_team(const ExecSpace& exec, const LossGradientViews<Real, typ
   using functor_type = TeamLossGradient<Real, ExecSpace, PointsView>;
   const int d = buf.d, n = buf.n;
   functor_type f;
-  f.a = config.matrices();
+  assign_point_inputs(f, buf, config, x, settings, weight, count, sup);
   f.sq = config.square_sum();
-  f.x = x;
-  f.xbar = buf.xbar;
-  f.terms = buf.terms;
-  f.info = buf.info;
-  f.u = buf.u;
-  f.wv = buf.wv;
-  f.count = count;
-  assign_loss_settings(f, settings, weight);
-  f.sup = sup;
   const TeamLaunch<ExecSpace> launch =
       resolve_team_shape<Real>(exec, f, shape, count, n, team_gradient_scratch_reals(n, d), "team loss-gradient");
   f.lanes = launch.lanes_per_problem();
