@@ -14,6 +14,8 @@
 //   qgml-warm: warm-started eigensolves, with the mean Jacobi sweeps per point of every epoch.
 //   --shapes auto lanes8 lanes4x32 team32 ... (the team kernel's TeamShape, bench_common.hpp; recorded as
 //   "team_shape"): one run per shape, default auto.
+//   --penalty frobenius|frobenius_squared [--penalty-weight 0.01]: train with the commutator penalty
+//   (spec 1.4; recorded as "penalty" and "penalty_weight"). Default: none.
 //   --stream own (CUDA): train on an execution-space instance with a stream of its own, as an embedding
 //   code would; the batch gradient's product is then the fixed-order chunked reduction (KokkosKernels
 //   3.4's gemm runs on the default instance only). Default: the default instance.
@@ -48,6 +50,8 @@ void run_on(const Args& args, const Exec& exec, const std::string& precision, in
   s.learning_rate = std::stod(args.string("lr", "0.01"));
   s.loss.w = w;
   s.seed = 3;
+  s.loss.penalty = qgml::parse_penalty_kind(args.string("penalty", "none"));
+  s.loss.penalty_weight = args.real("penalty-weight", 0.01);
   s.warm_start_eigh = warm;
   s.kernel = impl == "qgml-team"                           ? qgml::LossKernel::team
              : (impl == "qgml" || impl == "qgml-spectrum") ? qgml::LossKernel::automatic
@@ -70,6 +74,7 @@ void run_on(const Args& args, const Exec& exec, const std::string& precision, in
   line.add("N", n).add("D", d).add("T", count).add("batch", std::min(batch, count)).add("w", w);
   line.add("precision", precision).add("repeats", repeats).add("median_s", t.median).add("min_s", t.min);
   line.add("points_per_s", count / t.median).add("final_loss", final_loss);
+  line.add("penalty", qgml::to_string(s.loss.penalty)).add("penalty_weight", s.loss.penalty_weight);
   line.add("stream", args.string("stream", "default")).add("team_shape", shape);
   line.add("lanes_min_blocks", qgml::team_shape_min_blocks);  // compile-time (QGML_LANES_MIN_BLOCKS)
   line.add("bytes_per_point", double(trainer.bytes()) / std::min(batch, count));

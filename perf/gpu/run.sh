@@ -6,7 +6,7 @@
 #
 #   build     unpack the sources (--sources), build yaml-cpp, Kokkos + KokkosKernels (bootstrap --offline)
 #             and Catch2 into the cache, configure qgml (cuda backend, the GPU's architecture) and build
-#             qgml_tests, qgml_app and the three benchmark drivers
+#             qgml_tests, qgml_app and the benchmark drivers (eigh, train, metric, products)
 #   test      ctest (the whole CUDA suite, or --ctest-regex)
 #   sanitize  compute-sanitizer memcheck and racecheck on qgml_tests, each on a subset of test cases
 #             (--memcheck-tests, --racecheck-tests; the whole suite is too slow under the sanitizer)
@@ -195,7 +195,7 @@ step_configure() {
 }
 
 step_compile() {
-  cmake --build "$build" -j "$jobs" --target qgml_tests qgml_app qgml_bench_eigh qgml_bench_train qgml_bench_metric
+  cmake --build "$build" -j "$jobs" --target qgml_tests qgml_app qgml_bench_eigh qgml_bench_train qgml_bench_metric qgml_bench_products
 }
 
 step_ctest() {

@@ -3,6 +3,8 @@
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <algorithm>
+
 #include "qgml/model/initializers.hpp"
 #include "qgml/model/matrix_configuration.hpp"
 
@@ -100,6 +102,59 @@ TEMPLATE_TEST_CASE("project_hermitian gives (A + A^H)/2 and refreshes S", "[conf
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
       CHECK(std::abs(cplx(s(i, j).real(), s(i, j).imag()) - expected(i, j)) <= 10 * tight_tolerance<Real>() * 10);
+}
+
+TEMPLATE_TEST_CASE("S = 1/2 sum_k A_k^2 by the kernel and by GEMM: the same matrix, Hermitian bit for bit",
+                   "[configuration]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+#if defined(QGML_HAVE_KOKKOSKERNELS)
+  // On host spaces the GEMM path must be the one update_square_sum takes from configuration_gemm_min_n.
+  if constexpr (is_host_space_v<Space>) REQUIRE(qgml::detail::blas_gemm_usable(exec, 1));
+#endif
+  for (int n : {5, qgml::detail::configuration_gemm_min_n - 1, qgml::detail::configuration_gemm_min_n, 37}) {
+    CAPTURE(n);
+    const bool usable = qgml::detail::blas_gemm_usable(exec, (long long)n * n);
+    CHECK(qgml::detail::configuration_products_use_gemm(exec, n) ==
+          (usable && n >= qgml::detail::configuration_gemm_min_n));
+    // A configuration whose S comes from update_square_sum in the constructor (the automatic path).
+    const auto config = gaussian_hermitian_configuration<Real>(3, n, 0.7, 11 + n, exec);
+    const HostMatrices h = to_host(config, exec);
+    HostMatrix expected(n);
+    for (int k = 0; k < 3; ++k) {
+      const HostMatrix a = matrix_of(h, k);
+      const HostMatrix a2 = multiply(a, a);
+      for (int i = 0; i < n * n; ++i) expected.a[i] += 0.5 * a2.a[i];
+    }
+    double scale = 0;
+    for (const cplx& v : expected.a) scale = std::max(scale, std::abs(v));
+    Matrix<Real, typename Space::memory_space> by_kernel("by_kernel", n, n), by_gemm("by_gemm", n, n);
+    qgml::detail::compute_square_sum<Real>(exec, config.matrices(), by_kernel, false);
+    if (usable) qgml::detail::compute_square_sum<Real>(exec, config.matrices(), by_gemm, true);
+    const auto sk = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), by_kernel);
+    const auto sg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), by_gemm);
+    const auto sa = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), config.square_sum());
+    const bool automatic_gemm = qgml::detail::configuration_products_use_gemm(exec, n);
+    int hermitian_violations = 0, automatic_differences = 0;
+    double kernel_error = 0, gemm_error = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        const cplx e = expected(i, j);
+        kernel_error = std::max(kernel_error, std::abs(cplx(sk(i, j).real(), sk(i, j).imag()) - e));
+        if (usable) gemm_error = std::max(gemm_error, std::abs(cplx(sg(i, j).real(), sg(i, j).imag()) - e));
+        for (const auto* s : {&sk, &sg}) {
+          if (!usable && s == &sg) continue;
+          if ((*s)(j, i).real() != (*s)(i, j).real() || (*s)(j, i).imag() != -(*s)(i, j).imag()) ++hermitian_violations;
+        }
+        const auto& chosen = automatic_gemm ? sg : sk;
+        if (sa(i, j).real() != chosen(i, j).real() || sa(i, j).imag() != chosen(i, j).imag()) ++automatic_differences;
+      }
+    CHECK(kernel_error <= 10 * n * tight_tolerance<Real>() * scale);
+    CHECK(gemm_error <= 10 * n * tight_tolerance<Real>() * scale);
+    CHECK(hermitian_violations == 0);
+    CHECK(automatic_differences == 0);
+  }
 }
 
 TEST_CASE("spin matrices satisfy [J_x, J_y] = i J_z (cyclic) and the Casimir j(j+1) I", "[configuration]") {

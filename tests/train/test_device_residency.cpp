@@ -49,49 +49,53 @@ TEMPLATE_TEST_CASE("steady-state epochs allocate nothing and copy to the host on
   const Space exec;
   ScopedCallbacks callbacks;
   recorder.reset();
-  // Every loss-gradient kernel: the automatic one (fused on CPUs, team on GPUs), team and separate.
-  for (const LossKernel kernel : {LossKernel::automatic, LossKernel::team, LossKernel::separate}) {
-    INFO("training.kernel " << to_string(kernel));
-    recorder.reset();
-    auto data = sphere_points<Real>(exec, 1000, 3, 0.1, 5);
-    auto config = qr_configuration<Real>(3, 4, 1, exec);
-    TrainingSettings s;
-    s.kernel = kernel;
-    s.epochs = 5;
-    s.batch_size = 256;
-    s.learning_rate = 0.01;
-    s.loss.w = 0.2;
-    s.loss.penalty = PenaltyKind::frobenius;
-    s.loss.penalty_weight = 0.01;
-    Trainer<Real, Space> trainer(config, data, s, exec);
-    for (const auto& label : recorder.allocation_labels) {
-      INFO("allocation label " << label);
-      CHECK(has_prefix(label));
+  // Every loss-gradient kernel: the automatic one (fused on CPUs, team on GPUs), team and separate; N = 4,
+  // and N = configuration_gemm_min_n, where the square sum and the penalty's products go to KokkosBlas::gemm
+  // (linalg/blas_gemm.hpp).
+  for (const int n : {4, qgml::detail::configuration_gemm_min_n})
+    for (const LossKernel kernel : {LossKernel::automatic, LossKernel::team, LossKernel::separate}) {
+      INFO("training.kernel " << to_string(kernel) << ", N = " << n << ", products by GEMM "
+                              << qgml::detail::configuration_products_use_gemm(exec, n));
+      recorder.reset();
+      auto data = sphere_points<Real>(exec, 1000, 3, 0.1, 5);
+      auto config = qr_configuration<Real>(3, n, 1, exec);
+      TrainingSettings s;
+      s.kernel = kernel;
+      s.epochs = 5;
+      s.batch_size = 256;
+      s.learning_rate = 0.01;
+      s.loss.w = 0.2;
+      s.loss.penalty = PenaltyKind::frobenius;
+      s.loss.penalty_weight = 0.01;
+      Trainer<Real, Space> trainer(config, data, s, exec);
+      for (const auto& label : recorder.allocation_labels) {
+        INFO("allocation label " << label);
+        CHECK(has_prefix(label));
+      }
+      trainer.train_epoch();  // warm-up: lazily created scratch of the execution space
+      recorder.reset();
+      const int epochs = 3;
+      for (int e = 0; e < epochs; ++e) trainer.train_epoch();
+      CHECK(recorder.allocations == 0);
+      CHECK(recorder.deep_copies <= epochs);
+      CHECK(!recorder.kernel_labels.empty());
+      for (const auto& label : recorder.kernel_labels) {
+        INFO("kernel label " << label);
+        CHECK(ours_or_gemm(label));
+      }
+      for (const auto& label : recorder.region_labels) {
+        INFO("region label " << label);
+        CHECK(ours_or_gemm(label));
+      }
+      // The eigensolve runs inside the fused (loss_gradient_packed.hpp) or team (loss_gradient_team.hpp) kernel.
+      const LossKernel ran = trainer.engine().kernel();
+      CHECK(ran == resolve_loss_kernel<Space>(kernel, n));
+      CHECK(recorder.region_labels.count(ran == LossKernel::fused_host ? "qgml::fused_loss_gradient"
+                                         : ran == LossKernel::team     ? "qgml::team_loss_gradient"
+                                                                       : "qgml::eigensolve") == 1);
+      CHECK(recorder.region_labels.count("qgml::reduction") == 1);
+      CHECK(recorder.region_labels.count("qgml::Trainer::optimizer_step") == 1);
     }
-    trainer.train_epoch();  // warm-up: lazily created scratch of the execution space
-    recorder.reset();
-    const int epochs = 3;
-    for (int e = 0; e < epochs; ++e) trainer.train_epoch();
-    CHECK(recorder.allocations == 0);
-    CHECK(recorder.deep_copies <= epochs);
-    CHECK(!recorder.kernel_labels.empty());
-    for (const auto& label : recorder.kernel_labels) {
-      INFO("kernel label " << label);
-      CHECK(ours_or_gemm(label));
-    }
-    for (const auto& label : recorder.region_labels) {
-      INFO("region label " << label);
-      CHECK(ours_or_gemm(label));
-    }
-    // The eigensolve runs inside the fused (loss_gradient_packed.hpp) or team (loss_gradient_team.hpp) kernel.
-    const LossKernel ran = trainer.engine().kernel();
-    CHECK(ran == resolve_loss_kernel<Space>(kernel, 4));
-    CHECK(recorder.region_labels.count(ran == LossKernel::fused_host ? "qgml::fused_loss_gradient"
-                                       : ran == LossKernel::team     ? "qgml::team_loss_gradient"
-                                                                     : "qgml::eigensolve") == 1);
-    CHECK(recorder.region_labels.count("qgml::reduction") == 1);
-    CHECK(recorder.region_labels.count("qgml::Trainer::optimizer_step") == 1);
-  }
 }
 
 // Trainer::estimate_bytes is the memory model of qgml train's pre-flight check and qgml tune: it must

@@ -10,13 +10,15 @@
 #include "qgml/common/error.hpp"
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
+#include "qgml/linalg/blas_gemm.hpp"
 
 namespace qgml {
 
 namespace detail {
 
 // Kernels are named functors, not device lambdas: docs/architecture.md "Host execution spaces in a CUDA build".
-// S_ij = 1/2 sum_k sum_l (A_k)_il (A_k)_lj for one entry (i, j).
+// S_ij = 1/2 sum_k sum_l (A_k)_il (A_k)_lj for one entry (i, j) with i >= j, l ascending, and
+// S_ji = conj(S_ij): S is Hermitian bit for bit (its diagonal real). Entries with i < j do nothing.
 template <class Real, class MemorySpace>
 struct SquareSum {
   using complex_type = complex_t<Real>;
@@ -27,13 +29,60 @@ struct SquareSum {
   KOKKOS_INLINE_FUNCTION void operator()(const int ij) const {
     const int i = ij / n;
     const int j = ij % n;
+    if (i < j) return;
     complex_type sum(0);
     for (int k = 0; k < d; ++k) {
       for (int l = 0; l < n; ++l) sum += a(k, i, l) * a(k, l, j);
     }
-    s(i, j) = Real(0.5) * sum;
+    sum *= Real(0.5);
+    if (i == j) sum = complex_type(sum.real(), Real(0));
+    s(i, j) = sum;
+    s(j, i) = Kokkos::conj(sum);
   }
 };
+
+// S_ji = conj(S_ij) for i > j and Im S_ii = 0, from the lower triangle: one entry (i, j).
+template <class Real, class MemorySpace>
+struct MirrorLowerTriangle {
+  Matrix<Real, MemorySpace> s;
+  int n = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int ij) const {
+    const int i = ij / n;
+    const int j = ij % n;
+    if (i > j)
+      s(j, i) = Kokkos::conj(s(i, j));
+    else if (i == j)
+      s(i, i) = complex_t<Real>(s(i, i).real(), Real(0));
+  }
+};
+
+// S = 1/2 sum_k A_k^2 (spec 1.1) on exec, Hermitian bit for bit: with use_gemm, S = sum_k (1/2) A_k A_k
+// by D calls of KokkosBlas::gemm (k ascending, beta = 1 after the first), then the upper triangle set
+// from the lower; else the SquareSum kernel. use_gemm requires blas_gemm_usable(exec, N^2).
+template <class Real, class ExecSpace>
+void compute_square_sum(const ExecSpace& exec, const MatrixStack<Real, typename ExecSpace::memory_space>& a,
+                        const Matrix<Real, typename ExecSpace::memory_space>& s, const bool use_gemm) {
+  using memory_space = typename ExecSpace::memory_space;
+  const int d = static_cast<int>(a.extent(0));
+  const int n = static_cast<int>(a.extent(1));
+  QGML_REQUIRE(!use_gemm || blas_gemm_usable(exec, (long long)n * n),
+               "qgml::detail::compute_square_sum: KokkosBlas::gemm cannot run this product on this execution space");
+#if defined(QGML_HAVE_KOKKOSKERNELS)
+  if (use_gemm) {
+    using complex_type = complex_t<Real>;
+    for (int k = 0; k < d; ++k) {
+      const auto ak = Kokkos::subview(a, k, Kokkos::ALL, Kokkos::ALL);
+      KokkosBlas::gemm("N", "N", complex_type(Real(0.5)), ak, ak, complex_type(k == 0 ? Real(0) : Real(1)), s);
+    }
+    Kokkos::parallel_for("qgml::MatrixConfiguration::mirror_square_sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * n),
+                         MirrorLowerTriangle<Real, memory_space>{s, n});
+    return;
+  }
+#endif
+  Kokkos::parallel_for("qgml::MatrixConfiguration::update_square_sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * n),
+                       SquareSum<Real, memory_space>{a, s, n, d});
+}
 
 // (A_k)_ij <- ((A_k)_ij + conj((A_k)_ji)) / 2 for i <= j, mirrored to (j, i): one entry (k, i, j).
 template <class Real, class MemorySpace>
@@ -111,14 +160,10 @@ class MatrixConfiguration {
   // S = 1/2 sum_k A_k^2, valid after the last update_square_sum().
   const matrix_type& square_sum() const { return s_; }
 
-  // S_ij = 1/2 sum_k sum_l (A_k)_il (A_k)_lj  (spec 1.1).
+  // S_ij = 1/2 sum_k sum_l (A_k)_il (A_k)_lj (spec 1.1), Hermitian bit for bit; by GEMM where
+  // detail::configuration_products_use_gemm (linalg/blas_gemm.hpp).
   void update_square_sum(const ExecSpace& exec) {
-    const auto a = a_;
-    const auto s = s_;
-    const int n = matrix_size();
-    const int d = dimension();
-    Kokkos::parallel_for("qgml::MatrixConfiguration::update_square_sum", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * n),
-                         detail::SquareSum<Real, memory_space>{a, s, n, d});
+    detail::compute_square_sum<Real>(exec, a_, s_, detail::configuration_products_use_gemm(exec, matrix_size()));
   }
 
   // A_k <- (A_k + A_k^H) / 2, then S is recomputed.

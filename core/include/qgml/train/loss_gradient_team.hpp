@@ -31,6 +31,7 @@
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
+#include "qgml/linalg/blas_gemm.hpp"
 #include "qgml/linalg/hermitian_matvec.hpp"
 #include "qgml/linalg/householder_tridiagonal.hpp"
 #include "qgml/linalg/loops.hpp"
@@ -40,10 +41,6 @@
 #include "qgml/model/ground_state_team.hpp"
 #include "qgml/train/loss_settings.hpp"
 #include "qgml/train/supervised_inputs.hpp"
-
-#if defined(QGML_HAVE_KOKKOSKERNELS)
-#include <KokkosBlas3_gemm.hpp>
-#endif
 
 namespace qgml::detail {
 
@@ -257,38 +254,6 @@ int gradient_max_chunks(int n, int d, int max_rows) {
   return int(cap < 1 ? 1 : cap);
 }
 
-// KokkosKernels' cuBLAS gemm computes C = A^H B with fewer than this many entries in a LayoutRight C by
-// its dot-product kernel, which adds partial dots with atomics: not reproducible bit for bit.
-constexpr long long kokkoskernels_dot_gemm_entries = 100;
-
-// Whether gradient_product runs KokkosBlas::gemm on exec for a product of `entries` = N x D N entries
-// (else the chunked reduction, whose order is fixed): with KokkosKernels, on host spaces (OpenBLAS
-// where its TPL is on), and on devices when exec is the default instance (KokkosKernels 3.x's gemm
-// takes no execution-space instance and runs on the default one) and the product is large enough for
-// cuBLAS itself (kokkoskernels_dot_gemm_entries).
-template <class ExecSpace>
-bool gradient_product_uses_gemm(const ExecSpace& exec, long long entries) {
-#if defined(QGML_HAVE_KOKKOSKERNELS)
-  if constexpr (is_host_space_v<ExecSpace>) {
-    (void)exec;
-    (void)entries;
-    return true;
-  } else {
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>)
-      return entries >= kokkoskernels_dot_gemm_entries && exec.cuda_stream() == ExecSpace().cuda_stream();
-#endif
-    (void)exec;
-    (void)entries;
-    return false;
-  }
-#else
-  (void)exec;
-  (void)entries;
-  return false;
-#endif
-}
-
 // The kernels of gradient_product (named functors: docs/architecture.md "Host execution spaces in a CUDA
 // build").
 
@@ -347,7 +312,7 @@ struct GradientSymmetrize {
 };
 
 // g_l = X_l + X_l^H (accumulate: g_l += ...) with X_l(i, j) = sum_{r < rows} u(r, l N + i) conj(w(r, j)):
-// Y = W^H U by KokkosBlas::gemm where gradient_product_uses_gemm, else by a fixed-order chunked
+// Y = W^H U by KokkosBlas::gemm where blas_gemm_usable (linalg/blas_gemm.hpp), else by a fixed-order chunked
 // reduction (partials: at least gradient_chunks(rows, ...) x N x D N). Asynchronous on exec.
 template <class Real, class ExecSpace>
 void gradient_product(
@@ -360,7 +325,7 @@ void gradient_product(
   const int dn = static_cast<int>(u.extent(1));
   bool done = false;
 #if defined(QGML_HAVE_KOKKOSKERNELS)
-  if (gradient_product_uses_gemm(exec, (long long)n * dn)) {
+  if (blas_gemm_usable(exec, (long long)n * dn)) {
     using complex_type = complex_t<Real>;
     const auto rows_range = Kokkos::make_pair(0, rows);
     KokkosBlas::gemm("C", "N", complex_type(1), Kokkos::subview(wv, rows_range, Kokkos::ALL),
