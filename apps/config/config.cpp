@@ -183,6 +183,13 @@ std::vector<Setting> make_schema() {
        "loss-gradient kernel: auto (fused-host on CPUs for 2 <= N <= 256, else separate; team on GPUs), fused-host, "
        "team (one team per point, the GPU kernel) or separate (batch kernels; the one warm starts use)",
        {"auto", "fused-host", "team", "separate"}},
+      {"training.mixed_precision",
+       T::boolean,
+       "true",
+       "model.precision = double on CPUs from N = 64: the ground state's Householder reduction in single "
+       "precision, psi_0, E_0 and phi refined in double to double accuracy (points with a gap below 1e-4 of the "
+       "spectrum's scale, and their pack, stay in double); false: all in double",
+       {}},
       {"training.warm_start",
        T::boolean,
        "false",

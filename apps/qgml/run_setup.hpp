@@ -48,6 +48,7 @@ inline TrainingSettings training_settings(const Config& c, const std::string& ru
   s.validation_patience = c.is_auto("training.patience") ? 0 : int(c.integer("training.patience"));
   s.check_replicas = c.boolean("training.check_replicas");
   s.warm_start_eigh = c.boolean("training.warm_start");
+  s.mixed_precision_reduction = c.boolean("training.mixed_precision");
   s.kernel = parse_loss_kernel(c.text("training.kernel"));
   if (s.warm_start_eigh && (s.kernel == LossKernel::team || s.kernel == LossKernel::fused_host))
     throw Error("training.kernel = " + to_string(s.kernel) +

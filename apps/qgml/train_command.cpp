@@ -241,6 +241,21 @@ std::string automatic_kernel_note(const Config& c, int n) {
                                               : "the separate kernels on CPUs outside 2 <= N <= 256");
 }
 
+// The line that reports the fused path's reduction precision where the mixed path runs (double, CPUs,
+// the fused ground-state path from N = 32, training.mixed_precision).
+std::string mixed_precision_note(const Config& c, int n) {
+  const TrainingSettings ts = training_settings(c, "");
+  const LossKernel k = resolve_loss_kernel<Exec>(ts.kernel, n, EighVariant::automatic, ts.warm_start_eigh);
+  using Engine = LossGradient<double, Exec>;
+  if (c.text("model.precision") != "double" || k != LossKernel::fused_host || !ts.mixed_precision_reduction ||
+      n < Engine::mixed_precision_min_n)
+    return "";
+  return format(
+      "automatic: the ground state's reduction in single precision, refined in double to double accuracy "
+      "(N >= %d; training.mixed_precision = false keeps it in double)",
+      Engine::mixed_precision_min_n);
+}
+
 template <class Real, class DataSpace>
 RunInputs<Real, DataSpace> prepare_supervised_inputs(const Exec& exec, Config& c, Communicator& comm,
                                                      const PointsInMemory* memory) {
@@ -288,6 +303,7 @@ RunInputs<Real, DataSpace> prepare_supervised_inputs(const Exec& exec, Config& c
     if (automatic_n)
       in.automatic.push_back(format("automatic: model.N = %d (%s)", shape.n, default_matrix_size_rule(data.d).c_str()));
     if (c.text("training.kernel") == "auto") in.automatic.push_back(automatic_kernel_note(c, shape.n));
+    if (const std::string note = mixed_precision_note(c, shape.n); !note.empty()) in.automatic.push_back(note);
     if (!shape.load.empty()) in.n_source = " (from model.load " + shape.load + ")";
     in.config = initial_configuration<Real>(exec, c, shape, data.d + 1);
     in.transform = data.transform;
@@ -338,6 +354,7 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
       in.automatic.push_back(format("automatic: model.N = %d (%s)", shape->n, default_matrix_size_rule(in.d).c_str()));
     in.n = shape->n;
     if (c.text("training.kernel") == "auto") in.automatic.push_back(automatic_kernel_note(c, in.n));
+    if (const std::string note = mixed_precision_note(c, in.n); !note.empty()) in.automatic.push_back(note);
     if (c.text("analysis.kernel") == "auto") {
       const GeometryKernel k = resolve_geometry_kernel<Exec>(GeometryKernel::automatic, in.n);
       in.automatic.push_back(format("automatic: analysis.kernel = %s (%s)", to_string(k).c_str(),

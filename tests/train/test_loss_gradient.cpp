@@ -1,6 +1,8 @@
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 
+#include <limits>
+
 #include "qgml/model/initializers.hpp"
 #include "qgml/train/loss_gradient.hpp"
 
@@ -191,7 +193,9 @@ struct EngineResult {
 
 template <class Real, class Space>
 EngineResult run_engine(const HostMatrices& m, const std::vector<double>& pts, const LossSettings& s, Path path,
-                        bool twice, const TeamShape& shape = {}) {
+                        bool twice, const TeamShape& shape = {},
+                        typename LossGradient<Real, Space>::ReductionPrecision precision =
+                            LossGradient<Real, Space>::ReductionPrecision::automatic) {
   const bool fused = path == fused_spectrum || path == fused_ground_state;
   const Space exec;
   auto config = to_configuration<Real>(m, exec);
@@ -201,6 +205,7 @@ EngineResult run_engine(const HostMatrices& m, const std::vector<double>& pts, c
   CHECK(engine.ground_state_path() == (m.N >= LossGradient<Real, Space>::ground_state_min_n));  // automatic
   engine.set_kernel(fused ? LossKernel::automatic : (path == team ? LossKernel::team : LossKernel::separate));
   engine.set_team_shape(shape);
+  engine.set_reduction_precision(precision);
   using Engine = LossGradient<Real, Space>;
   engine.set_spectral_path(path == fused_ground_state ? Engine::SpectralPath::ground_state
                                                       : Engine::SpectralPath::full_spectrum);
@@ -368,6 +373,51 @@ TEMPLATE_TEST_CASE("the fused host path gives the separate kernels' loss, gradie
 // Passing a sweeps View does not change the path compute() takes (fused(eigh) alone decides): on host
 // spaces the fused path runs (the separate kernels' buffers stay unallocated) and reports 0 sweeps per
 // point (cold solves), with the same results as without the View.
+TEMPLATE_TEST_CASE(
+    "the fused ground-state path with its reduction in single precision gives the double "
+    "reduction's loss, gradient and per-point terms",
+    "[gradient][fused][mixed]", QGML_TEST_HOST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using Engine = LossGradient<Real, Space>;
+  {
+    LossGradient<Real, Space> engine(3, Engine::mixed_precision_min_n, 4);
+    CHECK(engine.mixed_precision_path() == std::is_same_v<Real, double>);  // automatic from the threshold
+    engine.set_reduction_precision(Engine::ReductionPrecision::full);
+    CHECK(!engine.mixed_precision_path());
+    LossGradient<Real, Space> small(3, Engine::mixed_precision_min_n - 1, 4);
+    CHECK(!small.mixed_precision_path());
+  }
+  if constexpr (std::is_same_v<Real, double>) {
+    struct Case {
+      int d, n, count;
+    };
+    // Whole pairs of packs, a pair with a partial second half, one without a second half, several
+    // chunks, a point with a NaN coordinate (its half takes the double path), N not a multiple of 8.
+    for (const Case c : {Case{3, 32, 19}, Case{3, 40, 32}, Case{2, 64, 9}, Case{3, 33, 5}, Case{3, 32, 200}}) {
+      CAPTURE(c.d, c.n, c.count);
+      const HostMatrices m = gaussian_hermitian_matrices(c.d, c.n, 0.6, 41 + c.n);
+      std::vector<double> pts = random_points(c.count, c.d, 1.0, 42 + c.n);
+      if (c.count == 19) pts[17 * c.d] = std::numeric_limits<double>::quiet_NaN();
+      for (double w : {0.0, 0.3}) {
+        CAPTURE(w);
+        LossSettings s;
+        s.w = w;
+        const auto full =
+            run_engine<Real, Space>(m, pts, s, fused_ground_state, false, {}, Engine::ReductionPrecision::full);
+        const auto mixed = run_engine<Real, Space>(m, pts, s, fused_ground_state, false, {},
+                                                   Engine::ReductionPrecision::single_refined);
+        CHECK(relative_difference(full.gradient, mixed.gradient) <= 1e-11);
+        CHECK(relative_difference(full.sums, mixed.sums) <= 1e-11);
+        CHECK(relative_difference(full.xbar, mixed.xbar) <= 1e-11);
+        CHECK(relative_difference(full.terms, mixed.terms) <= 1e-11);
+        CHECK(full.info == mixed.info);
+        if (c.count != 19) CHECK(max_abs(mixed.gradient) > 0);  // the NaN point makes every entry NaN
+      }
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("a sweeps View keeps the fused path and receives 0 sweeps per point", "[gradient][fused]",
                    QGML_TEST_CONFIGS) {
   using Real = typename TestType::real_type;

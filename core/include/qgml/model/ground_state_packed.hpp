@@ -97,22 +97,16 @@ struct PackedGroundStateScratch {
   }
 };
 
-// The ground state of points t0 .. t0 + lanes - 1 (lanes <= W; padding lanes at x = 0). Out, per lane q:
-// xk[k * W + q] = x_k, psi_0 in (psr, psi) at j * W + q, code[q] (linalg::EighInfo: non-finite H or no
-// convergence), e0, emax (the Gershgorin bound for tridiagonal_lowest) (NaN where code != 0), and
-// degenerate[q] = 1 where E_1 - E_0 <= tol max(E_max - E_0, 1) (model/degeneracy.hpp), else 0 (always 0
-// for tridiagonal_lowest and where code != 0). The tridiagonal methods also leave T in (td, te), z_0 and
-// the inverse iteration's factors (fdr, flr), and the Householder vectors in p, for the reduced-resolvent
-// solve of the gradient.
+// H(x) = S - sum_k x_k A_k + |x|^2 / 2 (spec 1.1) of points t0 .. t0 + lanes - 1 (lanes <= W; padding
+// lanes at x = 0), its lower triangle into (hr, hi) (element (i, j) of lane q at (i * n + j) * W + q), x_k
+// into xk[k * W + q]. code[q] = linalg::eigh_success, or eigh_non_finite_input for a padding lane (q >=
+// lanes) or where H has an entry that is not finite; such a lane's H is zero.
 template <int W, class Real, class AView, class SView, class XView>
-KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq, const XView& x, const int t0,
-                                                const int lanes, const PackedGroundStateMethod method,
-                                                const linalg::PackedEighArrays<W, Real>& p, Real* xk, Real* td,
-                                                Real* te, Real* z0, Real* fdr, Real* flr, Real* psr, Real* psi,
-                                                const Real tol, int* code, Real* e0, Real* emax, Real* degenerate) {
+KOKKOS_INLINE_FUNCTION void packed_build_hamiltonian(const AView& a, const SView& sq, const XView& x, const int t0,
+                                                     const int lanes, Real* xk, Real* hr_base, Real* hi_base,
+                                                     int* code) {
   const int d = static_cast<int>(a.extent(0));
   const int n = static_cast<int>(a.extent(1));
-  // --- H(x) = S - sum_k x_k A_k + |x|^2 / 2 (lower triangle), padding lanes at x = 0.
   Real x2[W], fin[W];
   for (int k = 0; k < d; ++k)
     for (int q = 0; q < W; ++q) xk[k * W + q] = q < lanes ? Real(x(t0 + q, k)) : Real(0);
@@ -143,24 +137,41 @@ KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq,
         }
       }
       if (i == j) QGML_LANES(q, W) accr[q] += Real(0.5) * x2[q];
-      Real* hr = p.at(p.ar, i, j);
-      Real* hi = p.at(p.ai, i, j);
+      Real* hr = hr_base + (i * n + j) * W;
+      Real* hi = hi_base + (i * n + j) * W;
       QGML_LANES(q, W) {
         hr[q] = accr[q];
         hi[q] = acci[q];
         fin[q] += (accr[q] - accr[q]) + (acci[q] - acci[q]);  // NaN once any entry is not finite
       }
     }
-  const bool ground_state = method != PackedGroundStateMethod::eigendecomposition;
-  const bool lowest_only = method == PackedGroundStateMethod::tridiagonal_lowest;
-  int failed[W];
   for (int q = 0; q < W; ++q) {
-    failed[q] = 0;
     code[q] = (q < lanes && fin[q] == Real(0)) ? linalg::eigh_success : linalg::eigh_non_finite_input;
     if (code[q] != linalg::eigh_success)  // solved as a zero matrix: no sweeps, no contamination
       for (int i = 0; i < n; ++i)
-        for (int j = 0; j <= i; ++j) p.at(p.ar, i, j)[q] = p.at(p.ai, i, j)[q] = Real(0);
+        for (int j = 0; j <= i; ++j) hr_base[(i * n + j) * W + q] = hi_base[(i * n + j) * W + q] = Real(0);
   }
+}
+
+// The ground state of points t0 .. t0 + lanes - 1 (lanes <= W; padding lanes at x = 0). Out, per lane q:
+// xk[k * W + q] = x_k, psi_0 in (psr, psi) at j * W + q, code[q] (linalg::EighInfo: non-finite H or no
+// convergence), e0, emax (the Gershgorin bound for tridiagonal_lowest) (NaN where code != 0), and
+// degenerate[q] = 1 where E_1 - E_0 <= tol max(E_max - E_0, 1) (model/degeneracy.hpp), else 0 (always 0
+// for tridiagonal_lowest and where code != 0). The tridiagonal methods also leave T in (td, te), z_0 and
+// the inverse iteration's factors (fdr, flr), and the Householder vectors in p, for the reduced-resolvent
+// solve of the gradient.
+template <int W, class Real, class AView, class SView, class XView>
+KOKKOS_INLINE_FUNCTION void packed_ground_state(const AView& a, const SView& sq, const XView& x, const int t0,
+                                                const int lanes, const PackedGroundStateMethod method,
+                                                const linalg::PackedEighArrays<W, Real>& p, Real* xk, Real* td,
+                                                Real* te, Real* z0, Real* fdr, Real* flr, Real* psr, Real* psi,
+                                                const Real tol, int* code, Real* e0, Real* emax, Real* degenerate) {
+  const int n = static_cast<int>(a.extent(1));
+  packed_build_hamiltonian<W>(a, sq, x, t0, lanes, xk, p.ar, p.ai, code);
+  const bool ground_state = method != PackedGroundStateMethod::eigendecomposition;
+  const bool lowest_only = method == PackedGroundStateMethod::tridiagonal_lowest;
+  int failed[W];
+  for (int q = 0; q < W; ++q) failed[q] = 0;
   if (ground_state) {
     linalg::packed_tridiagonalize<W>(p);
     for (int i = 0; i < n; ++i) QGML_LANES(q, W) {

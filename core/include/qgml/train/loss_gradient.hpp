@@ -337,26 +337,40 @@ struct FusedChunksKernel {
   LossGradientViews<Real, memory_space> buf;
   SupervisedInputs<Real, memory_space> sup;
   LineAlignedScratch<scratch_view> scratch;
+  // The mixed-precision ground state's arrays (model/ground_state_mixed.hpp), one row per token: above
+  // Kokkos' 20 MiB of team scratch at N = 256 together with the pack's.
+  Kokkos::View<double**, Kokkos::LayoutRight, memory_space> mixed_buffers;
+  Kokkos::Experimental::UniqueToken<ExecSpace> token;
   Real weight = 0, lw = 0, eta_rel = 0, tol = 0;
   int per = 0, packs_total = 0, count = 0, level = 0;
-  bool skip_degenerate = false, ground_state = false;
+  bool skip_degenerate = false, ground_state = false, mixed = false;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const int c = member.league_rank();
     const int first_pack = c * per;
     const int packs = packs_total - first_pack < per ? packs_total - first_pack : per;
+    const int id = mixed ? token.acquire() : 0;
     packed_loss_gradient_chunk<W>(a, sq, x, buf.xbar, buf.terms, buf.info, buf.partials, c, first_pack * W, packs,
-                                  count, weight, lw, eta_rel, tol, skip_degenerate, ground_state, sup,
-                                  scratch.data(member, level));
+                                  count, weight, lw, eta_rel, tol, skip_degenerate, ground_state, mixed, sup,
+                                  scratch.data(member, level), mixed ? &mixed_buffers(id, 0) : nullptr);
+    if (mixed) token.release(id);
   }
 };
 
+// Rows and row length (a multiple of 8 doubles, 64 bytes) of the fused path's mixed-precision buffers.
+template <class ExecSpace>
+int mixed_buffer_rows(const ExecSpace& exec) {
+  return int(Kokkos::Experimental::UniqueToken<ExecSpace>(exec).size());
+}
+inline std::size_t mixed_buffer_row(int n, int d) { return (mixed_ground_state_scratch_reals(n, d) + 7) / 8 * 8; }
+
 template <class Real, class ExecSpace, class PointsView>
-void loss_gradient_fused_chunks(const ExecSpace& exec,
-                                const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
-                                const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x,
-                                const LossSettings& settings, Real weight, int count, bool ground_state,
-                                const SupervisedInputs<Real, typename ExecSpace::memory_space>& sup) {
+void loss_gradient_fused_chunks(
+    const ExecSpace& exec, const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
+    const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x, const LossSettings& settings, Real weight,
+    int count, bool ground_state,
+    const Kokkos::View<double**, Kokkos::LayoutRight, typename ExecSpace::memory_space>& mixed,
+    const SupervisedInputs<Real, typename ExecSpace::memory_space>& sup) {
   constexpr int width = linalg::packed_eigh_width<Real>;
   using policy_type = Kokkos::TeamPolicy<ExecSpace>;
   using kernel_type = FusedChunksKernel<width, Real, ExecSpace, PointsView>;
@@ -370,10 +384,13 @@ void loss_gradient_fused_chunks(const ExecSpace& exec,
   f.scratch = {packed_gradient_scratch_reals(n, buf.d, width)};
   assign_loss_settings(f, settings, weight);
   f.ground_state = ground_state;
+  f.mixed = mixed.extent(0) > 0;
+  f.mixed_buffers = mixed;
+  if (f.mixed) f.token = Kokkos::Experimental::UniqueToken<ExecSpace>(exec);
   f.count = count;
-  f.per = packed_gradient_chunk_packs<Real>(count, n, blocks);
+  f.per = packed_gradient_chunk_packs<Real>(count, n, blocks, f.mixed);
   f.packs_total = (count + width - 1) / width;
-  const int chunks = packed_gradient_chunks<Real>(count, n, blocks);
+  const int chunks = packed_gradient_chunks<Real>(count, n, blocks, f.mixed);
   const std::size_t bytes = f.scratch.bytes();
   f.level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
   Kokkos::parallel_for("qgml::LossGradient::fused_chunks",
@@ -440,10 +457,10 @@ struct SymmetrizeGradientChunks {
 template <class Real, class ExecSpace, class AView>
 void loss_gradient_reduce_chunks(const ExecSpace& exec,
                                  const LossGradientViews<Real, typename ExecSpace::memory_space>& buf, const AView& a,
-                                 Real c_coef, int count, bool accumulate) {
+                                 Real c_coef, int count, bool accumulate, bool mixed) {
   using partials_view = decltype(buf.partials);  // x(c, part, l * n + i, j): PackedGradientPartials
   const int n = buf.n, d = buf.d, blocks = packed_gradient_blocks(buf.d, buf.targets);
-  const int chunks = packed_gradient_chunks<Real>(count, n, blocks);
+  const int chunks = packed_gradient_chunks<Real>(count, n, blocks, mixed);
   if (chunks > 1)
     Kokkos::parallel_for("qgml::LossGradient::sum_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, 2 * blocks * n),
                          SumGradientChunks<partials_view>{buf.partials, chunks, blocks, n});
@@ -504,6 +521,7 @@ class LossGradient {
   void set_kernel(LossKernel kernel) {
     (void)resolve_loss_kernel<ExecSpace>(kernel, n_);  // rejects fused_host on devices
     kernel_ = kernel;
+    update_mixed_buffers(this->kernel());
   }
   LossKernel requested_kernel() const { return kernel_; }
   // The implementation compute() runs with these eigensolver options.
@@ -523,14 +541,34 @@ class LossGradient {
   // The team path always takes the ground-state path.
   enum class SpectralPath { automatic, ground_state, full_spectrum };
   static constexpr int ground_state_min_n = 5;
-  void set_spectral_path(SpectralPath path) { spectral_path_ = path; }
+  void set_spectral_path(SpectralPath path) {
+    spectral_path_ = path;
+    update_mixed_buffers(kernel());
+  }
   bool ground_state_path() const {
     return spectral_path_ == SpectralPath::ground_state ||
            (spectral_path_ == SpectralPath::automatic && n_ >= ground_state_min_n);
   }
+  // The fused ground-state path in double with its Householder reduction in single precision and psi_0,
+  // E_0 and phi refined in double (model/ground_state_mixed.hpp; perf/NOTES.md "The reduction in single
+  // precision, the ground state refined in double"): automatic (default) from N >= mixed_precision_min_n,
+  // where the reduction bounds the epoch (measured 1.14-1.37x at N = 64-256, 0.93-1.0x at N = 32 and 40);
+  // never for Real = float (it is the float path already).
+  enum class ReductionPrecision { automatic, single_refined, full };
+  static constexpr int mixed_precision_min_n = 64;
+  void set_reduction_precision(ReductionPrecision precision) {
+    reduction_precision_ = precision;
+    update_mixed_buffers(kernel());
+  }
+  bool mixed_precision_path() const {
+    return std::is_same_v<Real, double> && ground_state_path() &&
+           (reduction_precision_ == ReductionPrecision::single_refined ||
+            (reduction_precision_ == ReductionPrecision::automatic && n_ >= mixed_precision_min_n));
+  }
   // The batch buffers of `kernel`; compute() calls it when they are needed and missing.
   void allocate_for(LossKernel kernel) {
     const int n = n_, max_batch = max_batch_;
+    update_mixed_buffers(kernel);
     if (kernel == LossKernel::fused_host) return;
     const int blocks = d_ + targets_;
     if (u_.extent(0) == 0) {
@@ -627,13 +665,16 @@ class LossGradient {
         if (record_sweeps) zero_sweeps(exec, sweeps, count);
         {
           ScopedRegion region("qgml::fused_loss_gradient");
+          const bool mixed = mixed_precision_path();
+          update_mixed_buffers(path);
           detail::loss_gradient_fused_chunks(exec, views(), config, points, settings, weight, count,
-                                             ground_state_path(), sup);
+                                             ground_state_path(), mixed ? mixed_buffers_ : decltype(mixed_buffers_)(),
+                                             sup);
         }
         ScopedRegion region("qgml::reduction");
         detail::loss_gradient_reduce_chunks(exec, views(), config.matrices(),
                                             detail::gradient_coefficients(sup, Real(settings.w)).c_coef, count,
-                                            accumulate);
+                                            accumulate, mixed_precision_path());
         reduce_terms(exec, count, accumulate);
       }
       return;
@@ -718,7 +759,8 @@ class LossGradient {
            u_.span() * sizeof(complex_type) + wv_.span() * sizeof(complex_type) + xbar_.span() * sizeof(Real) +
            terms_.span() * sizeof(Real) + term_partials_.span() * sizeof(double) + y_.span() * sizeof(complex_type) +
            g_.span() * sizeof(complex_type) + partials_.span() * sizeof(complex_type) +
-           product_partials_.span() * sizeof(complex_type) + y_hat_.span() * sizeof(Real);
+           product_partials_.span() * sizeof(complex_type) + y_hat_.span() * sizeof(Real) +
+           mixed_buffers_.span() * sizeof(double);
   }
 
  private:
@@ -768,6 +810,23 @@ class LossGradient {
   LossKernel kernel_ = LossKernel::automatic;
   TeamShape team_shape_;
   SpectralPath spectral_path_ = SpectralPath::automatic;
+  ReductionPrecision reduction_precision_ = ReductionPrecision::automatic;
+  Kokkos::View<double**, Kokkos::LayoutRight, memory_space> mixed_buffers_;  // fused path, mixed precision
+
+  // The mixed-precision buffers exist exactly while `kernel` is the fused host path with the mixed
+  // precision on (Trainer::estimate_bytes counts them so).
+  void update_mixed_buffers(LossKernel kernel) {
+    if constexpr (is_host_space_v<ExecSpace>) {
+      const bool needed = kernel == LossKernel::fused_host && mixed_precision_path();
+      if (needed && mixed_buffers_.extent(0) == 0)
+        mixed_buffers_ = Kokkos::View<double**, Kokkos::LayoutRight, memory_space>(
+            Kokkos::ViewAllocateWithoutInitializing("qgml::LossGradient::mixed_buffers"),
+            detail::mixed_buffer_rows(ExecSpace()), detail::mixed_buffer_row(n_, d_ + targets_));
+      if (!needed) mixed_buffers_ = decltype(mixed_buffers_)();
+    } else {
+      (void)kernel;
+    }
+  }
 };
 
 }  // namespace qgml

@@ -40,6 +40,7 @@
 #include "qgml/linalg/lanes.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
 #include "qgml/model/degeneracy.hpp"
+#include "qgml/model/ground_state_mixed.hpp"
 #include "qgml/model/ground_state_packed.hpp"
 #include "qgml/model/ground_state_terms.hpp"
 #include "qgml/train/loss_settings.hpp"
@@ -120,28 +121,31 @@ int packed_gradient_max_chunks(int n, int d) {
 
 // Packs per chunk below which a chunk's partial (zeroed, written, summed: ~d N^2) costs as much as its
 // packs' work (~W N^3 each): min(4, max(1, 64 / N)); 4 at N <= 16 measured 1.07-1.10x on the epoch
-// against one pack per chunk at N = 8 and 16 (perf/NOTES.md).
-KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_min_chunk_packs(int n) {
-  return n >= 64 ? 1 : (64 / n > 4 ? 4 : 64 / n);
+// against one pack per chunk at N = 8 and 16 (perf/NOTES.md). The mixed-precision ground state takes
+// packs in pairs (model/ground_state_mixed.hpp): then at least 2, and even.
+KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_min_chunk_packs(int n, bool mixed = false) {
+  return mixed ? 2 : (n >= 64 ? 1 : (64 / n > 4 ? 4 : 64 / n));
 }
 
-// Packs per chunk for `count` points: packed_gradient_min_chunk_packs(n), or more where that makes more
-// than packed_gradient_max_chunks chunks. A function of (count, n, d) only, never of the thread count.
+// Packs per chunk for `count` points: packed_gradient_min_chunk_packs(n, mixed), or more where that
+// makes more than packed_gradient_max_chunks chunks (rounded up to even when mixed). A function of
+// (count, n, d, mixed) only, never of the thread count.
 template <class Real>
-int packed_gradient_chunk_packs(int count, int n, int d) {
+int packed_gradient_chunk_packs(int count, int n, int d, bool mixed = false) {
   const int width = linalg::packed_eigh_width<Real>;
   const int packs = (count + width - 1) / width;
   const int max_chunks = packed_gradient_max_chunks<Real>(n, d);
   const int per = (packs + max_chunks - 1) / max_chunks;
-  const int least = packed_gradient_min_chunk_packs(n);
-  return per < least ? least : per;
+  const int least = packed_gradient_min_chunk_packs(n, mixed);
+  const int chosen = per < least ? least : per;
+  return mixed && chosen % 2 ? chosen + 1 : chosen;
 }
 
 template <class Real>
-int packed_gradient_chunks(int count, int n, int d) {
+int packed_gradient_chunks(int count, int n, int d, bool mixed = false) {
   const int width = linalg::packed_eigh_width<Real>;
   const int packs = (count + width - 1) / width;
-  const int per = packed_gradient_chunk_packs<Real>(count, n, d);
+  const int per = packed_gradient_chunk_packs<Real>(count, n, d, mixed);
   return (packs + per - 1) / per;
 }
 
@@ -158,7 +162,10 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
                                                 const PartialView& partial, const int chunk, const int first,
                                                 const int packs, const int count, const Real weight, const Real lw,
                                                 const Real eta_rel, const Real tol, const bool skip_degenerate,
-                                                const bool ground_state, const Supervised& sup, Real* scratch) {
+                                                const bool ground_state, const bool mixed, const Supervised& sup,
+                                                Real* scratch, double* mixed_scratch) {
+  (void)mixed;  // used by the double instantiation only
+  (void)mixed_scratch;
   const int d = static_cast<int>(a.extent(0));
   const int n = static_cast<int>(a.extent(1));
   const int blocks = packed_gradient_blocks(d, sup.enabled ? 1 : 0);
@@ -195,19 +202,19 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
   for (std::size_t k = 0; k < std::size_t(blocks) * n * row; ++k) gr[k] = gi[k] = Real(0);
   for (int k = 0; k < 4 * W * row; ++k) ptr[k] = Real(0);
 
-  for (int pk = 0; pk < packs; ++pk) {
-    const int t0 = first + pk * W;
-    const int lanes = count - t0 < W ? count - t0 : W;
-    int code[W];
-    Real e0[W], emax[W], degenerate[W], pw[W];
-    packed_ground_state<W>(
-        a, sq, x, t0, lanes,
-        ground_state ? PackedGroundStateMethod::tridiagonal : PackedGroundStateMethod::eigendecomposition, p, xk, td,
-        te, z0, fdr, flr, psr, psi, tol, code, e0, emax, degenerate);
-
+  // The rest of a pack once its ground state is known: psi_0 in (psr_, psi_), x_k in xk_, per lane code,
+  // E_0, E_max and the degeneracy. phi by the whole spectrum (p's eigenvectors), by the tridiagonal solve
+  // (p's reflectors, T), or by the mixed path's refinement (phi_source 2 + h for half h of the last
+  // mixed_ground_state_pair, H in (h_r, h_i)). Returns false, having added nothing to the partials, where
+  // the mixed refinement of phi did not reach its tolerance in a point of the pack.
+  enum { phi_spectrum = 0, phi_tridiagonal = 1, phi_mixed = 2 };
+  auto finish_pack = [&](const int t0, const int lanes, const Real* psr_, const Real* psi_, const Real* xk_,
+                         const int* code, const Real* e0, const Real* emax, const Real* degenerate,
+                         const int phi_source, const Real* h_r, const Real* h_i, const void* mixed_arrays) -> bool {
+    Real pw[W];
     // --- y_k = A_k psi, xbar_k, sigma^2, d^2 (model/ground_state_terms.hpp).
     Real sigma2[W], dist2[W];
-    ground_state_terms_lanes<W>(a, psr, psi, xk, yr, yi, rk, sigma2, dist2, [&](const int k, const Real* xb) {
+    ground_state_terms_lanes<W>(a, psr_, psi_, xk_, yr, yi, rk, sigma2, dist2, [&](const int k, const Real* xb) {
       for (int q = 0; q < lanes; ++q) xbar(t0 + q, k) = xb[q];
     });
     // --- Supervised: B psi (into c), y_hat = <psi|B psi>, l and l'/2 per lane (0 on padding lanes).
@@ -215,7 +222,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     QGML_LANES(q, W) loss_sup[q] = half_dl[q] = Real(0);
     if (sup.enabled) {
       Real y_hat[W];
-      packed_operator_expectation<W>(sup.b, n, psr, psi, cvr, cvi, y_hat);
+      packed_operator_expectation<W>(sup.b, n, psr_, psi_, cvr, cvi, y_hat);
       for (int q = 0; q < lanes; ++q) {
         const Real y = sup.y(t0 + q);
         sup.y_hat(t0 + q) = y_hat[q];
@@ -249,7 +256,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     // --- c_m = f(E_m - E_0) <m|s> (0 for the ground state itself), phi = sum_m c_m |m>.
     Real eta[W];
     QGML_LANES(q, W) eta[q] = eta_rel * spectral_scale(e0[q], emax[q]);
-    if (ground_state) {
+    if (phi_source == phi_tridiagonal) {
       // phi = Q R_T Q^H s with R_T = Re (T - E_0 - i eta)^{-1} on the complement of z_0 (spec 2.5, 2.6).
       for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
           phr[i * W + q] = svr[i * W + q];
@@ -259,7 +266,16 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       linalg::packed_reduced_resolvent<W>(n, td, te, e0, eta, z0, fdr, fdi, flr, fli, phr, phi);
       packed_apply_q<W>(p, phr, phi, false);
     }
-    for (int m = 0; m < n && !ground_state; ++m) {
+    if constexpr (std::is_same_v<Real, double> && W == mixed_half_width) {
+      if (phi_source >= phi_mixed) {
+        int ok[W];
+        mixed_reduced_resolvent(*static_cast<const MixedGroundStateArrays*>(mixed_arrays), phi_source - phi_mixed, h_r,
+                                h_i, psr_, psi_, e0, eta, svr, svi, lanes, phr, phi, ok);
+        for (int q = 0; q < lanes; ++q)
+          if (!ok[q]) return false;
+      }
+    }
+    for (int m = 0; m < n && phi_source == phi_spectrum; ++m) {
       Real cr[W], ci[W];
       linalg::packed_conj_dot<W>(0, n, p.at(p.zr, m, 0), p.at(p.zi, m, 0), W, svr, svi, W, cr, ci);  // <m|s>
       const Real* dm = p.d + m * W;
@@ -271,7 +287,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         c_i[q] = f * ci[q];
       }
     }
-    for (int i = 0; i < n && !ground_state; ++i) {
+    for (int i = 0; i < n && phi_source == phi_spectrum; ++i) {
       Real* f_r = phr + i * W;
       Real* f_i = phi + i * W;
       QGML_LANES(q, W) f_r[q] = f_i[q] = Real(0);
@@ -289,15 +305,15 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     // --- a_l (over y_l) and e_l, scaled by the point's weight.
     QGML_LANES(q, W) pw[q] = (q < lanes && !(skip_degenerate && degenerate[q] != Real(0))) ? weight : Real(0);
     for (int l = 0; l < d; ++l) {
-      const Real* xl = xk + l * W;
+      const Real* xl = xk_ + l * W;
       const Real* rl = rk + l * W;
       for (int i = 0; i < n; ++i) {
         Real* y_r = yr + (l * n + i) * W;
         Real* y_i = yi + (l * n + i) * W;
         Real* e_r = er + (l * n + i) * W;
         Real* e_i = ei + (l * n + i) * W;
-        const Real* p_r = psr + i * W;
-        const Real* p_i = psi + i * W;
+        const Real* p_r = psr_ + i * W;
+        const Real* p_i = psi_ + i * W;
         const Real* f_r = phr + i * W;
         const Real* f_i = phi + i * W;
         QGML_LANES(q, W) {
@@ -313,8 +329,8 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     // --- X_l(i, j) += sum_q a_l(i, q) conj(psi(j, q)) + e_l(i, q) conj(phi(j, q)) over the lanes q.
     for (int q = 0; q < W; ++q)
       for (int j = 0; j < n; ++j) {
-        ptr[q * row + j] = psr[j * W + q];
-        pti[q * row + j] = psi[j * W + q];
+        ptr[q * row + j] = psr_[j * W + q];
+        pti[q * row + j] = psi_[j * W + q];
         ftr[q * row + j] = phr[j * W + q];
         fti[q * row + j] = phi[j * W + q];
       }
@@ -342,8 +358,8 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       for (int i = 0; i < n; ++i) {
         QGML_LANES(q, W) {
           const Real h = pw[q] * half_dl[q];
-          hr[q] = h * psr[i * W + q];
-          hi[q] = h * psi[i * W + q];
+          hr[q] = h * psr_[i * W + q];
+          hi[q] = h * psi_[i * W + q];
         }
         const std::size_t li = std::size_t(d * n + i);
         packed_outer_row<W, false>(row, hr, hi, hr, hi, ptr, pti, ptr, pti, gr + li * row, gi + li * row);
@@ -365,6 +381,56 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
       terms(t, int(loss_supervised)) = loss_sup[q];
       info(t) = code[q];
     }
+    return true;
+  };
+
+  auto double_path = [&](const int t0, const int lanes) {
+    int code[W];
+    Real e0[W], emax[W], degenerate[W];
+    packed_ground_state<W>(
+        a, sq, x, t0, lanes,
+        ground_state ? PackedGroundStateMethod::tridiagonal : PackedGroundStateMethod::eigendecomposition, p, xk, td,
+        te, z0, fdr, flr, psr, psi, tol, code, e0, emax, degenerate);
+    finish_pack(t0, lanes, psr, psi, xk, code, e0, emax, degenerate, ground_state ? phi_tridiagonal : phi_spectrum,
+                nullptr, nullptr, nullptr);
+  };
+
+  if constexpr (std::is_same_v<Real, double> && W == mixed_half_width) {
+    if (mixed) {
+      // Two packs at a time: their ground states from one float reduction (model/ground_state_mixed.hpp),
+      // H_A in p.ar / p.ai and H_B in p.zr / p.zi; the halves that need it then take the double path, after
+      // the others (it overwrites both H).
+      const MixedGroundStateArrays m(n, d, mixed_scratch);
+      for (int pk = 0; pk < packs; pk += 2) {
+        const int t0 = first + pk * W;
+        const int lanes_a = count - t0 < W ? count - t0 : W;
+        const int rest = count - t0 - W;
+        const int lanes_b = pk + 1 < packs ? (rest < W ? rest : W) : 0;
+        int code[2 * W], fallback[2];
+        Real e0[2 * W], emax[2 * W], degenerate[2 * W];
+        for (int q = 0; q < 2 * W; ++q) degenerate[q] = Real(0);
+        mixed_ground_state_pair(a, sq, x, t0, lanes_a, lanes_b, p.ar, p.ai, p.zr, p.zi, m, xk, psr, psi, code, e0, emax,
+                                fallback);
+        const int halves = lanes_b > 0 ? 2 : 1;
+        const int lanes_h[2] = {lanes_a, lanes_b};
+        const Real* const hr[2] = {p.ar, p.zr};
+        const Real* const hi[2] = {p.ai, p.zi};
+        const Real* const pr[2] = {psr, m.psr_b};
+        const Real* const pi[2] = {psi, m.psi_b};
+        const Real* const xh[2] = {xk, m.xk_b};
+        for (int h = 0; h < halves; ++h)
+          if (!fallback[h] && !finish_pack(t0 + h * W, lanes_h[h], pr[h], pi[h], xh[h], code + h * W, e0 + h * W,
+                                           emax + h * W, degenerate + h * W, phi_mixed + h, hr[h], hi[h], &m))
+            fallback[h] = 1;
+        for (int h = 0; h < halves; ++h)
+          if (fallback[h]) double_path(t0 + h * W, lanes_h[h]);
+      }
+      return;
+    }
+  }
+  for (int pk = 0; pk < packs; ++pk) {
+    const int t0 = first + pk * W;
+    double_path(t0, count - t0 < W ? count - t0 : W);
   }
 }
 

@@ -288,6 +288,11 @@ class Trainer {
       const std::size_t row = std::size_t(detail::packed_gradient_row(N, linalg::packed_eigh_width<Real>));
       engine +=
           bytes(std::size_t(detail::packed_gradient_max_chunks<Real>(N, blocks)) * 2 * blocks * n * row, sizeof(Real));
+      // The mixed-precision ground state's buffers, one per thread (LossGradient::mixed_precision_path).
+      if (kernel == LossKernel::fused_host && std::is_same_v<Real, double> && settings.ground_state_path &&
+          settings.mixed_precision_reduction && N >= LossGradient<Real, ExecSpace>::mixed_precision_min_n)
+        engine +=
+            bytes(std::size_t(detail::mixed_buffer_rows(ExecSpace())) * detail::mixed_buffer_row(N, D), sizeof(double));
     }
     // Supervised: the engine's predictions, the features' S, the best epoch's operators, this epoch's
     // (y_hat, y) and its host copy.
@@ -340,6 +345,9 @@ class Trainer {
     engine_.set_spectral_path(settings.ground_state_path ? LossGradient<Real, ExecSpace>::SpectralPath::automatic
                                                          : LossGradient<Real, ExecSpace>::SpectralPath::full_spectrum);
     engine_.set_team_shape(settings.team_shape);
+    engine_.set_reduction_precision(settings.mixed_precision_reduction
+                                        ? LossGradient<Real, ExecSpace>::ReductionPrecision::automatic
+                                        : LossGradient<Real, ExecSpace>::ReductionPrecision::full);
     if (settings.warm_start_eigh)
       warm_ = WarmStartCache<Real, ExecSpace>(shard_.size(), engine_.max_batch(), config.matrix_size());
     if (distributed_) {

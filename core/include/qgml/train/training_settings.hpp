@@ -64,6 +64,10 @@ struct TrainingSettings {
   // With it, psi_0 and phi by tridiagonal solves instead of the whole spectrum where that pays
   // (LossGradient::SpectralPath::automatic; false: full_spectrum).
   bool ground_state_path = true;
+  // In double, from N = LossGradient::mixed_precision_min_n on the fused ground-state path: the
+  // Householder reduction in single precision, psi_0, E_0 and phi refined in double to double accuracy
+  // (model/ground_state_mixed.hpp); false: the reduction in double.
+  bool mixed_precision_reduction = true;
   // Supervised training (docs/supervised.md): the configuration holds D + 1 operators (A_1..A_D, then
   // the target operator B) and each point D + 1 values (x, then its target y); supervised.loss must fit
   // the task (check_task_loss).
