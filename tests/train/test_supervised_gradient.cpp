@@ -402,10 +402,13 @@ TEMPLATE_TEST_CASE(
   const Space exec;
   const double tol = std::is_same_v<Real, float> ? 2e-4 : 1e-11;
   // N = 3: the fused path's full spectrum; N = 6: its ground-state path. 300 points: several packs and
-  // chunks of the fused path, a partial last pack.
+  // chunks of the fused path, a partial last pack. N = mixed_precision_min_n: in double the fused path's
+  // reduction in single precision, refined in double (model/ground_state_mixed.hpp), 19 points: a pair
+  // of packs and a half pair.
   std::vector<LossKernel> kernels{LossKernel::separate, LossKernel::team};
   if constexpr (is_host_space_v<Space>) kernels.push_back(LossKernel::fused_host);
-  for (auto [d, n, count] : {std::tuple{2, 3, 7}, std::tuple{3, 6, 300}}) {
+  const int mixed_n = LossGradient<Real, Space>::mixed_precision_min_n;
+  for (auto [d, n, count] : {std::tuple{2, 3, 7}, std::tuple{3, 6, 300}, std::tuple{2, mixed_n, 19}}) {
     const Problem p = random_problem(d, n, count, 90 + n);
     const std::vector<double> y_hat = supervised_reference(p.a, p.b, p.x, std::vector<double>(count, 0.0), {}).y_hat;
     // (A_1..A_D, B) as one configuration for the penalty; the features alone for H.
@@ -438,6 +441,7 @@ TEMPLATE_TEST_CASE(
               sup.lambda = lambda;
               LossGradient<Real, Space> engine(d, n, count, kernel, 1);
               REQUIRE(engine.kernel() == kernel);
+              CHECK(engine.mixed_precision_path() == (std::is_same_v<Real, double> && n >= mixed_n));
               engine.compute_supervised(exec, features, b, points, y_device, objective.settings, sup, Real(1) / count,
                                         false);
               engine.add_penalty(exec, operators, objective.settings);
