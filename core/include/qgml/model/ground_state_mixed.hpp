@@ -66,9 +66,9 @@ inline constexpr int mixed_max_steps = 4;
 
 // Reals (double) of the mixed path's arrays beyond the double path's: the float pack's A, the
 // reduction's staggered arrays, d, e, tau and p (6 n), float T, z_0, the resolvent's factors and a vector (9 n per
-// lane), E_0 and E_max of T (2 per lane), psi of half B, three double work vectors and x_k of half B (per half lane),
-// and the alignment of the doubles to 64 bytes. Elements (lanes of one entry) of the reduction's staggered arrays in
-// Q^T's storage (linalg::packed_staggered_min_n): 8 regions of 64 ((n + 63) / 64 + 1) elements.
+// lane), E_0 and E_max of T (2 per lane), psi of half B, two complex work vectors and x_k of half B (6 n + D per half
+// lane), and the alignment of the doubles to 64 bytes. Elements (lanes of one entry) of the reduction's staggered
+// arrays in Q^T's storage (linalg::packed_staggered_min_n): 8 regions of 64 ((n + 63) / 64 + 1) elements.
 KOKKOS_INLINE_FUNCTION constexpr int mixed_staggered_elements(int n) { return 8 * 64 * ((n + 63) / 64 + 1); }
 // Elements of the reflectors v_k (rows k + 1 .. n - 1 of column k of the reduced A, k = 0 .. n - 2) copied
 // one after the other, so that the 8 to 16 applications of Q per pair read them contiguously (a column
@@ -79,7 +79,7 @@ KOKKOS_INLINE_FUNCTION constexpr std::size_t mixed_float_reals(int n) {
                                            2 * mixed_reflector_elements(n) + 15 * std::size_t(n) + 3);
 }
 KOKKOS_INLINE_FUNCTION constexpr std::size_t mixed_ground_state_scratch_reals(int n, int d) {
-  const std::size_t doubles = std::size_t(mixed_half_width) * (8 * std::size_t(n) + std::size_t(d));
+  const std::size_t doubles = std::size_t(mixed_half_width) * (6 * std::size_t(n) + std::size_t(d));
   return (mixed_float_reals(n) + 1) / 2 + doubles + 8;
 }
 
@@ -474,6 +474,8 @@ KOKKOS_INLINE_FUNCTION void mixed_reduced_resolvent(const MixedGroundStateArrays
     fr[i] = br[i];
     fi[i] = bi[i];
   }
+  double bn[HW];  // ||P s||, the scale of the residual test
+  packed_norm<HW>(n, br, bi, bn);
   const int bit = h == 0 ? 1 : 2;
   mixed_apply_resolvent(m, bit, fr, fi, fr, fi);
   packed_project_out<HW>(n, pr, pi, fr, fi);
@@ -484,9 +486,8 @@ KOKKOS_INLINE_FUNCTION void mixed_reduced_resolvent(const MixedGroundStateArrays
         wi[i * HW + q] = bi[i * HW + q] - (wi[i * HW + q] - e0[q] * fi[i * HW + q]);
       }
     packed_project_out<HW>(n, pr, pi, wr, wi);
-    double res[HW], bn[HW];
+    double res[HW];
     packed_norm<HW>(n, wr, wi, res);
-    packed_norm<HW>(n, br, bi, bn);
     bool converged = true;
     for (int q = 0; q < HW; ++q) {
       ok[q] = res[q] <= mixed_residual_tolerance * bn[q] ? 1 : 0;
