@@ -64,6 +64,9 @@ def parse_args():
     p.add_argument("--no-torch", action="store_true", help="qgml only (no peer)")
     p.add_argument("--qgml-impl", nargs="+", default=["qgml"],
                    help="train: qgml_bench_train --impl values (e.g. qgml qgml-separate); each gets a column")
+    p.add_argument("--floor", action="store_true",
+                   help="train: measure the double GEMM rate first and add the full-eigendecomposition floor of an "
+                        "epoch (36 N^3 flops per point at that rate) and qgml's epoch over it")
     p.add_argument("--out", help="JSON lines file (default perf/results/<suite>-<UTC time>.jsonl)")
     a = p.parse_args()
     try:
@@ -359,6 +362,8 @@ def main():
                         lines += run_peers(args)
     else:
         binary = bench_binary(a.build, "train")
+        if a.floor:
+            lines += run_lines(gemm_peak_command(a.build, a.repeats), env)[:1]  # GEMM peak line only
         for prec in a.precision:
             for N in a.N:
                 for batch in a.batch:
@@ -453,10 +458,15 @@ def summarize(suite, lines, have_torch, qgml_impls=("qgml",), peer_labels=None):
                        f"{q['gflops']:.2f} | {acc(q)} | {acc(t)} |" + peer_cells(rows[k], q))
     else:
         others = [i for i in qgml_impls if i != "qgml"]
+        # The floor of an epoch: a full eigendecomposition per point (36 N^3 real flops, the nominal count of
+        # the Hermitian reduction, QL and back-transformation) at the measured double GEMM rate.
+        floor_head, floor_rule = (" floor ms/epoch | qgml / floor |", "---|---|") if peak else ("", "")
+        if peak:
+            out.append(f"Measured double GEMM peak: {peak:.1f} GFLOP/s; floor = T x 36 N^3 flops at that rate\n")
         out.append("| precision | N | batch | w | qgml ms/epoch | torch ms/epoch | torch / qgml | qgml points/s |"
                    " qgml final loss | torch final loss |" + "".join(f" {i} ms/epoch | {i} / qgml |" for i in others)
-                   + peer_head)
-        out.append("|---|---|---|---|---|---|---|---|---|---|" + "---|---|" * len(others) + peer_rule)
+                   + floor_head + peer_head)
+        out.append("|---|---|---|---|---|---|---|---|---|---|" + "---|---|" * len(others) + floor_rule + peer_rule)
         for k in sorted(rows):
             r = rows[k]
             q, t = r.get("qgml"), r.get("torch")
@@ -466,6 +476,9 @@ def summarize(suite, lines, have_torch, qgml_impls=("qgml",), peer_labels=None):
             for i in others:
                 o = r.get(i)
                 extra += (f" {1e3 * o['median_s']:.3f} | {o['median_s'] / q['median_s']:.2f} |" if o else " - | - |")
+            if peak:
+                floor_s = q["T"] * 36.0 * q["N"] ** 3 / (peak * 1e9)
+                extra += f" {1e3 * floor_s:.4f} | {q['median_s'] / floor_s:.2f} |"
             out.append(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]:g} | {1e3 * q['median_s']:.3f} | "
                        f"{(1e3 * t['median_s']) if t else float('nan'):.3f} | "
                        f"{(t['median_s'] / q['median_s']) if t else float('nan'):.2f} | {q['points_per_s']:.0f} | "

@@ -5,11 +5,12 @@
 //
 //   qgml_bench_train [--N 3 4 8 16 32 64] [--batch 256 2500] [--w 0 0.25] [--precision double float]
 //                    [--T 2500] [--D 3] [--lr 0.01] [--repeats 5] [--warmup 2] [--out FILE]
-//                    [--impl qgml qgml-double qgml-spectrum qgml-team qgml-separate qgml-warm]
+//                    [--impl qgml qgml-double qgml-narrow qgml-spectrum qgml-team qgml-separate qgml-warm]
 //   qgml: the default (on CPUs the fused loss-gradient kernel per pack of points where it applies, with
 //         psi_0 and phi from tridiagonal solves; in double from N = 64 the reduction in single precision
 //         and the ground state refined in double, model/ground_state_mixed.hpp);
 //   qgml-double: qgml with the reduction in double (TrainingSettings::mixed_precision_reduction off);
+//   qgml-narrow: qgml in packs of 8 doubles (TrainingSettings::wide_packs off);
 //   qgml-spectrum: the fused kernel with the whole eigendecomposition;
 //   qgml-team: the team kernel, one team per point on the ground-state path (the GPU kernel), and the GEMM;
 //   qgml-separate: the separate batch kernels (build H, eigensolve, per-point terms, the GEMM);
@@ -55,11 +56,13 @@ void run_on(const Args& args, const Exec& exec, const std::string& precision, in
   s.loss.penalty = qgml::parse_penalty_kind(args.string("penalty", "none"));
   s.loss.penalty_weight = args.real("penalty-weight", 0.01);
   s.warm_start_eigh = warm;
-  s.kernel = impl == "qgml-team"                                                    ? qgml::LossKernel::team
-             : (impl == "qgml" || impl == "qgml-double" || impl == "qgml-spectrum") ? qgml::LossKernel::automatic
-                                                                                    : qgml::LossKernel::separate;
-  s.ground_state_path = impl == "qgml" || impl == "qgml-double";
+  s.kernel = impl == "qgml-team" ? qgml::LossKernel::team
+             : (impl == "qgml" || impl == "qgml-double" || impl == "qgml-narrow" || impl == "qgml-spectrum")
+                 ? qgml::LossKernel::automatic
+                 : qgml::LossKernel::separate;
+  s.ground_state_path = impl == "qgml" || impl == "qgml-double" || impl == "qgml-narrow";
   s.mixed_precision_reduction = impl != "qgml-double";
+  s.wide_packs = impl != "qgml-narrow";
   s.team_shape = qgml::bench::parse_team_shape(shape);
   qgml::Trainer<Real, Exec> trainer(config, data, s, exec);
   double final_loss = 0;
@@ -112,10 +115,10 @@ int main(int argc, char* argv[]) {
         for (const auto& ws : args.strings("w", {"0", "0.25"})) {
           const double w = std::stod(ws);
           for (const auto& impl : args.strings("impl", {"qgml"})) {
-            if (impl != "qgml" && impl != "qgml-double" && impl != "qgml-spectrum" && impl != "qgml-team" &&
-                impl != "qgml-separate" && impl != "qgml-warm") {
+            if (impl != "qgml" && impl != "qgml-double" && impl != "qgml-narrow" && impl != "qgml-spectrum" &&
+                impl != "qgml-team" && impl != "qgml-separate" && impl != "qgml-warm") {
               std::fprintf(stderr,
-                           "qgml_bench_train: --impl takes qgml, qgml-double, qgml-spectrum, qgml-team, "
+                           "qgml_bench_train: --impl takes qgml, qgml-double, qgml-narrow, qgml-spectrum, qgml-team, "
                            "qgml-separate and qgml-warm, not '%s'\n",
                            impl.c_str());
               std::exit(2);

@@ -190,6 +190,12 @@ std::vector<Setting> make_schema() {
        "precision, psi_0, E_0 and phi refined in double to double accuracy (points with a gap below 1e-4 of the "
        "spectrum's scale, and their pack, stay in double); false: all in double",
        {}},
+      {"training.wide_packs",
+       T::boolean,
+       "true",
+       "model.precision = double on CPUs built for 512-bit vectors (AVX-512), where the mixed precision does not "
+       "run (N < 64): the fused kernel's packs hold 16 points, two vectors per operation, instead of 8; false: 8",
+       {}},
       {"training.warm_start",
        T::boolean,
        "false",

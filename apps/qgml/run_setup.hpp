@@ -49,6 +49,7 @@ inline TrainingSettings training_settings(const Config& c, const std::string& ru
   s.check_replicas = c.boolean("training.check_replicas");
   s.warm_start_eigh = c.boolean("training.warm_start");
   s.mixed_precision_reduction = c.boolean("training.mixed_precision");
+  s.wide_packs = c.boolean("training.wide_packs");
   s.kernel = parse_loss_kernel(c.text("training.kernel"));
   if (s.warm_start_eigh && (s.kernel == LossKernel::team || s.kernel == LossKernel::fused_host))
     throw Error("training.kernel = " + to_string(s.kernel) +

@@ -242,7 +242,7 @@ std::string automatic_kernel_note(const Config& c, int n) {
 }
 
 // The line that reports the fused path's reduction precision where the mixed path runs (double, CPUs,
-// the fused ground-state path from N = 32, training.mixed_precision).
+// the fused ground-state path from N = 64, training.mixed_precision).
 std::string mixed_precision_note(const Config& c, int n) {
   const TrainingSettings ts = training_settings(c, "");
   const LossKernel k = resolve_loss_kernel<Exec>(ts.kernel, n, EighVariant::automatic, ts.warm_start_eigh);
@@ -254,6 +254,22 @@ std::string mixed_precision_note(const Config& c, int n) {
       "automatic: the ground state's reduction in single precision, refined in double to double accuracy "
       "(N >= %d; training.mixed_precision = false keeps it in double)",
       Engine::mixed_precision_min_n);
+}
+
+// The line that reports the fused path's packs of 16 points where they run (double, CPUs built for
+// 512-bit vectors, where the mixed precision does not run; training.wide_packs).
+std::string pack_width_note(const Config& c, int n) {
+  const TrainingSettings ts = training_settings(c, "");
+  const LossKernel k = resolve_loss_kernel<Exec>(ts.kernel, n, EighVariant::automatic, ts.warm_start_eigh);
+  using Engine = LossGradient<double, Exec>;
+  const bool mixed = ts.mixed_precision_reduction && ts.ground_state_path && n >= Engine::mixed_precision_min_n;
+  if (c.text("model.precision") != "double" || k != LossKernel::fused_host || !ts.wide_packs ||
+      !Engine::wide_packs_by_default || mixed)
+    return "";
+  return format(
+      "automatic: the fused kernel in packs of %d points, two 512-bit vectors per operation (training.wide_packs "
+      "= false: %d)",
+      qgml::detail::packed_wide_width<double>, linalg::packed_eigh_width<double>);
 }
 
 template <class Real, class DataSpace>
@@ -304,6 +320,7 @@ RunInputs<Real, DataSpace> prepare_supervised_inputs(const Exec& exec, Config& c
       in.automatic.push_back(format("automatic: model.N = %d (%s)", shape.n, default_matrix_size_rule(data.d).c_str()));
     if (c.text("training.kernel") == "auto") in.automatic.push_back(automatic_kernel_note(c, shape.n));
     if (const std::string note = mixed_precision_note(c, shape.n); !note.empty()) in.automatic.push_back(note);
+    if (const std::string note = pack_width_note(c, shape.n); !note.empty()) in.automatic.push_back(note);
     if (!shape.load.empty()) in.n_source = " (from model.load " + shape.load + ")";
     in.config = initial_configuration<Real>(exec, c, shape, data.d + 1);
     in.transform = data.transform;
@@ -355,6 +372,7 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
     in.n = shape->n;
     if (c.text("training.kernel") == "auto") in.automatic.push_back(automatic_kernel_note(c, in.n));
     if (const std::string note = mixed_precision_note(c, in.n); !note.empty()) in.automatic.push_back(note);
+    if (const std::string note = pack_width_note(c, in.n); !note.empty()) in.automatic.push_back(note);
     if (c.text("analysis.kernel") == "auto") {
       const GeometryKernel k = resolve_geometry_kernel<Exec>(GeometryKernel::automatic, in.n);
       in.automatic.push_back(format("automatic: analysis.kernel = %s (%s)", to_string(k).c_str(),

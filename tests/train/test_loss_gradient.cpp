@@ -184,7 +184,8 @@ namespace {
 
 // Loss sums, gradient, xbar, terms and info of one compute() (optionally a second one accumulated), on
 // the separate kernels, the fused host path with the whole spectrum, the fused ground-state path, or
-// the team path (in the given TeamShape; automatic: the backend's default).
+// the team path (in the given TeamShape; automatic: the backend's default); the fused path's reduction
+// precision and pack width as given.
 enum Path { separate, fused_spectrum, fused_ground_state, team };
 struct EngineResult {
   std::vector<double> sums, gradient, xbar, terms;
@@ -192,10 +193,12 @@ struct EngineResult {
 };
 
 template <class Real, class Space>
-EngineResult run_engine(const HostMatrices& m, const std::vector<double>& pts, const LossSettings& s, Path path,
-                        bool twice, const TeamShape& shape = {},
-                        typename LossGradient<Real, Space>::ReductionPrecision precision =
-                            LossGradient<Real, Space>::ReductionPrecision::automatic) {
+EngineResult run_engine(
+    const HostMatrices& m, const std::vector<double>& pts, const LossSettings& s, Path path, bool twice,
+    const TeamShape& shape = {},
+    typename LossGradient<Real, Space>::ReductionPrecision precision =
+        LossGradient<Real, Space>::ReductionPrecision::automatic,
+    typename LossGradient<Real, Space>::PackWidth pack = LossGradient<Real, Space>::PackWidth::automatic) {
   const bool fused = path == fused_spectrum || path == fused_ground_state;
   const Space exec;
   auto config = to_configuration<Real>(m, exec);
@@ -206,12 +209,16 @@ EngineResult run_engine(const HostMatrices& m, const std::vector<double>& pts, c
   engine.set_kernel(fused ? LossKernel::automatic : (path == team ? LossKernel::team : LossKernel::separate));
   engine.set_team_shape(shape);
   engine.set_reduction_precision(precision);
+  engine.set_pack_width(pack);
   using Engine = LossGradient<Real, Space>;
   engine.set_spectral_path(path == fused_ground_state ? Engine::SpectralPath::ground_state
                                                       : Engine::SpectralPath::full_spectrum);
   REQUIRE(engine.ground_state_path() == (path == fused_ground_state));
   REQUIRE(engine.fused() == (fused && m.N >= eigh_packed_min_n));
   REQUIRE((engine.kernel() == LossKernel::team) == (path == team));
+  if (pack != Engine::PackWidth::automatic)
+    REQUIRE(engine.wide_pack_path() ==
+            (std::is_same_v<Real, double> && pack == Engine::PackWidth::wide && !engine.mixed_precision_path()));
   engine.compute(exec, config, points, s, Real(1) / count, false);
   if (twice) engine.compute(exec, config, points, s, Real(0.5) / count, true);
   EngineResult r;
@@ -285,16 +292,19 @@ TEMPLATE_TEST_CASE("the fused host path gives the separate kernels' loss, gradie
       LossSettings s;
       s.w = w;
       const auto r = run_engine<Real, Space>(m, pts, s, separate, false);
-      for (Path path : {fused_spectrum, fused_ground_state}) {
-        CAPTURE(int(path));
-        const auto f = run_engine<Real, Space>(m, pts, s, path, false);
-        CHECK(relative_difference(r.gradient, f.gradient) <= tol);
-        CHECK(relative_difference(r.sums, f.sums) <= tol);
-        CHECK(relative_difference(r.xbar, f.xbar) <= tol);
-        CHECK(relative_difference(r.terms, f.terms) <= tol);
-        CHECK(r.info == f.info);
-        CHECK(max_abs(f.gradient) > 0);
-      }
+      using Engine = LossGradient<Real, Space>;
+      for (Path path : {fused_spectrum, fused_ground_state})
+        for (auto pack : {Engine::PackWidth::narrow, Engine::PackWidth::wide}) {
+          CAPTURE(int(path), int(pack));
+          const auto f =
+              run_engine<Real, Space>(m, pts, s, path, false, {}, Engine::ReductionPrecision::automatic, pack);
+          CHECK(relative_difference(r.gradient, f.gradient) <= tol);
+          CHECK(relative_difference(r.sums, f.sums) <= tol);
+          CHECK(relative_difference(r.xbar, f.xbar) <= tol);
+          CHECK(relative_difference(r.terms, f.terms) <= tol);
+          CHECK(r.info == f.info);
+          CHECK(max_abs(f.gradient) > 0);
+        }
     }
   }
   SECTION("accumulating a second batch") {
@@ -367,6 +377,65 @@ TEMPLATE_TEST_CASE("the fused host path gives the separate kernels' loss, gradie
     for (std::size_t t = 0; t < f.info.size(); ++t)
       if (t != 5)
         for (int k = 0; k < 3; ++k) CHECK(std::abs(f.xbar[3 * t + k] - r.xbar[3 * t + k]) <= tol);
+  }
+}
+
+// Wide packs (16 doubles, two vectors per lane operation) run every lane's arithmetic as narrow packs
+// do (8 doubles), so the per-point results are the same bits; the gradient sums their lanes in another
+// grouping, equal to rounding. The chunks hold an even number of narrow packs with wide packs: N = 17
+// (3 narrow packs per chunk otherwise) and a batch over packed_gradient_max_chunks check that layout.
+TEMPLATE_TEST_CASE("wide packs give narrow packs' per-point terms bit for bit and their gradient to rounding",
+                   "[gradient][fused][wide]", QGML_TEST_HOST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  using Engine = LossGradient<Real, Space>;
+  {
+    Engine engine(3, 8, 4);
+    CHECK(engine.wide_pack_path() == (std::is_same_v<Real, double> && Engine::wide_packs_by_default));
+    CHECK(engine.pack_lanes() == (engine.wide_pack_path() ? 2 : 1) * linalg::packed_eigh_width<Real>);
+    engine.set_pack_width(Engine::PackWidth::narrow);
+    CHECK(!engine.wide_pack_path());
+    CHECK(engine.pack_lanes() == linalg::packed_eigh_width<Real>);
+    engine.set_pack_width(Engine::PackWidth::wide);
+    CHECK(engine.wide_pack_path() == std::is_same_v<Real, double>);  // never in float
+    Engine mixed(3, Engine::mixed_precision_min_n, 4);
+    mixed.set_pack_width(Engine::PackWidth::wide);
+    CHECK(mixed.mixed_precision_path() == std::is_same_v<Real, double>);
+    CHECK(!mixed.wide_pack_path());  // the mixed precision pairs narrow packs itself
+  }
+  if constexpr (std::is_same_v<Real, double>) {
+    constexpr int narrow = linalg::packed_eigh_width<Real>;
+    struct Case {
+      int d, n, count;
+    };
+    const int many =
+        narrow * (qgml::detail::packed_gradient_max_chunks<Real>(2, qgml::detail::packed_gradient_blocks(2, 0)) + 3) +
+        5;
+    // Full spectrum (N = 3, 4), odd numbers of narrow packs, a partial last pack, one point, N = 17 (three
+    // narrow packs per chunk when unpaired), several packs per chunk, N = 48.
+    for (const Case c : {Case{2, 3, 3 * narrow + 1}, Case{3, 4, 40}, Case{3, 8, 5 * narrow}, Case{3, 8, 1},
+                         Case{4, 13, 77}, Case{3, 17, 9 * narrow + 2}, Case{2, 2, many}, Case{3, 48, 21}}) {
+      CAPTURE(c.d, c.n, c.count);
+      const HostMatrices m = gaussian_hermitian_matrices(c.d, c.n, 0.6, 51 + c.n);
+      std::vector<double> pts = random_points(c.count, c.d, 1.0, 52 + c.n);
+      if (c.count == 77) pts[70 * c.d + 1] = std::numeric_limits<double>::quiet_NaN();
+      const Path path = c.n >= Engine::ground_state_min_n ? fused_ground_state : fused_spectrum;
+      for (double w : {0.0, 0.3}) {
+        CAPTURE(w);
+        LossSettings s;
+        s.w = w;
+        const auto a = run_engine<Real, Space>(m, pts, s, path, false, {}, Engine::ReductionPrecision::full,
+                                               Engine::PackWidth::narrow);
+        const auto b = run_engine<Real, Space>(m, pts, s, path, false, {}, Engine::ReductionPrecision::full,
+                                               Engine::PackWidth::wide);
+        CHECK(a.info == b.info);
+        CHECK(relative_difference(a.xbar, b.xbar) == 0);
+        CHECK(relative_difference(a.terms, b.terms) == 0);
+        CHECK(relative_difference(a.gradient, b.gradient) <= 1e-13);
+        CHECK(relative_difference(a.sums, b.sums) <= 1e-13);
+        if (c.count != 77) CHECK(max_abs(b.gradient) > 0);
+      }
+    }
   }
 }
 

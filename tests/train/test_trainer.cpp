@@ -228,6 +228,33 @@ TEMPLATE_TEST_CASE("the last partial batch is kept and the learning-rate schedul
   CHECK(history[2].total < history[0].total);
 }
 
+// One batch per epoch is not shuffled (train/batch_distribution.hpp): the seed, which only orders the
+// points, then changes no bit; with several batches it does (so the comparison can tell them apart).
+TEMPLATE_TEST_CASE("a full-batch epoch takes the points in their stored order: the shuffle seed changes no bit",
+                   "[training]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  const auto data = sphere_points<Real>(exec, 333, 3, 0.1, 5);
+  const auto run = [&](int batch, std::uint64_t seed) {
+    auto config = qr_configuration<Real>(3, 4, 2, exec);
+    TrainingSettings s;
+    s.epochs = 3;
+    s.batch_size = batch;
+    s.learning_rate = 0.02;
+    s.loss.w = 0.25;
+    s.seed = seed;
+    Trainer<Real, Space> trainer(config, data, s, exec);
+    const auto history = trainer.train();
+    REQUIRE(history.size() == 3);
+    CHECK(history[0].batches == (batch == 0 || batch >= 333 ? 1 : (333 + batch - 1) / batch));
+    return to_host(config, exec);
+  };
+  CHECK(identical(run(333, 1), run(333, 2)));
+  CHECK(identical(run(0, 1), run(5000, 2)));  // 0: the whole data set
+  CHECK_FALSE(identical(run(111, 1), run(111, 2)));
+}
+
 namespace {
 
 // A small checkpoint state: D = 2 matrices of size 3, Adam moments, two epochs of history.

@@ -7,6 +7,12 @@
 // m-th point (in shuffled order) that this process holds and offsets(b) = how many of them come
 // before batch b; batch b is then order(offsets(b) .. offsets(b+1) - 1), gathered by one kernel. With
 // P = 1, order = pi and offsets(b) = b B: no scan and no copy to the host.
+//
+// One batch per epoch (B >= T, full batch): no shuffle. The batch holds every point whatever the order,
+// and its loss and gradient are sums over its points, which the order changes only in rounding; so
+// order is the identity (each process's rows in their stored order, offsets = {0, rows held}), planned
+// once, and an epoch plans nothing (the keyed permutation cost ~5 % of a full-batch epoch at N = 8,
+// perf/NOTES.md "Packs of 16 doubles, and full batch without a shuffle").
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -27,6 +33,13 @@ namespace qgml {
 namespace detail {
 
 // Kernels are named functors, not extended lambdas: docs/architecture.md "Host execution spaces in a CUDA build".
+
+// order(p) = p: one batch per epoch.
+template <class OrderView>
+struct IdentityOrder {
+  OrderView order;
+  KOKKOS_INLINE_FUNCTION void operator()(const int p) const { order(p) = p; }
+};
 
 // order(p) = pi(p): one process holds every point.
 template <class OrderView>
@@ -132,9 +145,25 @@ class BatchDistribution {
     return int(std::max<std::int64_t>(1, std::min<std::int64_t>(batch, local_points)));
   }
 
-  // Plans the epoch shuffled by `perm` (a copy of the offsets to the host when P > 1).
+  // Whether the epochs' points are shuffled: with one batch per epoch they are not (the top of this file).
+  bool shuffled() const { return batches() > 1; }
+
+  // Plans the epoch shuffled by `perm` (a copy of the offsets to the host when P > 1); with one batch
+  // per epoch, the identity order, once.
   void plan_epoch(const ExecSpace& exec, const KeyedPermutation& perm) {
     ScopedRegion region("qgml::Trainer::distribute_epoch");
+    if (!shuffled()) {
+      if (identity_planned_) return;
+      const int rows = int(shard_.size());
+      Kokkos::parallel_for("qgml::Trainer::distribute_epoch", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+                           detail::IdentityOrder<Kokkos::View<int*, memory_space>>{order_});
+      if (ranks_ > 1) {
+        offsets_host_(0) = 0;
+        offsets_host_(1) = rows;
+      }
+      identity_planned_ = true;
+      return;
+    }
     detail::distribute_epoch(exec, perm, total_, batch_, shard_, ranks_, order_, offsets_);
     if (ranks_ > 1) {
       Kokkos::deep_copy(exec, offsets_host_, offsets_);
@@ -166,6 +195,7 @@ class BatchDistribution {
 
   std::int64_t total_ = 0;
   int batch_ = 1, ranks_ = 1;
+  bool identity_planned_ = false;
   ShardRange shard_;
   Kokkos::View<int*, memory_space> order_, offsets_;
   typename Kokkos::View<int*, memory_space>::HostMirror offsets_host_;

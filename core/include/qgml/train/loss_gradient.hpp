@@ -325,7 +325,9 @@ void loss_gradient_team(const ExecSpace& exec, const LossGradientViews<Real, typ
   }
 }
 
-// The fused host path's kernel: one thread per chunk of packs (loss_gradient_packed.hpp).
+// The fused host path's kernel: one thread per chunk of packs of W lanes (loss_gradient_packed.hpp). The
+// chunks are counted in narrow packs (linalg::packed_eigh_width<Real> points); a wide pack (W twice that)
+// is two of them.
 template <int W, class Real, class ExecSpace, class PointsView>
 struct FusedChunksKernel {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -346,13 +348,15 @@ struct FusedChunksKernel {
   bool skip_degenerate = false, ground_state = false, mixed = false;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    constexpr int narrow = linalg::packed_eigh_width<Real>, group = W / narrow;
     const int c = member.league_rank();
     const int first_pack = c * per;
     const int packs = packs_total - first_pack < per ? packs_total - first_pack : per;
     const int id = mixed ? token.acquire() : 0;
-    packed_loss_gradient_chunk<W>(a, sq, x, buf.xbar, buf.terms, buf.info, buf.partials, c, first_pack * W, packs,
-                                  count, weight, lw, eta_rel, tol, skip_degenerate, ground_state, mixed, sup,
-                                  scratch.data(member, level), mixed ? &mixed_buffers(id, 0) : nullptr);
+    packed_loss_gradient_chunk<W>(a, sq, x, buf.xbar, buf.terms, buf.info, buf.partials, c, first_pack * narrow,
+                                  (packs + group - 1) / group, count, weight, lw, eta_rel, tol, skip_degenerate,
+                                  ground_state, mixed, sup, scratch.data(member, level),
+                                  mixed ? &mixed_buffers(id, 0) : nullptr);
     if (mixed) token.release(id);
   }
 };
@@ -364,16 +368,16 @@ int mixed_buffer_rows(const ExecSpace& exec) {
 }
 inline std::size_t mixed_buffer_row(int n, int d) { return (mixed_ground_state_scratch_reals(n, d) + 7) / 8 * 8; }
 
-template <class Real, class ExecSpace, class PointsView>
-void loss_gradient_fused_chunks(
+template <int W, class Real, class ExecSpace, class PointsView>
+void loss_gradient_fused_chunks_of(
     const ExecSpace& exec, const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
     const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x, const LossSettings& settings, Real weight,
-    int count, bool ground_state,
+    int count, bool ground_state, bool paired,
     const Kokkos::View<double**, Kokkos::LayoutRight, typename ExecSpace::memory_space>& mixed,
     const SupervisedInputs<Real, typename ExecSpace::memory_space>& sup) {
-  constexpr int width = linalg::packed_eigh_width<Real>;
+  constexpr int narrow = linalg::packed_eigh_width<Real>;
   using policy_type = Kokkos::TeamPolicy<ExecSpace>;
-  using kernel_type = FusedChunksKernel<width, Real, ExecSpace, PointsView>;
+  using kernel_type = FusedChunksKernel<W, Real, ExecSpace, PointsView>;
   const int n = buf.n, blocks = packed_gradient_blocks(buf.d, buf.targets);
   kernel_type f;
   f.a = config.matrices();
@@ -381,20 +385,42 @@ void loss_gradient_fused_chunks(
   f.x = x;
   f.buf = buf;
   f.sup = sup;
-  f.scratch = {packed_gradient_scratch_reals(n, buf.d, width)};
+  f.scratch = {packed_gradient_scratch_reals(n, buf.d, W, narrow)};
   assign_loss_settings(f, settings, weight);
   f.ground_state = ground_state;
   f.mixed = mixed.extent(0) > 0;
   f.mixed_buffers = mixed;
   if (f.mixed) f.token = Kokkos::Experimental::UniqueToken<ExecSpace>(exec);
   f.count = count;
-  f.per = packed_gradient_chunk_packs<Real>(count, n, blocks, f.mixed);
-  f.packs_total = (count + width - 1) / width;
-  const int chunks = packed_gradient_chunks<Real>(count, n, blocks, f.mixed);
+  f.per = packed_gradient_chunk_packs<Real>(count, n, blocks, paired);
+  f.packs_total = (count + narrow - 1) / narrow;
+  const int chunks = packed_gradient_chunks<Real>(count, n, blocks, paired);
   const std::size_t bytes = f.scratch.bytes();
   f.level = scratch_level(policy_type(exec, chunks, 1), bytes, n, "fused loss-gradient");
   Kokkos::parallel_for("qgml::LossGradient::fused_chunks",
                        policy_type(exec, chunks, 1).set_scratch_size(f.level, Kokkos::PerTeam(bytes)), f);
+}
+
+// The fused path in packs of linalg::packed_eigh_width<Real> points, or of packed_wide_width<Real>
+// (double only, never with the mixed precision, whose pairs of narrow packs share one float pack).
+template <class Real, class ExecSpace, class PointsView>
+void loss_gradient_fused_chunks(
+    const ExecSpace& exec, const LossGradientViews<Real, typename ExecSpace::memory_space>& buf,
+    const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& x, const LossSettings& settings, Real weight,
+    int count, bool ground_state, bool wide,
+    const Kokkos::View<double**, Kokkos::LayoutRight, typename ExecSpace::memory_space>& mixed,
+    const SupervisedInputs<Real, typename ExecSpace::memory_space>& sup) {
+  const bool paired = wide || mixed.extent(0) > 0;
+  if constexpr (std::is_same_v<Real, double>) {
+    if (wide) {
+      QGML_REQUIRE(mixed.extent(0) == 0, "qgml::LossGradient: wide packs and the mixed precision exclude each other");
+      loss_gradient_fused_chunks_of<packed_wide_width<Real>>(exec, buf, config, x, settings, weight, count,
+                                                             ground_state, paired, mixed, sup);
+      return;
+    }
+  }
+  loss_gradient_fused_chunks_of<linalg::packed_eigh_width<Real>>(exec, buf, config, x, settings, weight, count,
+                                                                 ground_state, paired, mixed, sup);
 }
 
 // x(0, part, l N + i, j) += x(c, part, l N + i, j) for the chunks c >= 1 in order.
@@ -457,10 +483,10 @@ struct SymmetrizeGradientChunks {
 template <class Real, class ExecSpace, class AView>
 void loss_gradient_reduce_chunks(const ExecSpace& exec,
                                  const LossGradientViews<Real, typename ExecSpace::memory_space>& buf, const AView& a,
-                                 Real c_coef, int count, bool accumulate, bool mixed) {
+                                 Real c_coef, int count, bool accumulate, bool paired) {
   using partials_view = decltype(buf.partials);  // x(c, part, l * n + i, j): PackedGradientPartials
   const int n = buf.n, d = buf.d, blocks = packed_gradient_blocks(buf.d, buf.targets);
-  const int chunks = packed_gradient_chunks<Real>(count, n, blocks, mixed);
+  const int chunks = packed_gradient_chunks<Real>(count, n, blocks, paired);
   if (chunks > 1)
     Kokkos::parallel_for("qgml::LossGradient::sum_chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, 2 * blocks * n),
                          SumGradientChunks<partials_view>{buf.partials, chunks, blocks, n});
@@ -565,6 +591,26 @@ class LossGradient {
            (reduction_precision_ == ReductionPrecision::single_refined ||
             (reduction_precision_ == ReductionPrecision::automatic && n_ >= mixed_precision_min_n));
   }
+  // Lanes per pack of the fused path (PackWidth, loss_gradient_packed.hpp): narrow, one 64-byte vector of
+  // points (8 doubles, 16 floats); wide, two (16 doubles; double only, and not with the mixed precision,
+  // which pairs narrow packs itself). automatic (default): wide in double on builds for 512-bit vectors
+  // (__AVX512F__; 1.04-1.38x per epoch at N = 3-48 on Zen 5, perf/NOTES.md "Packs of 16 doubles, and full
+  // batch without a shuffle"), narrow elsewhere, where 8 doubles are two 256-bit vectors already.
+  enum class PackWidth { automatic, narrow, wide };
+#if defined(__AVX512F__)
+  static constexpr bool wide_packs_by_default = true;
+#else
+  static constexpr bool wide_packs_by_default = false;
+#endif
+  void set_pack_width(PackWidth width) { pack_width_ = width; }
+  bool wide_pack_path() const {
+    return std::is_same_v<Real, double> && !mixed_precision_path() &&
+           (pack_width_ == PackWidth::wide || (pack_width_ == PackWidth::automatic && wide_packs_by_default));
+  }
+  // Points per pack of the fused path.
+  int pack_lanes() const {
+    return wide_pack_path() ? detail::packed_wide_width<Real> : linalg::packed_eigh_width<Real>;
+  }
   // The batch buffers of `kernel`; compute() calls it when they are needed and missing.
   void allocate_for(LossKernel kernel) {
     const int n = n_, max_batch = max_batch_;
@@ -668,13 +714,13 @@ class LossGradient {
           const bool mixed = mixed_precision_path();
           update_mixed_buffers(path);
           detail::loss_gradient_fused_chunks(exec, views(), config, points, settings, weight, count,
-                                             ground_state_path(), mixed ? mixed_buffers_ : decltype(mixed_buffers_)(),
-                                             sup);
+                                             ground_state_path(), wide_pack_path(),
+                                             mixed ? mixed_buffers_ : decltype(mixed_buffers_)(), sup);
         }
         ScopedRegion region("qgml::reduction");
         detail::loss_gradient_reduce_chunks(exec, views(), config.matrices(),
                                             detail::gradient_coefficients(sup, Real(settings.w)).c_coef, count,
-                                            accumulate, mixed_precision_path());
+                                            accumulate, mixed_precision_path() || wide_pack_path());
         reduce_terms(exec, count, accumulate);
       }
       return;
@@ -811,6 +857,7 @@ class LossGradient {
   TeamShape team_shape_;
   SpectralPath spectral_path_ = SpectralPath::automatic;
   ReductionPrecision reduction_precision_ = ReductionPrecision::automatic;
+  PackWidth pack_width_ = PackWidth::automatic;
   Kokkos::View<double**, Kokkos::LayoutRight, memory_space> mixed_buffers_;  // fused path, mixed precision
 
   // The mixed-precision buffers exist exactly while `kernel` is the fused host path with the mixed

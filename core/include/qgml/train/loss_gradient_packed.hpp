@@ -48,22 +48,36 @@
 
 namespace qgml::detail {
 
-// Row length of the chunk's gradient sum and of the transposed psi and phi: n rounded up to the pack
-// width, so that every j loop runs over whole SIMD vectors (the padding columns hold zeros).
-KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_row(int n, int width) { return (n + width - 1) / width * width; }
+// Row length of the chunk's gradient sum and of the transposed psi and phi: n rounded up to `vector`
+// (linalg::packed_eigh_width<Real>, the Reals of a 64-byte vector), so that every j loop runs over whole
+// SIMD vectors (the padding columns hold zeros). The same for narrow and wide packs.
+KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_row(int n, int vector) {
+  return (n + vector - 1) / vector * vector;
+}
+
+// Lanes per pack of the fused kernel: narrow packs hold one 64-byte vector of points
+// (linalg::packed_eigh_width<Real>: 8 doubles, 16 floats), wide packs two (16 doubles). With two vectors
+// per lane operation the chains of divisions and dependent multiply-adds of the ground-state work
+// (Laguerre's iteration, the Sturm count, the inverse iteration, the tridiagonal solves, the reflectors'
+// norms) run two at a time: 1.04-1.38x per epoch at N = 3-48 in double on Zen 5 (perf/NOTES.md "Packs of
+// 16 doubles, and full batch without a shuffle"); in float, 32 lanes measured 0.89-1.13x. Wide packs are
+// consecutive pairs of narrow ones, so the chunks (which then hold an even number of narrow packs) and the
+// partial sums keep their layout.
+template <class Real>
+inline constexpr int packed_wide_width = 2 * linalg::packed_eigh_width<Real>;
 
 // Blocks of a chunk's partial: X_l for the D features, X_B of the target operator when supervised
 // (targets = 1), then M = sum_t |phi(t)><psi(t)| (weighted), the factor of the A_l phi terms.
 KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_blocks(int d, int targets) { return d + targets + 1; }
 
-// Reals of one chunk's scratch: the eigensolver's arrays, psi, phi, s, c (complex, n per lane; c holds
-// B psi first when supervised), the ground-state path's T, z_0 and factors (8 n per lane), y_k then a_l
-// and e_l (complex, D n per lane), x_k and r_k (D per lane), psi^T and phi^T (complex, a padded row per
-// lane).
-KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_gradient_scratch_reals(int n, int d, int width) {
+// Reals of one chunk's scratch for packs of `width` lanes: the eigensolver's arrays, psi, phi, s, c
+// (complex, n per lane; c holds B psi first when supervised), the ground-state path's T, z_0 and factors
+// (8 n per lane), y_k then a_l and e_l (complex, D n per lane), x_k and r_k (D per lane), psi^T and phi^T
+// (complex, a row of packed_gradient_row(n, vector) per lane).
+KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_gradient_scratch_reals(int n, int d, int width, int vector) {
   return std::size_t(width) *
          (std::size_t(linalg::packed_eigh_scratch_reals(n, 1)) + 16 * std::size_t(n) + 4 * std::size_t(d) * n +
-          2 * std::size_t(d) + 4 * std::size_t(packed_gradient_row(n, width)));
+          2 * std::size_t(d) + 4 * std::size_t(packed_gradient_row(n, vector)));
 }
 
 // The chunks' partial sums: partial(c, 0, l * n + i, j) = Re X_l(i, j) of chunk c, partial(c, 1, ...) its
@@ -73,21 +87,22 @@ template <class Real, class MemorySpace>
 using PackedGradientPartials = Kokkos::View<Real****, Kokkos::LayoutRight, MemorySpace>;
 
 // Row i of X += sum_q a(i, q) conj(u_q)^T + b(i, q) conj(v_q)^T over the W lanes q of a pack: the lane
-// reduction of the rank-2W update as W (or 2W) rank-1 steps along j, j vectorised. a, b: lane q at [q];
-// u^T, v^T: lane q's vector at q * row (zero beyond n); x: the row (re, im), row reals. With phi = false
-// the b v terms are absent (the target operator's block: a = (l'/2) psi, no phi term).
-template <int W, bool phi, class Real>
+// reduction of the rank-2W update as W (or 2W) rank-1 steps along j, j vectorised in blocks of V (row is
+// a multiple of V). a, b: lane q at [q]; u^T, v^T: lane q's vector at q * row (zero beyond n); x: the row
+// (re, im), row reals. With phi = false the b v terms are absent (the target operator's block:
+// a = (l'/2) psi, no phi term).
+template <int W, int V, bool phi, class Real>
 KOKKOS_FORCEINLINE_FUNCTION void packed_outer_row(const int row, const Real* a_r, const Real* a_i, const Real* b_r,
                                                   const Real* b_i, const Real* ut_r, const Real* ut_i, const Real* vt_r,
                                                   const Real* vt_i, Real* x_r, Real* x_i) {
-  for (int j0 = 0; j0 < row; j0 += W) {
-    Real sr[W], si[W];
-    QGML_LANES(jj, W) sr[jj] = si[jj] = Real(0);
+  for (int j0 = 0; j0 < row; j0 += V) {
+    Real sr[V], si[V];
+    QGML_LANES(jj, V) sr[jj] = si[jj] = Real(0);
     for (int q = 0; q < W; ++q) {
       const Real ar = a_r[q], ai = a_i[q];
       const Real* u_r = ut_r + q * row + j0;
       const Real* u_i = ut_i + q * row + j0;
-      QGML_LANES(jj, W) {
+      QGML_LANES(jj, V) {
         sr[jj] += ar * u_r[jj] + ai * u_i[jj];
         si[jj] += ai * u_r[jj] - ar * u_i[jj];
       }
@@ -95,13 +110,13 @@ KOKKOS_FORCEINLINE_FUNCTION void packed_outer_row(const int row, const Real* a_r
         const Real br = b_r[q], bi = b_i[q];
         const Real* v_r = vt_r + q * row + j0;
         const Real* v_i = vt_i + q * row + j0;
-        QGML_LANES(jj, W) {
+        QGML_LANES(jj, V) {
           sr[jj] += br * v_r[jj] + bi * v_i[jj];
           si[jj] += bi * v_r[jj] - br * v_i[jj];
         }
       }
     }
-    QGML_LANES(jj, W) {
+    QGML_LANES(jj, V) {
       x_r[j0 + jj] += sr[jj];
       x_i[j0 + jj] += si[jj];
     }
@@ -119,33 +134,35 @@ int packed_gradient_max_chunks(int n, int d) {
   return int(chunks < 16 ? 16 : (chunks > 2048 ? 2048 : chunks));
 }
 
-// Packs per chunk below which a chunk's partial (zeroed, written, summed: ~d N^2) costs as much as its
-// packs' work (~W N^3 each): min(4, max(1, 64 / N)); 4 at N <= 16 measured 1.07-1.10x on the epoch
-// against one pack per chunk at N = 8 and 16 (perf/NOTES.md). The mixed-precision ground state takes
-// packs in pairs (model/ground_state_mixed.hpp): then at least 2, and even.
-KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_min_chunk_packs(int n, bool mixed = false) {
-  return mixed ? 2 : (n >= 64 ? 1 : (64 / n > 4 ? 4 : 64 / n));
+// Packs (narrow, of linalg::packed_eigh_width<Real> points) per chunk below which a chunk's partial
+// (zeroed, written, summed: ~d N^2) costs as much as its packs' work (~W N^3 each): min(4, max(1, 64 / N));
+// 4 at N <= 16 measured 1.07-1.10x on the epoch against one pack per chunk at N = 8 and 16
+// (perf/NOTES.md). The mixed-precision ground state (model/ground_state_mixed.hpp) and the wide packs take
+// narrow packs in pairs (`paired`): then at least 2, and even.
+KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_min_chunk_packs(int n, bool paired = false) {
+  const int least = n >= 64 ? 1 : (64 / n > 4 ? 4 : 64 / n);
+  return paired ? (least < 2 ? 2 : (least + 1) / 2 * 2) : least;
 }
 
-// Packs per chunk for `count` points: packed_gradient_min_chunk_packs(n, mixed), or more where that
-// makes more than packed_gradient_max_chunks chunks (rounded up to even when mixed). A function of
-// (count, n, d, mixed) only, never of the thread count.
+// Narrow packs per chunk for `count` points: packed_gradient_min_chunk_packs(n, paired), or more where
+// that makes more than packed_gradient_max_chunks chunks (rounded up to even when paired). A function of
+// (count, n, d, paired) only, never of the thread count.
 template <class Real>
-int packed_gradient_chunk_packs(int count, int n, int d, bool mixed = false) {
+int packed_gradient_chunk_packs(int count, int n, int d, bool paired = false) {
   const int width = linalg::packed_eigh_width<Real>;
   const int packs = (count + width - 1) / width;
   const int max_chunks = packed_gradient_max_chunks<Real>(n, d);
   const int per = (packs + max_chunks - 1) / max_chunks;
-  const int least = packed_gradient_min_chunk_packs(n, mixed);
+  const int least = packed_gradient_min_chunk_packs(n, paired);
   const int chosen = per < least ? least : per;
-  return mixed && chosen % 2 ? chosen + 1 : chosen;
+  return paired && chosen % 2 ? chosen + 1 : chosen;
 }
 
 template <class Real>
-int packed_gradient_chunks(int count, int n, int d, bool mixed = false) {
+int packed_gradient_chunks(int count, int n, int d, bool paired = false) {
   const int width = linalg::packed_eigh_width<Real>;
   const int packs = (count + width - 1) / width;
-  const int per = packed_gradient_chunk_packs<Real>(count, n, d, mixed);
+  const int per = packed_gradient_chunk_packs<Real>(count, n, d, paired);
   return (packs + per - 1) / per;
 }
 
@@ -192,7 +209,8 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
   Real* const ei = er + d * n * W;
   Real* const xk = ei + d * n * W;  // x_k at k * W
   Real* const rk = xk + d * W;      // r_k
-  const int row = packed_gradient_row(n, W);
+  constexpr int V = linalg::packed_eigh_width<Real>;
+  const int row = packed_gradient_row(n, V);
   Real* const ptr = rk + d * W;  // psi^T: lane q's psi(j) at q * row + j, zero for j >= n
   Real* const pti = ptr + W * row;
   Real* const ftr = pti + W * row;  // phi^T
@@ -337,8 +355,8 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     for (int l = 0; l < d; ++l)
       for (int i = 0; i < n; ++i) {
         const std::size_t li = std::size_t(l * n + i);
-        packed_outer_row<W, true>(row, yr + li * W, yi + li * W, er + li * W, ei + li * W, ptr, pti, ftr, fti,
-                                  gr + li * row, gi + li * row);
+        packed_outer_row<W, V, true>(row, yr + li * W, yi + li * W, er + li * W, ei + li * W, ptr, pti, ftr, fti,
+                                     gr + li * row, gi + li * row);
       }
     // --- M(i, j) += sum_q w_q phi(i, q) conj(psi(j, q)).
     {
@@ -349,7 +367,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
           hi[q] = pw[q] * phi[i * W + q];
         }
         const std::size_t li = std::size_t((blocks - 1) * n + i);
-        packed_outer_row<W, false>(row, hr, hi, hr, hi, ptr, pti, ptr, pti, gr + li * row, gi + li * row);
+        packed_outer_row<W, V, false>(row, hr, hi, hr, hi, ptr, pti, ptr, pti, gr + li * row, gi + li * row);
       }
     }
     // --- Supervised: X_B(i, j) += sum_q (l'/2)_q psi(i, q) conj(psi(j, q)) (a_B = (l'/2) psi, e_B = 0).
@@ -362,7 +380,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
           hi[q] = h * psi_[i * W + q];
         }
         const std::size_t li = std::size_t(d * n + i);
-        packed_outer_row<W, false>(row, hr, hi, hr, hi, ptr, pti, ptr, pti, gr + li * row, gi + li * row);
+        packed_outer_row<W, V, false>(row, hr, hi, hr, hi, ptr, pti, ptr, pti, gr + li * row, gi + li * row);
       }
     }
     // --- Per-point terms (unweighted).

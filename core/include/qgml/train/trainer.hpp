@@ -348,6 +348,8 @@ class Trainer {
     engine_.set_reduction_precision(settings.mixed_precision_reduction
                                         ? LossGradient<Real, ExecSpace>::ReductionPrecision::automatic
                                         : LossGradient<Real, ExecSpace>::ReductionPrecision::full);
+    engine_.set_pack_width(settings.wide_packs ? LossGradient<Real, ExecSpace>::PackWidth::automatic
+                                               : LossGradient<Real, ExecSpace>::PackWidth::narrow);
     if (settings.warm_start_eigh)
       warm_ = WarmStartCache<Real, ExecSpace>(shard_.size(), engine_.max_batch(), config.matrix_size());
     if (distributed_) {

@@ -68,6 +68,9 @@ struct TrainingSettings {
   // Householder reduction in single precision, psi_0, E_0 and phi refined in double to double accuracy
   // (model/ground_state_mixed.hpp); false: the reduction in double.
   bool mixed_precision_reduction = true;
+  // In double, where the mixed precision does not run, on builds for 512-bit vectors: the fused path's
+  // packs of 16 points, two vectors per lane operation (LossGradient::PackWidth::automatic); false: 8.
+  bool wide_packs = true;
   // Supervised training (docs/supervised.md): the configuration holds D + 1 operators (A_1..A_D, then
   // the target operator B) and each point D + 1 values (x, then its target y); supervised.loss must fit
   // the task (check_task_loss).
