@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks of the perf tools (perf/regression_check.py, perf/sweep_gather.py, perf/run_perf.py --dry-run,
-perf/gpu_resource_usage.py --from-dump, perf/scaling.py with a stand-in benchmark) on the fixture files next to this script. Standard library only
+perf/gpu_resource_usage.py --from-dump, perf/scaling.py with a stand-in benchmark, perf/issue15_targets.py's
+ratios and compare.py train --floor on synthetic lines) on the fixture files next to this script. Standard library only
 (and c++filt for gpu_resource_usage); registered with CTest by CMakeLists.txt.
 
   check_perf_tools.py CHECK --perf-dir perf/ --work SCRATCH_DIR
@@ -242,6 +243,32 @@ def check_scaling_measure():
     expect(grow >= 0.9 * 1024 * 99000, f"peak RSS must grow by the stand-in's 1 KiB per point: {grow} bytes")
 
 
+def check_issue15_ratios():
+    """perf/issue15_targets.py's ratios and compare.py train --floor's columns on synthetic lines: dgemm 200
+    GFLOP/s, so the N = 8, T = 2500 floor is 2500 x 36 x 512 / 2e11 s = 0.2304 ms."""
+    sys.path.insert(0, PERF)
+    import compare
+    import issue15_targets
+    peak = {"suite": "gemm_peak", "impl": "openblas_dgemm", "gflops": 200.0}
+    base = {"suite": "train_epoch", "precision": "double", "N": 8, "T": 2500, "batch": 2500, "w": 0.0,
+            "points_per_s": 1.0, "final_loss": 0.1}
+    lines = [peak, dict(base, impl="qgml", median_s=0.0005),
+             dict(base, impl="torch2_vectorised", peer="torch2_vectorised", median_s=0.015),
+             dict(base, impl="jax", peer="jax", median_s=0.02)]
+    fastest = issue15_targets.ratios(lines, ("double", 8), "fastest_peer")
+    floor = issue15_targets.ratios(lines, ("double", 8), "floor")
+    expect(abs(fastest - 30.0) < 1e-12, f"fastest peer / qgml = {fastest}, expected 30")
+    expect(abs(floor - 0.0005 / 0.00023040) < 1e-9, f"qgml / floor = {floor}, expected 2.170")
+    expect(issue15_targets.ratios(lines, ("double", 64), "fastest_peer") is None, "a missing case gives None")
+    expect(issue15_targets.ratios(lines[1:], ("double", 8), "floor") is None, "no dgemm line, no floor")
+    eigh = [dict(suite="eigh", precision="double", N=64, T=2500, impl="qgml", median_s=0.01),
+            dict(suite="eigh", precision="double", N=64, T=2500, impl="lapacke", median_s=0.025)]
+    expect(abs(issue15_targets.ratios(eigh, ("double", 64), "lapacke") - 2.5) < 1e-12, "LAPACKE / qgml = 2.5")
+    table = compare.summarize("train", lines, False, ("qgml",), ["torch2_vectorised", "jax"])
+    expect("| 0.2304 | 2.17 |" in table, f"the floor columns of compare.py train --floor:\n{table}")
+    expect("| 30.00 (torch2_vectorised) |" in table, f"the fastest-peer column:\n{table}")
+
+
 CHECKS = {
     "regression-equal": check_regression_equal,
     "regression-slower": check_regression_slower,
@@ -252,6 +279,7 @@ CHECKS = {
     "scaling-report": check_scaling_report,
     "scaling-measure": check_scaling_measure,
     "torch-vectorised-gradient": lambda: check_torch_vectorised_gradient(),
+    "issue15-ratios": check_issue15_ratios,
 }
 
 
