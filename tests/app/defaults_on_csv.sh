@@ -21,6 +21,15 @@ head -n 1 circle.csv | grep -qx "x0,x1" || fail "circle.csv has no header x0,x1"
 cat train.log
 grep -q "^automatic: model.N = 32 (N = 32 for D <= 3)" train.log || fail "N = 32 not chosen or not printed"
 grep -q "^automatic: data.standardize = true" train.log || fail "standardisation not chosen or not printed"
+# Packs of 16 doubles (builds for AVX-512): where chosen, printed with the setting that turns them off; with
+# training.wide_packs = false, not chosen and not printed.
+if grep -q "^automatic: the fused kernel in packs of" train.log; then
+  grep -q "^automatic: the fused kernel in packs of 16 points, .*(training.wide_packs = false: 8)$" train.log ||
+    fail "the pack width line names neither 16 points nor its setting"
+fi
+"$qgml" train circle.csv --training.wide_packs false --training.epochs 1 --output.directory runs-narrow \
+  --output.plots false >narrow.log 2>&1 || { cat narrow.log; fail "qgml train --training.wide_packs false failed"; }
+if grep -q "packs of" narrow.log; then cat narrow.log; fail "training.wide_packs = false still printed packs of 16"; fi
 grep -q "^the loss has plateaued: stopped after epoch [0-9]* of at most 2000" train.log || fail "no plateau stop"
 grep -q "^intrinsic dimension: mode 1, .*: clear$" train.log || fail "the summary is not 'mode 1 ... clear'"
 grep -qx "estimated intrinsic dimension: 1" train.log || fail "the estimate is not 1"
