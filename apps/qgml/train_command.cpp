@@ -247,8 +247,8 @@ std::string mixed_precision_note(const Config& c, int n) {
   const TrainingSettings ts = training_settings(c, "");
   const LossKernel k = resolve_loss_kernel<Exec>(ts.kernel, n, EighVariant::automatic, ts.warm_start_eigh);
   using Engine = LossGradient<double, Exec>;
-  if (c.text("model.precision") != "double" || k != LossKernel::fused_host || !ts.mixed_precision_reduction ||
-      n < Engine::mixed_precision_min_n)
+  if (c.text("model.precision") != "double" || k != LossKernel::fused_host ||
+      !qgml::detail::EnginePathSettings<Engine>(ts).path_choice(n).mixed_precision)
     return "";
   return format(
       "automatic: the ground state's reduction in single precision, refined in double to double accuracy "
@@ -262,9 +262,8 @@ std::string pack_width_note(const Config& c, int n) {
   const TrainingSettings ts = training_settings(c, "");
   const LossKernel k = resolve_loss_kernel<Exec>(ts.kernel, n, EighVariant::automatic, ts.warm_start_eigh);
   using Engine = LossGradient<double, Exec>;
-  const bool mixed = ts.mixed_precision_reduction && ts.ground_state_path && n >= Engine::mixed_precision_min_n;
-  if (c.text("model.precision") != "double" || k != LossKernel::fused_host || !ts.wide_packs ||
-      !Engine::wide_packs_by_default || mixed)
+  if (c.text("model.precision") != "double" || k != LossKernel::fused_host ||
+      !qgml::detail::EnginePathSettings<Engine>(ts).path_choice(n).wide_packs)
     return "";
   return format(
       "automatic: the fused kernel in packs of %d points, two 512-bit vectors per operation (training.wide_packs "

@@ -5,6 +5,7 @@
 
 #include "qgml/model/initializers.hpp"
 #include "qgml/train/loss_gradient.hpp"
+#include "qgml/train/trainer.hpp"
 
 #include "test_support.hpp"
 #include "train/loss_gradient_on_host.hpp"
@@ -408,6 +409,25 @@ TEMPLATE_TEST_CASE("wide packs give narrow packs' per-point terms bit for bit an
     mixed.set_pack_width(Engine::PackWidth::wide);
     CHECK(mixed.mixed_precision_path() == std::is_same_v<Real, double>);
     CHECK(!mixed.wide_pack_path());  // the mixed precision pairs narrow packs itself
+    Engine full(3, Engine::mixed_precision_min_n, 4);
+    full.set_spectral_path(Engine::SpectralPath::full_spectrum);
+    CHECK(!full.mixed_precision_path());  // it refines psi_0: the ground-state path only
+    CHECK(full.wide_pack_path() == (std::is_same_v<Real, double> && Engine::wide_packs_by_default));
+    // What qgml train reports before an engine exists: the choices of TrainingSettings at size n.
+    TrainingSettings ts;
+    const auto choice = [&](int n) { return qgml::detail::EnginePathSettings<Engine>(ts).path_choice(n); };
+    CHECK(choice(Engine::mixed_precision_min_n).mixed_precision == std::is_same_v<Real, double>);
+    CHECK(!choice(Engine::mixed_precision_min_n - 1).mixed_precision);
+    CHECK(choice(8).wide_packs == (std::is_same_v<Real, double> && Engine::wide_packs_by_default));
+    CHECK(!choice(Engine::mixed_precision_min_n).wide_packs);
+    ts.ground_state_path = false;
+    CHECK(!choice(Engine::mixed_precision_min_n).mixed_precision);
+    CHECK(choice(Engine::mixed_precision_min_n).wide_packs == full.wide_pack_path());
+    ts.ground_state_path = true;
+    ts.mixed_precision_reduction = false;
+    CHECK(!choice(Engine::mixed_precision_min_n).mixed_precision);
+    ts.wide_packs = false;
+    CHECK(!choice(8).wide_packs);
   }
   if constexpr (std::is_same_v<Real, double>) {
     constexpr int narrow = linalg::packed_eigh_width<Real>;

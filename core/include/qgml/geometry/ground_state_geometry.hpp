@@ -27,12 +27,12 @@
 
 namespace qgml::detail {
 
-// Reals of one team's scratch: H (complex N x N), tau and p (complex N), T (2 N), z_0 and the inverse
-// iteration's workspace (3 N), x (D), y'_mu and phi'_mu (complex, 4 D N), the resolvent's workspace per
-// direction (4 D N), team_ground_state's shared scalars.
+// Reals of one team's scratch: team_ground_state's head (H, tau, p, T, z_0), the inverse iteration's
+// workspace (2 N), x (D), y'_mu and phi'_mu (complex, 4 D N), the resolvent's workspace per direction
+// (4 D N), team_ground_state's shared scalars.
 KOKKOS_INLINE_FUNCTION constexpr std::size_t ground_state_geometry_scratch_reals(int n, int d) {
-  return 2 * std::size_t(n) * n + 4 * std::size_t(n) + 2 * std::size_t(n) + 3 * std::size_t(n) + std::size_t(d) +
-         8 * std::size_t(d) * n + team_ground_state_shared;
+  return team_ground_state_head_reals(n) + 2 * std::size_t(n) + std::size_t(d) + 8 * std::size_t(d) * n +
+         team_ground_state_shared;
 }
 
 // kind: int(MetricKind) (0 quantum, 1 covariance, 2 fubini_study); tensor: also fill fs and berry.
@@ -124,7 +124,7 @@ struct GroundStateGeometry {
     loops.for_each(0, d, [&](const int mu) {
       Real* const ur = yr + mu * n;
       Real* const ui = yi + mu * n;
-      linalg::apply_householder_q(linalg::SerialLoops{}, h, tau, ur, ui, true);
+      linalg::apply_householder_q(linalg::SerialLoops{}, team_reduced_matrix<Loops>(h), tau, ur, ui, true);
       if (solve) {
         Real* const vr = fr + mu * n;
         Real* const vi = fi + mu * n;

@@ -118,7 +118,7 @@ struct TeamLaunch {
   template <class Tag>
   auto policy(const ExecSpace& exec) const {
     using policy_type = std::conditional_t<std::is_same_v<Tag, LanesMapping>, lanes_policy_type<ExecSpace>,
-                                           Kokkos::TeamPolicy<ExecSpace, Tag>>;
+                                           Kokkos::TeamPolicy<ExecSpace, Tag, Kokkos::Schedule<Kokkos::Dynamic>>>;
     policy_type p = lanes() ? policy_type(exec, teams, shape.per_team, shape.lanes)
                             : (shape.threads > 0 ? policy_type(exec, teams, shape.threads)
                                                  : policy_type(exec, teams, Kokkos::AUTO));

@@ -62,10 +62,10 @@ KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_energy_scratch_reals(int n, 
   return packed_ground_state_scratch_reals(n, d, width);
 }
 
-// Reals of one team's scratch: H (2 N^2), tau and p (4 N), T (2 N), z_0, workspace and factors (5 N),
-// psi (2 N), x (D), team_ground_state's shared scalars.
+// Reals of one team's scratch: team_ground_state's head (H, tau, p, T, z_0), the inverse iteration's
+// workspace (2 N), psi (2 N), x (D), team_ground_state's shared scalars.
 KOKKOS_INLINE_FUNCTION constexpr std::size_t team_energy_scratch_reals(int n, int d) {
-  return 2 * std::size_t(n) * n + 13 * std::size_t(n) + std::size_t(d) + team_ground_state_shared;
+  return team_ground_state_head_reals(n) + 4 * std::size_t(n) + std::size_t(d) + team_ground_state_shared;
 }
 
 // xbar_k = <psi|A_k|psi> for the W lanes (psi at j * W + q), from the lower triangle of the Hermitian A_k:

@@ -3,7 +3,8 @@
 // linalg/team_shape.hpp), written against the Loops interface of linalg/loops.hpp so that it runs on
 // every backend:
 //   H(x) = S - sum_k x_k A_k + |x|^2 / 2 in team scratch (S = 1/2 sum_k A_k^2, spec 1.1),
-//   H = Q T Q^H by the team Householder reduction (linalg/householder_tridiagonal.hpp),
+//   H = Q T Q^H by the team Householder reduction (linalg/householder_tridiagonal.hpp; one thread: on
+//   the real and imaginary planes of H, linalg/householder_tridiagonal_split.hpp),
 //   E_0, E_max and the degeneracy of E_0 from T (linalg::ground_state_eigenvalues: bisection, one
 //   eigenvalue per thread or lane, or for one thread the fused kernel's Laguerre iteration and Sturm
 //   count),
@@ -19,6 +20,7 @@
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/householder_tridiagonal.hpp"
+#include "qgml/linalg/householder_tridiagonal_split.hpp"
 #include "qgml/linalg/lanes.hpp"
 #include "qgml/linalg/loops.hpp"
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
@@ -27,6 +29,11 @@ namespace qgml::detail {
 
 // The head of a team's scratch that team_ground_state uses: H (complex N x N), tau and p (complex N), T
 // (td, te) and z_0, at the start of `base`; `rest` is the first Real after them.
+// Reals of that head: 2 N^2 (H) + 4 N (tau, p) + 3 N (T, z_0).
+KOKKOS_INLINE_FUNCTION constexpr std::size_t team_ground_state_head_reals(int n) {
+  return 2 * std::size_t(n) * n + 7 * std::size_t(n);
+}
+
 template <class Real, class ScratchSpace>
 struct TeamGroundStateScratch {
   using complex_type = complex_t<Real>;
@@ -38,9 +45,7 @@ struct TeamGroundStateScratch {
   Real* z0;
   Real* rest;
 
-  KOKKOS_INLINE_FUNCTION static constexpr std::size_t reals(int n) {
-    return 2 * std::size_t(n) * n + 4 * std::size_t(n) + 3 * std::size_t(n);
-  }
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t reals(int n) { return team_ground_state_head_reals(n); }
   KOKKOS_INLINE_FUNCTION TeamGroundStateScratch(Real* base, int n)
       : h(reinterpret_cast<complex_type*>(base), n, n),
         tau(reinterpret_cast<complex_type*>(base + 2 * n * n)),
@@ -50,6 +55,21 @@ struct TeamGroundStateScratch {
         z0(te + n),
         rest(z0 + n) {}
 };
+
+// The reduced H in the scratch of h as team_ground_state leaves it for Loops: SerialLoops on split planes
+// (real parts, then imaginary parts, in the same 2 N^2 Reals), the other mappings the complex view h.
+// apply_householder_q takes either.
+template <class Loops, class HView>
+KOKKOS_INLINE_FUNCTION auto team_reduced_matrix(const HView& h) {
+  using real_type = typename HView::value_type::value_type;
+  if constexpr (Loops::is_serial) {
+    const int n = static_cast<int>(h.extent(0));
+    real_type* const re = reinterpret_cast<real_type*>(h.data());
+    return linalg::SplitMatrix<real_type>{re, re + std::size_t(n) * n, n, n};
+  } else {
+    return h;
+  }
+}
 
 // Shared scalars team_ground_state uses at the head of its `shared` array: E_0, degenerate, E_max
 // (linalg::ground_state_eigenvalues' out).
@@ -86,17 +106,26 @@ KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loop
   // operations in both mappings; not_finite counts the entries with a non-finite part.
   int not_finite = 0;
   if constexpr (Loops::is_serial) {
+    // Into the split planes of team_reduced_matrix.
+    const auto hs = team_reduced_matrix<Loops>(h);
     for (int i = 0; i < n; ++i) {
-      Real* const row = reinterpret_cast<Real*>(&h(i, 0));
+      Real* const hr = hs.row_re(i);
+      Real* const hi = hs.row_im(i);
       const Real* const srow = reinterpret_cast<const Real*>(&sq(i, 0));
-      for (int j = 0; j < 2 * n; ++j) row[j] = srow[j];
+      QGML_LANES(j, n) {
+        hr[j] = srow[2 * j];
+        hi[j] = srow[2 * j + 1];
+      }
       for (int k = 0; k < d; ++k) {
         const Real* const arow = reinterpret_cast<const Real*>(&a(k, i, 0));
         const Real xk = xs[k];
-        QGML_LANES(j, 2 * n) row[j] -= xk * arow[j];
+        QGML_LANES(j, n) {
+          hr[j] -= xk * arow[2 * j];
+          hi[j] -= xk * arow[2 * j + 1];
+        }
       }
-      row[2 * i] += Real(0.5) * x2;
-      for (int j = 0; j < 2 * n; ++j) not_finite += (row[j] - row[j] == Real(0)) ? 0 : 1;
+      hr[i] += Real(0.5) * x2;
+      for (int j = 0; j < n; ++j) not_finite += (hr[j] - hr[j] == Real(0) && hi[j] - hi[j] == Real(0)) ? 0 : 1;
     }
   } else {
     not_finite = loops.template sum<int>(0, n * n, [&](const int ij) {
@@ -118,7 +147,12 @@ KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loop
   }
   loops.barrier();
 
-  linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
+  if constexpr (Loops::is_serial) {
+    Real* const pr = reinterpret_cast<Real*>(p);
+    linalg::hermitian_tridiagonalize(team_reduced_matrix<Loops>(h), tau, pr, pr + n, td, te);
+  } else {
+    linalg::hermitian_tridiagonalize(loops, h, tau, p, td, te);
+  }
   linalg::ground_state_eigenvalues(loops, loops.team_size(), n, td, te, tol, shared, lowest_only);
   TeamGroundState<Real> out;
   const Real nan = math::sqrt(Real(-1));
@@ -135,7 +169,7 @@ KOKKOS_INLINE_FUNCTION TeamGroundState<Real> team_ground_state(const Loops& loop
     psi[i] = Real(0);
   });
   loops.barrier();
-  linalg::apply_householder_q(loops, h, tau, psr, psi, false);
+  linalg::apply_householder_q(loops, team_reduced_matrix<Loops>(h), tau, psr, psi, false);
   return out;
 }
 

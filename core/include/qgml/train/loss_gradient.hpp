@@ -572,8 +572,7 @@ class LossGradient {
     update_mixed_buffers(kernel());
   }
   bool ground_state_path() const {
-    return spectral_path_ == SpectralPath::ground_state ||
-           (spectral_path_ == SpectralPath::automatic && n_ >= ground_state_min_n);
+    return path_choice(n_, spectral_path_, reduction_precision_, pack_width_).ground_state;
   }
   // The fused ground-state path in double with its Householder reduction in single precision and psi_0,
   // E_0 and phi refined in double (model/ground_state_mixed.hpp; perf/NOTES.md "The reduction in single
@@ -587,9 +586,7 @@ class LossGradient {
     update_mixed_buffers(kernel());
   }
   bool mixed_precision_path() const {
-    return std::is_same_v<Real, double> && ground_state_path() &&
-           (reduction_precision_ == ReductionPrecision::single_refined ||
-            (reduction_precision_ == ReductionPrecision::automatic && n_ >= mixed_precision_min_n));
+    return path_choice(n_, spectral_path_, reduction_precision_, pack_width_).mixed_precision;
   }
   // Lanes per pack of the fused path (PackWidth, loss_gradient_packed.hpp): narrow, one 64-byte vector of
   // points (8 doubles, 16 floats); wide, two (16 doubles; double only, and not with the mixed precision,
@@ -603,9 +600,22 @@ class LossGradient {
   static constexpr bool wide_packs_by_default = false;
 #endif
   void set_pack_width(PackWidth width) { pack_width_ = width; }
-  bool wide_pack_path() const {
-    return std::is_same_v<Real, double> && !mixed_precision_path() &&
-           (pack_width_ == PackWidth::wide || (pack_width_ == PackWidth::automatic && wide_packs_by_default));
+  bool wide_pack_path() const { return path_choice(n_, spectral_path_, reduction_precision_, pack_width_).wide_packs; }
+  // What an engine of size n with these settings runs (ground_state_path, mixed_precision_path,
+  // wide_pack_path), for callers that report the choices before an engine exists (qgml train).
+  struct PathChoice {
+    bool ground_state = false, mixed_precision = false, wide_packs = false;
+  };
+  static PathChoice path_choice(int n, SpectralPath spectral, ReductionPrecision reduction, PackWidth width) {
+    PathChoice c;
+    c.ground_state =
+        spectral == SpectralPath::ground_state || (spectral == SpectralPath::automatic && n >= ground_state_min_n);
+    c.mixed_precision = std::is_same_v<Real, double> && c.ground_state &&
+                        (reduction == ReductionPrecision::single_refined ||
+                         (reduction == ReductionPrecision::automatic && n >= mixed_precision_min_n));
+    c.wide_packs = std::is_same_v<Real, double> && !c.mixed_precision &&
+                   (width == PackWidth::wide || (width == PackWidth::automatic && wide_packs_by_default));
+    return c;
   }
   // Points per pack of the fused path.
   int pack_lanes() const {

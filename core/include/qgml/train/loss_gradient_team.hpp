@@ -54,11 +54,10 @@ enum TeamGradientShared : int {
   team_gradient_shared
 };
 
-// Reals of one team's scratch: H (complex N x N), tau and p (complex N), T (2 N), z_0 and the
-// factorisation workspace (5 N), psi, phi / s (complex: 4 N), x and r (2 D), the shared scalars.
+// Reals of one team's scratch: team_ground_state's head (H, tau, p, T, z_0), the factorisations (4 N),
+// psi, phi / s (complex: 4 N), x and r (2 D), the shared scalars.
 KOKKOS_INLINE_FUNCTION constexpr std::size_t team_gradient_scratch_reals(int n, int d) {
-  return 2 * std::size_t(n) * n + 4 * std::size_t(n) + 2 * std::size_t(n) + 5 * std::size_t(n) + 4 * std::size_t(n) +
-         2 * std::size_t(d) + team_gradient_shared;
+  return team_ground_state_head_reals(n) + 8 * std::size_t(n) + 2 * std::size_t(d) + team_gradient_shared;
 }
 
 template <class Real, class ExecSpace, class PointsView>
@@ -181,12 +180,12 @@ struct TeamLossGradient {
       }
     });
     loops.barrier();
-    linalg::apply_householder_q(loops, h, tau, phr, phi, true);
+    linalg::apply_householder_q(loops, team_reduced_matrix<Loops>(h), tau, phr, phi, true);
     const Real eta = eta_rel * spectral_scale(e0, emax);
     loops.single(
         [&]() { linalg::packed_reduced_resolvent<1>(n, td, te, &e0, &eta, z0, fdr, fdi, flr, fli, phr, phi); });
     loops.barrier();
-    linalg::apply_householder_q(loops, h, tau, phr, phi, false);
+    linalg::apply_householder_q(loops, team_reduced_matrix<Loops>(h), tau, phr, phi, false);
 
     // --- a_l, e_l (weighted) into rows t and count + t of U; psi, phi into the same rows of W.
     const bool degenerate = gs.degenerate;

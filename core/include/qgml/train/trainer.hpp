@@ -217,6 +217,23 @@ void copy_targets(const ExecSpace& exec, const Out& out, const Points& points, i
                        CopyTargets<Out, Points>{out, points, d});
 }
 
+// The LossGradient settings that TrainingSettings select: ground_state_path, mixed_precision_reduction and
+// wide_packs each keep the engine's automatic choice or turn it off. The Trainer sets them on its engine;
+// path_choice tells what they run at size n (qgml train prints it before training).
+template <class Engine>
+struct EnginePathSettings {
+  typename Engine::SpectralPath spectral;
+  typename Engine::ReductionPrecision reduction;
+  typename Engine::PackWidth width;
+
+  explicit EnginePathSettings(const TrainingSettings& s)
+      : spectral(s.ground_state_path ? Engine::SpectralPath::automatic : Engine::SpectralPath::full_spectrum),
+        reduction(s.mixed_precision_reduction ? Engine::ReductionPrecision::automatic
+                                              : Engine::ReductionPrecision::full),
+        width(s.wide_packs ? Engine::PackWidth::automatic : Engine::PackWidth::narrow) {}
+  typename Engine::PathChoice path_choice(int n) const { return Engine::path_choice(n, spectral, reduction, width); }
+};
+
 }  // namespace detail
 
 // DataSpace: where the points live. By default the execution space's memory; any space the execution
@@ -342,14 +359,11 @@ class Trainer {
                  "qgml::Trainer: rank " + std::to_string(comm ? comm->rank() : 0) + " holds " +
                      std::to_string(data.extent(0)) + " points, but its shard of T = " + std::to_string(count_) +
                      " points has " + std::to_string(shard_.size()));
-    engine_.set_spectral_path(settings.ground_state_path ? LossGradient<Real, ExecSpace>::SpectralPath::automatic
-                                                         : LossGradient<Real, ExecSpace>::SpectralPath::full_spectrum);
+    const detail::EnginePathSettings<LossGradient<Real, ExecSpace>> paths(settings);
+    engine_.set_spectral_path(paths.spectral);
     engine_.set_team_shape(settings.team_shape);
-    engine_.set_reduction_precision(settings.mixed_precision_reduction
-                                        ? LossGradient<Real, ExecSpace>::ReductionPrecision::automatic
-                                        : LossGradient<Real, ExecSpace>::ReductionPrecision::full);
-    engine_.set_pack_width(settings.wide_packs ? LossGradient<Real, ExecSpace>::PackWidth::automatic
-                                               : LossGradient<Real, ExecSpace>::PackWidth::narrow);
+    engine_.set_reduction_precision(paths.reduction);
+    engine_.set_pack_width(paths.width);
     if (settings.warm_start_eigh)
       warm_ = WarmStartCache<Real, ExecSpace>(shard_.size(), engine_.max_batch(), config.matrix_size());
     if (distributed_) {
