@@ -114,7 +114,10 @@ struct TeamLaunch {
   bool lanes() const { return shape.mapping == TeamShape::Mapping::lanes; }
   // for_team_problems' lanes argument.
   int lanes_per_problem() const { return lanes() ? shape.lanes : 0; }
-  // The policy of the mapping's work tag (lanes_policy_type for LanesMapping).
+  // The policy of the mapping's work tag (lanes_policy_type for LanesMapping). The team mapping's teams
+  // are scheduled dynamically: its problems are independent, and on host spaces a thread slowed by
+  // another process then leaves its teams to the others (perf/NOTES.md, "The host team path on split
+  // planes").
   template <class Tag>
   auto policy(const ExecSpace& exec) const {
     using policy_type = std::conditional_t<std::is_same_v<Tag, LanesMapping>, lanes_policy_type<ExecSpace>,

@@ -27,13 +27,14 @@
 
 namespace qgml::detail {
 
-// The head of a team's scratch that team_ground_state uses: H (complex N x N), tau and p (complex N), T
-// (td, te) and z_0, at the start of `base`; `rest` is the first Real after them.
-// Reals of that head: 2 N^2 (H) + 4 N (tau, p) + 3 N (T, z_0).
+// Reals of the head of a team's scratch that team_ground_state uses (TeamGroundStateScratch): 2 N^2 (H)
+// + 4 N (tau, p) + 3 N (T, z_0).
 KOKKOS_INLINE_FUNCTION constexpr std::size_t team_ground_state_head_reals(int n) {
   return 2 * std::size_t(n) * n + 7 * std::size_t(n);
 }
 
+// That head: H (complex N x N), tau and p (complex N), T (td, te) and z_0, at the start of `base`; `rest`
+// is the first Real after them.
 template <class Real, class ScratchSpace>
 struct TeamGroundStateScratch {
   using complex_type = complex_t<Real>;
