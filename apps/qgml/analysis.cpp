@@ -29,16 +29,23 @@ GeometrySettings geometry_settings(const Config& c) {
 
 std::vector<std::string> summary_lines(const DimensionSummary& s) {
   std::vector<std::string> lines;
-  char line[256];
+  char line[512];
   for (std::size_t d = 0; d < s.histogram.size(); ++d)
     if (s.histogram[d] > 0) {
       std::snprintf(line, sizeof line, "  d = %zu: %ld points (%.1f %%)", d, s.histogram[d], 100.0 * s.fraction()[d]);
       lines.emplace_back(line);
     }
+  // With the error bar (geometry/dimension_interval.hpp) when the analysis computed one.
+  char spread[160] = "", mean_spread[48] = "";
+  if (s.interval.resamples > 0) {
+    std::snprintf(spread, sizeof spread, " +- %.2f (90 %% interval [%d, %d] over %d resamples)", s.interval.error,
+                  s.interval.low, s.interval.high, s.interval.resamples);
+    std::snprintf(mean_spread, sizeof mean_spread, " +- %.3f", s.interval.mean_error);
+  }
   std::snprintf(line, sizeof line,
-                "intrinsic dimension: mode %d, median %g, mean %.3f (fraction at the mode %.4f; D = %d): %s", s.mode,
-                s.median, s.mean, s.points > 0 ? s.fraction()[std::size_t(s.mode)] : 0.0, s.ambient_dimension,
-                s.verdict.c_str());
+                "intrinsic dimension: mode %d%s, median %g, mean %.3f%s (fraction at the mode %.4f; D = %d): %s",
+                s.mode, spread, s.median, s.mean, mean_spread, s.points > 0 ? s.fraction()[std::size_t(s.mode)] : 0.0,
+                s.ambient_dimension, s.verdict.c_str());
   lines.emplace_back(line);
   return lines;
 }

@@ -31,12 +31,14 @@ fi
   --output.plots false >narrow.log 2>&1 || { cat narrow.log; fail "qgml train --training.wide_packs false failed"; }
 if grep -q "packs of" narrow.log; then cat narrow.log; fail "training.wide_packs = false still printed packs of 16"; fi
 grep -q "^the loss has plateaued: stopped after epoch [0-9]* of at most 2000" train.log || fail "no plateau stop"
-grep -q "^intrinsic dimension: mode 1, .*: clear$" train.log || fail "the summary is not 'mode 1 ... clear'"
+grep -q "^intrinsic dimension: mode 1 +- 0.00 (90 % interval \[1, 1\] over 200 resamples), .*: clear$" train.log || fail "the summary is not 'mode 1 ... clear'"
 grep -qx "estimated intrinsic dimension: 1" train.log || fail "the estimate is not 1"
 run=$(ls -d runs/circle_*/ | head -n 1)
 grep -Eq "^  N: 32  # automatic: " "$run/config.yaml" || fail "config.yaml does not record the automatic N"
 grep -Eq '^  standardize: true  # automatic: ' "$run/config.yaml" || fail "config.yaml does not record standardize"
 grep -q '"verdict": "clear"' "$run/dimension_summary.json" || fail "dimension_summary.json has no verdict"
+grep -q '"resamples": 200' "$run/dimension_summary.json" || fail "dimension_summary.json has no error bar"
+grep -q '"interval": \[' "$run/dimension_summary.json" || fail "dimension_summary.json has no interval"
 grep -q '"N_origin": "automatic: ' "$run/dimension_summary.json" || fail "dimension_summary.json has no N origin"
 grep -q '"stopped_early": true' "$run/dimension_summary.json" || fail "dimension_summary.json: stopped_early"
 grep -q '"scale": ' "$run/standardization.json" || fail "no standardization.json"

@@ -159,7 +159,13 @@ TEST_CASE("settings: the automatic N grows with D and is recorded in words", "[a
   CHECK(qgml::default_matrix_size(13) == 16);
   CHECK(qgml::default_matrix_size(14) == 16);
   CHECK(qgml::default_matrix_size(15) == 32);
-  CHECK(qgml::default_matrix_size(50) == 64);
+  CHECK(qgml::default_matrix_size(30) == 32);
+  CHECK(qgml::default_matrix_size(31) == 32);  // the cap: 64 before it
+  CHECK(qgml::default_matrix_size(50) == 32);
+  CHECK(qgml::default_matrix_size(100) == 32);
   CHECK(qgml::default_matrix_size_rule(3) == "N = 32 for D <= 3");
-  CHECK(qgml::default_matrix_size_rule(5) == "the smallest power of two >= max(16, D + 2 = 7)");
+  CHECK(qgml::default_matrix_size_rule(5) == "the smallest power of two >= max(16, D + 2 = 7), at most 32");
+  CHECK(qgml::default_matrix_size_rule(100) ==
+        "the smallest power of two >= max(16, D + 2 = 102), at most 32; the metric's rank is then at most "
+        "2 (N - 1) = 62: set model.N for a larger intrinsic dimension");
 }

@@ -18,6 +18,7 @@
 #include "qgml/io/npy.hpp"
 #include "qgml/model/initializers.hpp"
 #include "qgml/train/evaluate.hpp"
+
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -335,6 +336,17 @@ TEST_CASE("C API: quantum metric and dimension of the fuzzy sphere", "[bindings]
   dimension = -1;
   REQUIRE_OK(qgml_dimension(m, nullptr, xf.data(), t, 3, QGML_FLOAT32, &dimension, nullptr, nullptr));
   CHECK(dimension == 2);
+  // Every point reads 2 under every neighbouring gap rule: no spread.
+  double error = -1;
+  int low = -1, high = -1;
+  dimension = -1;
+  REQUIRE_OK(qgml_dimension_error(m, nullptr, x.data(), t, 3, QGML_FLOAT64, &dimension, &error, &low, &high));
+  CHECK(dimension == 2);
+  CHECK(error == 0);
+  CHECK(low == 2);
+  CHECK(high == 2);
+  CHECK(qgml_dimension_error(m, nullptr, nullptr, t, 3, QGML_FLOAT64, &dimension, &error, &low, &high) ==
+        QGML_ERROR_INVALID_ARGUMENT);
   qgml_model_destroy(m);
 }
 
@@ -422,6 +434,7 @@ TEST_CASE("C API: a stop callback interrupts training and qgml_resume reaches th
   CHECK(same_bits(matrices(resumed), matrices(full)));
   int dimension = 0;
   CHECK(qgml_run_dimension(resumed, &dimension, nullptr) == QGML_ERROR_IO);  // analysis.enabled = false
+  CHECK(qgml_run_dimension_error(resumed, nullptr, nullptr, nullptr) == QGML_ERROR_IO);
   for (qgml_run* r : {full, cut, resumed}) qgml_run_destroy(r);
   fs::remove_all(dir);
 }
@@ -438,6 +451,12 @@ TEST_CASE("C API: a trained sphere has intrinsic dimension 2", "[bindings][c-api
   int dimension = -1, uncertain = -1;
   REQUIRE_OK(qgml_run_dimension(r, &dimension, &uncertain));
   CHECK(dimension == 2);
+  double error = -1;
+  int low = -1, high = -1;
+  REQUIRE_OK(qgml_run_dimension_error(r, &error, &low, &high));
+  CHECK(error >= 0);
+  CHECK(low <= dimension);
+  CHECK(high >= dimension);
   qgml_model* m = nullptr;
   REQUIRE_OK(qgml_run_model(r, &m));
   int again = -1;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "qgml/geometry/analyze_dimension.hpp"
+#include "qgml/geometry/dimension_interval.hpp"
 #include "qgml/geometry/quantum_geometry.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/model/hamiltonian.hpp"
@@ -34,9 +35,10 @@ class RecordingRank final : public Communicator {
  public:
   std::vector<std::int64_t> histogram;
   std::vector<double> rows;
+  std::vector<double> sums;  // the doubles it contributes (the error bar, computed on rank 0)
   int rank() const override { return 1; }
   int size() const override { return 2; }
-  void allreduce_sum(double*, std::size_t, bool) override { throw std::logic_error("not used"); }
+  void allreduce_sum(double* data, std::size_t count, bool) override { sums.assign(data, data + count); }
   bool accepts_device_memory() const override { return true; }
   void allreduce_sum(std::int64_t* data, std::size_t count) override { histogram.assign(data, data + count); }
   void allreduce_max(std::int64_t*, std::size_t) override { throw std::logic_error("not used"); }
@@ -55,7 +57,10 @@ class RootRank final : public Communicator {
   explicit RootRank(const RecordingRank& peer) : peer_(peer) {}
   int rank() const override { return 0; }
   int size() const override { return 2; }
-  void allreduce_sum(double*, std::size_t, bool) override { throw std::logic_error("not used"); }
+  void allreduce_sum(double* data, std::size_t count, bool) override {
+    REQUIRE(peer_.sums.size() == count);
+    for (std::size_t i = 0; i < count; ++i) data[i] += peer_.sums[i];
+  }
   bool accepts_device_memory() const override { return true; }
   void allreduce_sum(std::int64_t* data, std::size_t count) override {
     REQUIRE(peer_.histogram.size() == count);
@@ -216,6 +221,14 @@ TEMPLATE_TEST_CASE("analyze_dimension over two ranks equals one rank over all po
   CHECK(two.eigenvalues == one.eigenvalues);
   CHECK(two.energy == one.energy);
   CHECK(two.dimension == one.dimension);
+  // The error bar: computed on rank 0 from every rank's rows, the same on both ranks.
+  CHECK(rank1.sums == std::vector<double>(5, 0.0));  // rank 1 contributes zeros
+  CHECK(two.summary.interval.resamples == one.summary.interval.resamples);
+  CHECK(two.summary.interval.low == one.summary.interval.low);
+  CHECK(two.summary.interval.high == one.summary.interval.high);
+  CHECK(two.summary.interval.error == one.summary.interval.error);
+  CHECK(two.summary.interval.mean_error == one.summary.interval.mean_error);
+  CHECK(one.summary.interval.resamples == default_dimension_resamples);
 }
 
 TEST_CASE("QuantumGeometry asks for tensor storage only for the geometric tensor", "[geometry]") {

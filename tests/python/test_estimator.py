@@ -21,6 +21,8 @@ def test_fit_on_the_sphere():
     assert isinstance(est.model_, qgml.MatrixConfiguration) and est.run_dir_ is None
     assert qgml.QGMLDimension(**FAST).fit_transform(x) == 2
     assert np.array_equal(est.transform_pw(), est.dimension_pw_)
+    # The error bar (docs/dimension.md, "Error bars"): > 90 % of the points read 2, so every resample does.
+    assert est.dimension_interval_ == (2, 2) and est.dimension_error_ == 0.0
 
 
 def test_defaults_are_the_programs():
@@ -44,6 +46,8 @@ def test_output_directory_keeps_the_run(tmp_path):
     est = qgml.QGMLDimension(output_directory=str(tmp_path), **FAST).fit(sphere_points(300, seed=2))
     run = qgml.Run.open(est.run_dir_)
     assert run.dimension == est.dimension_
+    assert run.dimension_interval == est.dimension_interval_ and run.dimension_error == est.dimension_error_
+    assert run.summary["resamples"] == 200
     np.testing.assert_array_equal(run.per_point_dimension, est.dimension_pw_)
 
 

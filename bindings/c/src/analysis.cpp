@@ -66,6 +66,28 @@ void dispatch(qgml_dtype dtype, Body&& body) {
 
 int default_chunk() { return int(std::stol(qgml::app::schema_default("analysis.chunk"))); }
 
+// The dimension analysis of qgml_dimension and qgml_dimension_error; fails with QGML_ERROR_NUMERICAL
+// when the eigensolve failed at every point.
+qgml::DimensionAnalysis analyze(const qgml_model* m, const qgml_settings* s, const void* points, std::int64_t t, int d,
+                                qgml_dtype dtype, const char* f) {
+  check_model_points(m, points, t, d, dtype, f);
+  const qgml::app::Config c = s ? qgml::capi::resolve(*s) : qgml::app::load_config("", {});
+  const qgml::GeometrySettings settings = qgml::app::geometry_settings(c);
+  qgml::DimensionAnalysis a;
+  dispatch(dtype, [&](auto zero) {
+    using Real = decltype(zero);
+    const Exec exec;
+    const auto config = qgml::to_configuration<Real>(m->matrices, exec);
+    with_points<Real>(exec, points, t, d, [&](const auto& x) {
+      a = qgml::analyze_dimension(exec, config, x, settings, int(c.integer("analysis.chunk")));
+    });
+  });
+  if (a.failed_points >= t)
+    throw Failure{QGML_ERROR_NUMERICAL,
+                  std::string(f) + ": the eigensolve failed at every point (" + std::to_string(t) + ")"};
+  return a;
+}
+
 }  // namespace
 
 using qgml::capi::guarded;
@@ -146,25 +168,23 @@ int qgml_dimension(const qgml_model* m, const qgml_settings* s, const void* poin
                    int* dimension, int* per_point, int* uncertain) {
   const char* f = "qgml_dimension";
   return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
-    check_model_points(m, points, t, d, dtype, f);
     require_pointer(dimension, f, "dimension");
-    const qgml::app::Config c = s ? qgml::capi::resolve(*s) : qgml::app::load_config("", {});
-    const qgml::GeometrySettings settings = qgml::app::geometry_settings(c);
-    dispatch(dtype, [&](auto zero) {
-      using Real = decltype(zero);
-      const Exec exec;
-      const auto config = qgml::to_configuration<Real>(m->matrices, exec);
-      with_points<Real>(exec, points, t, d, [&](const auto& x) {
-        const qgml::DimensionAnalysis a =
-            qgml::analyze_dimension(exec, config, x, settings, int(c.integer("analysis.chunk")));
-        *dimension = a.summary.mode;
-        if (uncertain) *uncertain = a.summary.uncertain ? 1 : 0;
-        if (per_point) std::copy(a.dimension.begin(), a.dimension.end(), per_point);
-        if (a.failed_points >= t)
-          throw Failure{QGML_ERROR_NUMERICAL,
-                        std::string(f) + ": the eigensolve failed at every point (" + std::to_string(t) + ")"};
-      });
-    });
+    const qgml::DimensionAnalysis a = analyze(m, s, points, t, d, dtype, f);
+    *dimension = a.summary.mode;
+    if (uncertain) *uncertain = a.summary.uncertain ? 1 : 0;
+    if (per_point) std::copy(a.dimension.begin(), a.dimension.end(), per_point);
+  });
+}
+
+int qgml_dimension_error(const qgml_model* m, const qgml_settings* s, const void* points, int64_t t, int d,
+                         qgml_dtype dtype, int* dimension, double* error, int* low, int* high) {
+  const char* f = "qgml_dimension_error";
+  return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
+    const qgml::DimensionAnalysis a = analyze(m, s, points, t, d, dtype, f);
+    if (dimension) *dimension = a.summary.mode;
+    if (error) *error = a.summary.interval.error;
+    if (low) *low = a.summary.interval.low;
+    if (high) *high = a.summary.interval.high;
   });
 }
 

@@ -75,6 +75,31 @@ int train(const char* f, qgml::app::TrainRequest& request, const Points& points,
   });
 }
 
+// The run's dimension_summary.json.
+nlohmann::json run_summary(const qgml_run* r, const char* f) {
+  require_pointer(r, f, "run");
+  const fs::path summary = fs::path(r->dir) / "dimension_summary.json";
+  std::ifstream in(summary);
+  if (!in)
+    throw Failure{QGML_ERROR_IO, std::string(f) + ": run directory '" + r->dir +
+                                     "' has no dimension_summary.json (train with analysis.enabled = true)"};
+  try {
+    nlohmann::json j;
+    in >> j;
+    return j;
+  } catch (const nlohmann::json::exception& e) {
+    throw Failure{QGML_ERROR_IO, std::string(f) + ": '" + summary.string() + "': " + e.what()};
+  }
+}
+
+template <class T>
+T summary_field(const nlohmann::json& j, const char* key, const qgml_run* r, const char* f) {
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Failure{QGML_ERROR_IO, std::string(f) + ": the dimension_summary.json of '" + r->dir + "': " + e.what()};
+  }
+}
 }  // namespace
 
 using qgml::capi::guarded;
@@ -175,20 +200,23 @@ int qgml_run_history(const qgml_run* r, int* epochs, double* loss, double* recon
 int qgml_run_dimension(const qgml_run* r, int* dimension, int* uncertain) {
   const char* f = "qgml_run_dimension";
   return guarded(f, QGML_ERROR_IO, [&] {
-    require_pointer(r, f, "run");
-    const fs::path summary = fs::path(r->dir) / "dimension_summary.json";
-    std::ifstream in(summary);
-    if (!in)
-      throw Failure{QGML_ERROR_IO, std::string(f) + ": run directory '" + r->dir +
-                                       "' has no dimension_summary.json (train with analysis.enabled = true)"};
-    nlohmann::json j;
-    try {
-      in >> j;
-      if (dimension) *dimension = j.at("mode").get<int>();
-      if (uncertain) *uncertain = j.at("uncertain").get<bool>() ? 1 : 0;
-    } catch (const nlohmann::json::exception& e) {
-      throw Failure{QGML_ERROR_IO, std::string(f) + ": '" + summary.string() + "': " + e.what()};
-    }
+    const nlohmann::json j = run_summary(r, f);
+    if (dimension) *dimension = summary_field<int>(j, "mode", r, f);
+    if (uncertain) *uncertain = summary_field<bool>(j, "uncertain", r, f) ? 1 : 0;
+  });
+}
+
+int qgml_run_dimension_error(const qgml_run* r, double* error, int* low, int* high) {
+  const char* f = "qgml_run_dimension_error";
+  return guarded(f, QGML_ERROR_IO, [&] {
+    const nlohmann::json j = run_summary(r, f);
+    if (error) *error = summary_field<double>(j, "error", r, f);
+    const auto interval = summary_field<std::vector<int>>(j, "interval", r, f);
+    if (interval.size() != 2)
+      throw Failure{QGML_ERROR_IO, std::string(f) + ": the dimension_summary.json of '" + r->dir +
+                                       "': \"interval\" is not [low, high]"};
+    if (low) *low = interval[0];
+    if (high) *high = interval[1];
   });
 }
 

@@ -87,6 +87,11 @@ class QGMLDimension(*_bases):
         The per-point estimates (-1 where a point's estimate failed).
     uncertain_ : bool
         Whether the program calls the estimate uncertain.
+    dimension_error_ : float
+        The error bar of ``dimension_``: the standard deviation of the mode over 200 bootstrap
+        resamples of the points with neighbouring gap rules (docs/dimension.md, "Error bars").
+    dimension_interval_ : tuple of int
+        The 90 % interval (low, high) of those resampled modes.
     model_ : MatrixConfiguration
         The trained configuration (in the coordinates of the standardised data when the data were
         standardised).
@@ -143,6 +148,7 @@ class QGMLDimension(*_bases):
                 raise RuntimeError(f"qgml: the run {run.run_dir} has no dimension estimate")
             self.dimension_ = int(dimension)
             self.uncertain_ = bool(uncertain)
+            self.dimension_error_, self.dimension_interval_ = run.dimension_error, run.dimension_interval
             self.dimension_pw_ = run.per_point_dimension
             self.model_ = run.model
             self.run_dir_ = run.run_dir if self.output_directory is not None else None

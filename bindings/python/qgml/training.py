@@ -24,6 +24,7 @@ class Run:
     ``history`` (per epoch: ``loss``, ``reconstruction``, ``fluctuation`` as float64 arrays),
     ``model`` (the final configuration, or the last checkpointed one of an interrupted run),
     ``dimension`` and ``dimension_uncertain`` (the analysis' estimate, None without one),
+    ``dimension_error`` and ``dimension_interval`` (its error bar, docs/dimension.md "Error bars"),
     ``per_point_dimension`` (the analysis' per-point estimates) and ``interrupted`` (True when a stop
     callback ended training early; :meth:`resume` continues it).
     """
@@ -75,6 +76,26 @@ class Run:
     @property
     def dimension_uncertain(self) -> Optional[bool]:
         return self._dimension()[1]
+
+    @property
+    def dimension_error(self) -> Optional[float]:
+        """The standard deviation of the estimate over bootstrap resamples of the points with
+        neighbouring gap rules (docs/dimension.md, "Error bars"); None without analysis."""
+        return self._error_bar()[0]
+
+    @property
+    def dimension_interval(self) -> Optional[tuple]:
+        """The 90 % interval (low, high) of the resampled estimates; None without analysis."""
+        return self._error_bar()[1]
+
+    def _error_bar(self):
+        try:
+            s = self.summary
+        except OSError:
+            return None, None
+        if "error" not in s or "interval" not in s:
+            return None, None
+        return float(s["error"]), (int(s["interval"][0]), int(s["interval"][1]))
 
     @property
     def summary(self) -> dict:

@@ -1,8 +1,11 @@
 #include "qgml/geometry/analyze_dimension.hpp"
 
+#include "qgml/geometry/dimension_interval.hpp"
+
 namespace qgml::detail {
 
-DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metric, Communicator& comm) {
+DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metric,
+                                            const DimensionEstimatorSettings& estimator, Communicator& comm) {
   const int d = rows.d, width = rows.width();
   comm.allreduce_sum(rows.histogram.data(), rows.histogram.size());
   const std::vector<double> all = comm.gather_to_root(rows.values);
@@ -29,6 +32,19 @@ DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metr
     r.confidence.push_back(v[3 * d + 2]);
     r.gap_ratio.push_back(v[3 * d + 3]);
   }
+  double shared[5] = {0, 0, 0, 0, 0};  // low, high, error, mean_error, resamples: rank 0's, summed over ranks
+  if (comm.rank() == 0) {
+    std::vector<bool> valid(std::size_t(r.count));
+    for (long t = 0; t < r.count; ++t) valid[std::size_t(t)] = r.dimension[std::size_t(t)] >= 0;
+    const DimensionInterval i = dimension_interval(r.eigenvalues, valid, d, estimator);
+    shared[0] = i.low;
+    shared[1] = i.high;
+    shared[2] = i.error;
+    shared[3] = i.mean_error;
+    shared[4] = i.resamples;
+  }
+  comm.allreduce_sum(shared, 5, false);
+  r.summary.interval = {int(shared[0]), int(shared[1]), shared[2], shared[3], int(shared[4])};
   return r;
 }
 

@@ -85,6 +85,12 @@ void write_dimension_summary_json(const std::string& path, const DimensionSummar
                     {"verdict", s.verdict},
                     {"histogram", s.histogram},
                     {"fraction", s.fraction()}};
+  if (s.interval.resamples > 0) {
+    j["error"] = s.interval.error;
+    j["interval"] = {s.interval.low, s.interval.high};
+    j["mean_error"] = s.interval.mean_error;
+    j["resamples"] = s.interval.resamples;
+  }
   detail::append_fields(j, extra);
   detail::write_json_file(path, j);
 }

@@ -104,6 +104,9 @@ int qgml_run_history(const qgml_run* r, int* epochs, double* loss, double* recon
 /* The run's dimension estimate (analysis.enabled): the mode over its points and whether it is uncertain;
  * QGML_ERROR_IO when the run has no dimension_summary.json. */
 int qgml_run_dimension(const qgml_run* r, int* dimension, int* uncertain);
+/* The error bar of the run's estimate (as qgml_dimension_error); QGML_ERROR_IO when the run has no
+ * dimension_summary.json or one written before error bars (no "error" field). Outputs may be NULL. */
+int qgml_run_dimension_error(const qgml_run* r, double* error, int* low, int* high);
 void qgml_run_destroy(qgml_run* r);
 
 /* ---- analysis of a configuration on caller-owned points ---- */
@@ -120,6 +123,11 @@ int qgml_quantum_metric(const qgml_model* m, const void* points, int64_t t, int 
  * NULL), *uncertain as the program reports it (may be NULL). */
 int qgml_dimension(const qgml_model* m, const qgml_settings* s, const void* points, int64_t t, int d, qgml_dtype dtype,
                    int* dimension, int* per_point, int* uncertain);
+/* The same estimate with its error bar (docs/dimension.md, "Error bars"): the mode into *dimension, the
+ * standard deviation of the mode over 200 bootstrap resamples of the points with neighbouring gap rules
+ * into *error, and their 90 % interval into *low and *high; each output may be NULL. */
+int qgml_dimension_error(const qgml_model* m, const qgml_settings* s, const void* points, int64_t t, int d,
+                         qgml_dtype dtype, int* dimension, double* error, int* low, int* high);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 // Dimension analysis of a configuration on a set of points (spec 3.5): per point, one geometry pass
 // (QuantumGeometry: one eigensolve of H(x) gives xbar, E_0, the metric spectrum and the estimate), in
-// chunks; the histogram of estimates is summed over the ranks and the per-point rows are gathered to
-// rank 0.
+// chunks; the histogram of estimates is summed over the ranks, the per-point rows are gathered to
+// rank 0, and the global estimate gets its error bar (dimension_interval.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -44,8 +44,10 @@ struct DimensionRows {
   int width() const { return 3 * d + 4; }
 };
 
-// Sums the histogram over the ranks, gathers the rows to rank 0 and builds the result. A collective.
-DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metric, Communicator& comm);
+// Sums the histogram over the ranks, gathers the rows to rank 0, builds the result and the summary's
+// error bar (dimension_interval on rank 0, then shared with every rank). A collective.
+DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metric,
+                                            const DimensionEstimatorSettings& estimator, Communicator& comm);
 
 }  // namespace detail
 
@@ -93,7 +95,7 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
       ++rows.histogram[dim(t) >= 0 && dim(t) <= d ? dim(t) : d + 1];
     }
   }
-  return detail::finish_dimension_analysis(rows, settings.metric, comm);
+  return detail::finish_dimension_analysis(rows, settings.metric, settings.estimator, comm);
 }
 
 // One process.

@@ -113,6 +113,14 @@ struct DimensionRule {
   }
 };
 
+// The error bar of the global estimate (geometry/dimension_interval.hpp computes it).
+struct DimensionInterval {
+  int low = -1, high = -1;  // 90 % interval of the resampled modes; -1: not computed
+  double error = 0;         // standard deviation of the resampled modes
+  double mean_error = 0;    // standard deviation of the bootstrap means of the per-point estimates
+  int resamples = 0;        // R; 0: not computed
+};
+
 // Statistics of per-point estimates: histogram over d = 0 .. D and the derived summary.
 //   mode: the most frequent d; among tied counts, the one nearest the median (then the smaller);
 //   uncertain: the mode holds less than uncertain_fraction of the points, or the runner-up (the
@@ -125,7 +133,8 @@ struct DimensionSummary {
   int runner_up = -1;  // the second most frequent d (-1: every point has the mode)
   double median = 0, mean = 0;
   bool uncertain = false;
-  std::string verdict;  // "clear" or "uncertain: <why>"
+  std::string verdict;         // "clear" or "uncertain: <why>"
+  DimensionInterval interval;  // set by the analysis that has the per-point spectra
   std::vector<double> fraction() const;
 };
 
@@ -134,7 +143,8 @@ constexpr double tie_fraction = 0.75;
 
 DimensionSummary summarize_dimensions(const std::vector<long>& histogram);
 
-// JSON object with D, points, mode, median, mean, histogram and fraction per dimension, then the extra
+// JSON object with D, points, mode, median, mean, histogram and fraction per dimension, the interval when
+// it was computed (error, interval [low, high], mean_error, resamples), then the extra
 // fields (whose keys must differ from those); atomic write.
 void write_dimension_summary_json(const std::string& path, const DimensionSummary& s, const JsonFields& extra = {});
 
