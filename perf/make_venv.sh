@@ -2,6 +2,8 @@
 # Creates (or updates) the Python virtual environment of the perf scripts and prints its path.
 #   perf/make_venv.sh                 # build/perf-venv under the repository root
 #   perf/make_venv.sh --peers         # the same, plus the peers of issue 15: PyPI torch 2.x and jax[cpu]
+#   perf/make_venv.sh --dimension     # build/dimension-venv: requirements-dimension.txt (DADApy, numpy < 2),
+#                                     # the peers of perf/dimension_generalisation.py
 #   QGML_PERF_VENV=/some/dir perf/make_venv.sh
 # Idempotent: an existing environment is reused and only missing or different pins are installed.
 # --peers: requirements-peers-torch.txt (torch alone) is installed with --no-deps, then requirements-peers.txt
@@ -15,15 +17,27 @@
 # this runs as root, it is installed with apt-get (said on stderr); otherwise the script stops.
 set -eu
 peers=0
+dimension=0
 for arg in "$@"; do
   case $arg in
     --peers) peers=1 ;;
-    *) echo "make_venv.sh: unknown option $arg (usage: make_venv.sh [--peers])" >&2; exit 2 ;;
+    --dimension) dimension=1 ;;
+    *) echo "make_venv.sh: unknown option $arg (usage: make_venv.sh [--peers | --dimension])" >&2; exit 2 ;;
   esac
 done
+if [ "$peers" = 1 ] && [ "$dimension" = 1 ]; then
+  echo "make_venv.sh: --peers and --dimension make two different environments; give one" >&2
+  exit 2
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-venv=${QGML_PERF_VENV:-$root/build/perf-venv}
+requirements=$here/requirements.txt
+if [ "$dimension" = 1 ]; then
+  venv=${QGML_DIMENSION_VENV:-$root/build/dimension-venv}
+  requirements=$here/requirements-dimension.txt
+else
+  venv=${QGML_PERF_VENV:-$root/build/perf-venv}
+fi
 python=${PYTHON:-python3}
 
 if [ ! -x "$venv/bin/python" ]; then
@@ -42,7 +56,7 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 # pip is quiet when everything is already satisfied; its log goes to stderr so stdout is only the path.
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt" >&2
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements" >&2
 if [ "$peers" = 1 ]; then
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
     -r "$here/requirements-peers-torch.txt" >&2

@@ -1,0 +1,484 @@
+#!/usr/bin/env python3
+"""Data families of the intrinsic-dimension generalisation benchmark (issue 49, item 1).
+
+Every family is a point-cloud generator in numpy with a known intrinsic dimension d in an ambient R^D:
+`Family.make(n, rng)` returns n clean points, an (n, D) array, drawn with the numpy Generator `rng`.
+Whatever fixes the *shape* of a family (random rotations, frequencies, Fourier coefficients) comes from
+`_struct(name)`, a generator seeded by the family's name only, so that every seed of a family samples the
+same manifold and only the points change.
+
+The split. `half` is "tune" or "heldout", assigned once here, before any tuning, and never changed:
+within each kind (the `kind` column) the families alternate tune / heldout in the order listed, so that
+both halves cover every kind (the "curves" kind starts with heldout, the others with tune, which makes
+the halves 18 and 18). Defaults of qgml may be tuned on the "tune" half only.
+
+Scoring. Integer families are scored by exact hits (round-half-up(estimate) == d). Fractal sets
+(`fractal=True`) carry a non-integer d and are scored by |estimate - d| only. Unions of two pieces of
+different dimensions carry `pieces=[(d1, frac1), (d2, frac2)]` and d = the dimension of the piece with
+2/3 of the points.
+
+Noise (`make_points`). The clean points are centred and divided by the data's scale, defined as the RMS
+of the centred clean coordinates (one number: sqrt(mean over all n*D entries of (x - mean)^2)), so that
+the clean data have scale 1; then independent noise of standard deviation `level` is added to every
+coordinate (that is, sigma = level * scale of the original data):
+  gaussian  N(0, level^2)
+  uniform   U[-a, a] with a = level * sqrt(3) (the same standard deviation)
+  none      nothing (level ignored)
+The clean points of (family, n, seed) are the same for every noise kind and level (separate random
+streams for points and noise).
+
+  python perf/dimension_families.py --list     # name, d, D, half, kind, what it is
+  python perf/dimension_families.py --check    # shapes, finiteness, halves >= 15 families each
+"""
+import argparse
+import math
+import sys
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional, Tuple
+
+try:
+    import numpy as np
+except ImportError:  # run as a script by a python without numpy: use the perf venv's (perf/make_venv.sh)
+    import os
+    _py = os.path.join(os.environ.get("QGML_PERF_VENV") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "perf-venv"), "bin", "python")
+    if __name__ == "__main__" and os.path.exists(_py) and not os.environ.get("QGML_DIMFAM_REEXEC"):
+        os.environ["QGML_DIMFAM_REEXEC"] = "1"
+        os.execv(_py, [_py, os.path.abspath(__file__)] + sys.argv[1:])
+    raise
+
+TWO_PI = 2.0 * np.pi
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    d: float                 # intrinsic dimension (non-integer for fractals)
+    D: int                   # ambient dimension
+    half: str                # "tune" or "heldout" (fixed, see the module docstring)
+    make: Callable           # make(n, rng) -> (n, D) clean points
+    kind: str = ""           # classical, high, nonuniform, curves, unions, fractal, other
+    doc: str = ""            # one line: what it is
+    fractal: bool = False    # scored by |d_hat - d|, not by exact hits
+    pieces: Optional[List[Tuple[int, float]]] = None   # unions: [(d1, fraction1), (d2, fraction2)]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Helpers.
+
+def _struct(name):
+    """The fixed random generator of a family's shape (independent of the sampling seed)."""
+    return np.random.default_rng([zlib.crc32(name.encode()), 20261128])
+
+
+def _orth(rng, D, d):
+    """A D x d matrix with orthonormal columns (a random isometric embedding R^d -> R^D)."""
+    q, r = np.linalg.qr(rng.standard_normal((D, D)))
+    q = q * np.sign(np.diag(r))
+    return q[:, :d]
+
+
+def _rotate(x, name):
+    """x (n, D) by a fixed random rotation of R^D."""
+    return x @ _orth(_struct(name + "/rot"), x.shape[1], x.shape[1]).T
+
+
+def _embed(x, D, name):
+    """x (n, d) into R^D by a fixed random isometry."""
+    return x @ _orth(_struct(name + "/emb"), D, x.shape[1]).T
+
+
+def _sphere(rng, n, k):
+    """n uniform points on S^(k-1) in R^k."""
+    g = rng.standard_normal((n, k))
+    return g / np.linalg.norm(g, axis=1, keepdims=True)
+
+
+def _ball(rng, n, k):
+    """n uniform points in the unit k-ball."""
+    return _sphere(rng, n, k) * rng.uniform(0, 1, (n, 1)) ** (1.0 / k)
+
+
+def _fourier_curve(s, D, fmax, name):
+    """A closed random Fourier curve in R^D: x_k(s) = sum_f (a_kf cos 2pi f s + b_kf sin 2pi f s) / f."""
+    r = _struct(name)
+    f = np.arange(1, fmax + 1)
+    a, b = r.standard_normal((D, fmax)) / f, r.standard_normal((D, fmax)) / f
+    ph = TWO_PI * s[:, None] * f[None, :]
+    return np.cos(ph) @ a.T + np.sin(ph) @ b.T
+
+
+def _chaos_game(rng, n, maps, iterations):
+    """n points of the self-similar measure of the affine maps z -> A z + b (equal weights), complex z."""
+    z = rng.uniform(0, 1, n) + 1j * rng.uniform(0, 1, n)
+    A = np.array([m[0] for m in maps])
+    b = np.array([m[1] for m in maps])
+    for _ in range(iterations):
+        k = rng.integers(0, len(maps), n)
+        z = A[k] * z + b[k]
+    return np.c_[z.real, z.imag]
+
+
+def _curved_pairs(u):
+    """u (n, m) in [0, 1]^m -> R^(4m): per i, with a = pi u_i, b = pi u_(i+1 mod m):
+    (cos a, sin a, cos(2a + b) / 2, sin(2a + b) / 2): an immersion whose linear span is all of R^(4m)."""
+    a, b = np.pi * u, np.pi * np.roll(u, -1, axis=1)
+    blocks = [np.cos(a), np.sin(a), 0.5 * np.cos(2 * a + b), 0.5 * np.sin(2 * a + b)]
+    return np.stack(blocks, axis=2).reshape(u.shape[0], -1)
+
+
+def _product_pairs(u):
+    """u (n, m) in [0, 1]^m -> R^(4m): per i, with a = pi u_i, b = pi u_(i+1 mod m):
+    (cos a, sin a, sin a cos b, cos a sin b): coordinates that are products of sin / cos."""
+    a, b = np.pi * u, np.pi * np.roll(u, -1, axis=1)
+    blocks = [np.cos(a), np.sin(a), np.sin(a) * np.cos(b), np.cos(a) * np.sin(b)]
+    return np.stack(blocks, axis=2).reshape(u.shape[0], -1)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Generators (n, rng) -> (n, D).
+
+def torus2_r4(n, rng):
+    u, v = rng.uniform(0, TWO_PI, (2, n))
+    return np.c_[np.cos(u), np.sin(u), np.cos(v), np.sin(v)]
+
+
+def torus3_r6(n, rng):
+    t = rng.uniform(0, TWO_PI, (n, 3))
+    return np.c_[np.cos(t), np.sin(t)][:, [0, 3, 1, 4, 2, 5]]
+
+
+def klein_r4(n, rng):
+    u, v = rng.uniform(0, TWO_PI, (2, n))
+    R, r = 2.0, 1.0
+    return np.c_[(R + r * np.cos(v)) * np.cos(u), (R + r * np.cos(v)) * np.sin(u),
+                 r * np.sin(v) * np.cos(u / 2), r * np.sin(v) * np.sin(u / 2)]
+
+
+def ball3(n, rng):
+    return _ball(rng, n, 3)
+
+
+def ball5(n, rng):
+    return _ball(rng, n, 5)
+
+
+def sphere7_r8(n, rng):
+    return _sphere(rng, n, 8)
+
+
+def s2xs1_r5(n, rng):
+    t = rng.uniform(0, TWO_PI, n)
+    return np.c_[_sphere(rng, n, 3), np.cos(t), np.sin(t)]
+
+
+def toroidal_spiral(n, rng):
+    t = rng.uniform(0, TWO_PI, n)
+    R, r, k = 2.0, 0.5, 20
+    return np.c_[(R + r * np.cos(k * t)) * np.cos(t), (R + r * np.cos(k * t)) * np.sin(t), r * np.sin(k * t)]
+
+
+def smooth3_r12(n, rng):
+    s = _struct("smooth3_r12")
+    F, ph = s.standard_normal((6, 3)) * 1.5, s.uniform(0, TWO_PI, 6)
+    theta = rng.uniform(0, 1, (n, 3)) @ F.T * np.pi + ph
+    return _rotate(np.c_[np.cos(theta), np.sin(theta)], "smooth3_r12")
+
+
+def cube17_r18(n, rng):
+    return _rotate(np.c_[rng.uniform(0, 1, (n, 17)), np.zeros(n)], "cube17_r18")
+
+
+def m10_r40(n, rng):
+    return _rotate(_curved_pairs(rng.uniform(0, 1, (n, 10))), "m10_r40")
+
+
+def m18_r72(n, rng):
+    return _rotate(_product_pairs(rng.uniform(0, 1, (n, 18))), "m18_r72")
+
+
+def cube30_r100(n, rng):
+    return _embed(rng.uniform(-1, 1, (n, 30)), 100, "cube30_r100")
+
+
+def gauss70_r100(n, rng):
+    return _embed(rng.standard_normal((n, 70)), 100, "gauss70_r100")
+
+
+def gauss20(n, rng):
+    return rng.standard_normal((n, 20))
+
+
+def m6_r36(n, rng):
+    t = rng.uniform(0, TWO_PI, (n, 6))
+    cols = [f(k * t) / k for k in (1, 2, 3) for f in (np.cos, np.sin)]
+    return _rotate(np.concatenate(cols, axis=1), "m6_r36")
+
+
+def thin4_r6(n, rng):
+    u1, u2, u3 = rng.uniform(0, 1, (3, n))
+    w = rng.uniform(0, 0.05, n)
+    x = np.c_[(1 + w) * np.cos(np.pi * u1), (1 + w) * np.sin(np.pi * u1), u2, u3,
+              0.5 * np.sin(np.pi * u2) * u3, np.zeros(n)]
+    return _rotate(x, "thin4_r6")
+
+
+def m10_beta_r40(n, rng):
+    return _rotate(_curved_pairs(rng.beta(0.5, 3.0, (n, 10))), "m10_beta_r40")
+
+
+def student2_r5(n, rng):
+    return _embed(rng.standard_t(3, (n, 2)), 5, "student2_r5")
+
+
+def lognormal3_r6(n, rng):
+    z = np.exp(0.5 * rng.standard_normal((n, 3)))
+    x = np.c_[z, 0.5 * np.sin(z[:, 0] + z[:, 1]), 0.5 * np.cos(z[:, 1] + z[:, 2]), 0.25 * z[:, 0] * z[:, 2]]
+    return _rotate(x, "lognormal3_r6")
+
+
+def exp5_r10(n, rng):
+    u = rng.exponential(1.0, (n, 5))
+    return _rotate(np.c_[u, 0.5 * np.sin(u + np.roll(u, -1, axis=1))], "exp5_r10")
+
+
+def spiral8_r3(n, rng):
+    t = rng.uniform(0, 1, n)
+    r = 0.2 + t
+    return np.c_[r * np.cos(16 * np.pi * t), r * np.sin(16 * np.pi * t), 0.3 * t]
+
+
+def band10_r3(n, rng):
+    u, v = rng.uniform(0, TWO_PI, n), rng.uniform(-1, 1, n)
+    R, w = 1.0, 0.25
+    r = R + w * v * np.cos(5 * u)
+    return np.c_[r * np.cos(u), r * np.sin(u), w * v * np.sin(5 * u)]
+
+
+def helix100(n, rng):
+    s = rng.uniform(0, 1, n)
+    f = np.arange(1, 51)
+    ph = TWO_PI * s[:, None] * f[None, :]
+    return np.stack([np.cos(ph) / f, np.sin(ph) / f], axis=2).reshape(n, 100)
+
+
+def curve13_fourier(n, rng):
+    return _fourier_curve(rng.uniform(0, 1, n), 13, 5, "curve13_fourier")
+
+
+def curve50_fourier(n, rng):
+    return _fourier_curve(rng.uniform(0, 1, n), 50, 10, "curve50_fourier")
+
+
+def union_circle_plane_r3(n, rng):
+    n1 = n // 3
+    t = rng.uniform(0, TWO_PI, n1)
+    circle = np.c_[np.cos(t), np.sin(t), np.ones(n1)]
+    plane = np.c_[rng.uniform(-1, 1, (n - n1, 2)), np.zeros(n - n1)]
+    return np.concatenate([circle, plane])[rng.permutation(n)]
+
+
+def union_2d_4d_r6(n, rng):
+    n1 = n // 3
+    square = np.c_[rng.uniform(0, 1, (n1, 2)), np.zeros((n1, 3)), np.full(n1, 2.0)]
+    cube = np.c_[rng.uniform(0, 1, (n - n1, 4)), np.zeros((n - n1, 2))]
+    return _rotate(np.concatenate([square, cube])[rng.permutation(n)], "union_2d_4d_r6")
+
+
+def sierpinski(n, rng):
+    maps = [(0.5, 0.0), (0.5, 0.5), (0.5, 0.25 + 0.5j * math.sqrt(3) / 2)]
+    return _chaos_game(rng, n, maps, 40)
+
+
+def koch(n, rng):
+    r = 1.0 / 3.0
+    maps = [(r, 0.0), (r * np.exp(1j * np.pi / 3), r), (r * np.exp(-1j * np.pi / 3), 0.5 + 1j * math.sqrt(3) / 6),
+            (r, 2 * r)]
+    return _chaos_game(rng, n, maps, 25)
+
+
+def swiss_hole(n, rng):
+    out = np.empty((0, 3))
+    while len(out) < n:
+        t = 1.5 * np.pi * (1 + 2 * rng.uniform(0, 1, 2 * n))
+        h = 21 * rng.uniform(0, 1, 2 * n)
+        keep = ~((np.abs(t - 3 * np.pi) < 0.5 * np.pi) & (np.abs(h - 10.5) < 4))
+        t, h = t[keep], h[keep]
+        out = np.concatenate([out, np.c_[t * np.cos(t), h, t * np.sin(t)]])
+    return out[:n]
+
+
+def s_curve(n, rng):
+    t = 3 * np.pi * (rng.uniform(0, 1, n) - 0.5)
+    return np.c_[np.sin(t), 2 * rng.uniform(0, 1, n), np.sign(t) * (np.cos(t) - 1)]
+
+
+def paraboloid(n, rng):
+    u, v = rng.uniform(-1, 1, (2, n))
+    return np.c_[u, v, u ** 2 + v ** 2]
+
+
+def hyperbolic_paraboloid(n, rng):
+    u, v = rng.uniform(-1, 1, (2, n))
+    return np.c_[u, v, u ** 2 - v ** 2]
+
+
+def affine5_r10(n, rng):
+    s = _struct("affine5_r10")
+    A, b = s.standard_normal((10, 5)), s.standard_normal(10)
+    return rng.uniform(0, 1, (n, 5)) @ A.T + b
+
+
+def cube6_curved_r12(n, rng):
+    u = rng.uniform(-1, 1, (n, 6))
+    return _rotate(np.c_[u, 0.3 * (u ** 2 - 1.0 / 3.0)], "cube6_curved_r12")
+
+
+# ----------------------------------------------------------------------------------------------------
+# The families. half: alternate tune / heldout within each kind in this order (curves start heldout).
+
+LOG3_2 = math.log(3) / math.log(2)   # 1.585
+LOG4_3 = math.log(4) / math.log(3)   # 1.262
+
+FAMILIES = [
+    # classical
+    Family("torus2_r4", 2, 4, "tune", torus2_r4, "classical", "flat torus T^2 = S^1 x S^1 in R^4, uniform angles"),
+    Family("torus3_r6", 3, 6, "heldout", torus3_r6, "classical", "flat torus T^3 in R^6, uniform angles"),
+    Family("klein_r4", 2, 4, "tune", klein_r4, "classical", "Klein bottle, standard embedding in R^4 (R 2, r 1), uniform parameters"),
+    Family("ball3", 3, 3, "heldout", ball3, "classical", "solid unit 3-ball in R^3, uniform"),
+    Family("ball5", 5, 5, "tune", ball5, "classical", "solid unit 5-ball in R^5, uniform"),
+    Family("sphere7_r8", 7, 8, "heldout", sphere7_r8, "classical", "7-sphere S^7 in R^8, uniform"),
+    Family("s2xs1_r5", 3, 5, "tune", s2xs1_r5, "classical", "S^2 x S^1 in R^5 = R^3 x R^2, uniform"),
+    Family("toroidal_spiral", 1, 3, "heldout", toroidal_spiral, "classical", "curve winding 20 times around a torus (R 2, r 0.5) in R^3"),
+    Family("smooth3_r12", 3, 12, "tune", smooth3_r12, "classical", "random smooth 3-manifold: cos/sin of 6 random linear forms of [0,1]^3, rotated in R^12"),
+    # high d / D
+    Family("cube17_r18", 17, 18, "tune", cube17_r18, "high", "uniform 17-cube [0,1]^17 in R^18 (rotated)"),
+    Family("m10_r40", 10, 40, "heldout", m10_r40, "high", "10-manifold in R^40: (cos a, sin a, cos(2a+b)/2, sin(2a+b)/2) per coordinate pair, rotated"),
+    Family("m18_r72", 18, 72, "tune", m18_r72, "high", "18-manifold in R^72: products of sin/cos of 18 uniform coordinates, rotated"),
+    Family("cube30_r100", 30, 100, "heldout", cube30_r100, "high", "uniform 30-cube [-1,1]^30 linearly (isometrically) embedded in R^100"),
+    Family("gauss70_r100", 70, 100, "tune", gauss70_r100, "high", "standard Gaussian in R^70 linearly embedded in R^100"),
+    Family("gauss20", 20, 20, "heldout", gauss20, "high", "standard Gaussian in R^20 (non-compact)"),
+    Family("m6_r36", 6, 36, "tune", m6_r36, "high", "T^6 by (cos kt, sin kt)/k, k = 1..3, per angle: 6-manifold in R^36 spanning all 36 directions, rotated"),
+    Family("thin4_r6", 4, 6, "heldout", thin4_r6, "high", "4-d box 1 x 1 x 1 x 0.05 bent (half cylinder + saddle) in R^6: a 4-manifold near a 3-d set"),
+    # nonuniform / heavy-tailed densities
+    Family("m10_beta_r40", 10, 40, "tune", m10_beta_r40, "nonuniform", "the map of m10_r40 with Beta(0.5, 3) coordinates: strongly nonuniform 10-manifold in R^40"),
+    Family("student2_r5", 2, 5, "heldout", student2_r5, "nonuniform", "2-d Student-t (df 3) plane linearly embedded in R^5 (heavy tails)"),
+    Family("lognormal3_r6", 3, 6, "tune", lognormal3_r6, "nonuniform", "lognormal(0, 0.5) 3-d cloud on a curved 3-manifold (graph of sin, cos, product) in R^6"),
+    Family("exp5_r10", 5, 10, "heldout", exp5_r10, "nonuniform", "exponential(1) 5-d cloud on a curved 5-manifold (graph of sin of pair sums) in R^10"),
+    # curves and twisted bands (this kind starts with heldout)
+    Family("spiral8_r3", 1, 3, "heldout", spiral8_r3, "curves", "8-turn conical spiral in R^3 (radius 0.2..1.2, rise 0.3)"),
+    Family("band10_r3", 2, 3, "tune", band10_r3, "curves", "band with 10 half twists around a circle (R 1, half-width 0.25) in R^3"),
+    Family("helix100", 1, 100, "heldout", helix100, "curves", "closed curve (cos 2pi f s, sin 2pi f s)/f, f = 1..50, in R^100"),
+    Family("curve13_fourier", 1, 13, "tune", curve13_fourier, "curves", "random closed Fourier curve (frequencies 1..5, amplitudes 1/f) in R^13"),
+    Family("curve50_fourier", 1, 50, "heldout", curve50_fourier, "curves", "random closed Fourier curve (frequencies 1..10, amplitudes 1/f) in R^50"),
+    # unions of two pieces (d = the piece with 2/3 of the points)
+    Family("union_circle_plane_r3", 2, 3, "tune", union_circle_plane_r3, "unions", "unit circle at height 1 (1/3) and a disjoint square [-1,1]^2 (2/3) in R^3",
+           pieces=[(2, 2 / 3), (1, 1 / 3)]),
+    Family("union_2d_4d_r6", 4, 6, "heldout", union_2d_4d_r6, "unions", "4-cube (2/3) and a disjoint square 2 away (1/3), rotated in R^6",
+           pieces=[(4, 2 / 3), (2, 1 / 3)]),
+    # fractal (scored by |d_hat - d|)
+    Family("sierpinski", LOG3_2, 2, "tune", sierpinski, "fractal", "Sierpinski triangle in R^2 by the chaos game, d = log 3 / log 2", fractal=True),
+    Family("koch", LOG4_3, 2, "heldout", koch, "fractal", "Koch curve in R^2 by the chaos game, d = log 4 / log 3", fractal=True),
+    # other classics
+    Family("swiss_hole", 2, 3, "tune", swiss_hole, "other", "Swiss roll with a rectangular hole in the middle, in R^3"),
+    Family("s_curve", 2, 3, "heldout", s_curve, "other", "S-curve (as sklearn's make_s_curve) in R^3"),
+    Family("paraboloid", 2, 3, "tune", paraboloid, "other", "paraboloid z = x^2 + y^2 over [-1,1]^2 in R^3"),
+    Family("hyperbolic_paraboloid", 2, 3, "heldout", hyperbolic_paraboloid, "other", "saddle z = x^2 - y^2 over [-1,1]^2 in R^3"),
+    Family("affine5_r10", 5, 10, "tune", affine5_r10, "other", "uniform [0,1]^5 through a random (non-isometric) affine map into R^10"),
+    Family("cube6_curved_r12", 6, 12, "heldout", cube6_curved_r12, "other", "6-cube [-1,1]^6 curved by 0.3 (u^2 - 1/3), rotated in R^12"),
+]
+
+BY_NAME = {f.name: f for f in FAMILIES}
+NOISE_KINDS = ("none", "gaussian", "uniform")
+
+
+def data_scale(x):
+    """The data's scale: the RMS of the centred coordinates (one number over all n * D entries)."""
+    c = x - x.mean(axis=0)
+    return float(np.sqrt(np.mean(c * c)))
+
+
+def make_points(family, n, noise_kind="none", noise_level=0.0, seed=1):
+    """(n, D) points of `family` (a Family or its name): clean points centred and scaled to scale 1, plus
+    noise of standard deviation noise_level per coordinate (see the module docstring)."""
+    fam = BY_NAME[family] if isinstance(family, str) else family
+    if noise_kind not in NOISE_KINDS:
+        raise ValueError(f"noise kind {noise_kind!r}: choose from {', '.join(NOISE_KINDS)}")
+    key = zlib.crc32(fam.name.encode())
+    x = np.asarray(fam.make(n, np.random.default_rng([key, seed, 0])), dtype=float)
+    if x.shape != (n, fam.D):
+        raise RuntimeError(f"{fam.name}: generator made {x.shape}, expected {(n, fam.D)}")
+    scale = data_scale(x)
+    x = (x - x.mean(axis=0)) / scale
+    level = float(noise_level)
+    if noise_kind != "none" and level > 0:
+        nrng = np.random.default_rng([key, seed, 1])
+        if noise_kind == "gaussian":
+            x = x + level * nrng.standard_normal(x.shape)
+        else:
+            a = level * math.sqrt(3.0)
+            x = x + nrng.uniform(-a, a, x.shape)
+    return x
+
+
+def check(n=300):
+    problems = []
+    names = [f.name for f in FAMILIES]
+    if len(set(names)) != len(names):
+        problems.append("duplicate family names")
+    for f in FAMILIES:
+        if f.half not in ("tune", "heldout"):
+            problems.append(f"{f.name}: half {f.half!r}")
+        if f.fractal == float(f.d).is_integer():
+            problems.append(f"{f.name}: fractal flag {f.fractal} but d {f.d}")
+        if f.pieces and abs(sum(p[1] for p in f.pieces) - 1) > 1e-9:
+            problems.append(f"{f.name}: piece fractions do not sum to 1")
+        for kind, level in (("none", 0), ("gaussian", 0.1), ("uniform", 0.05)):
+            x = make_points(f, n, kind, level, seed=1)
+            if x.shape != (n, f.D):
+                problems.append(f"{f.name} {kind}: shape {x.shape}")
+            if not np.all(np.isfinite(x)):
+                problems.append(f"{f.name} {kind}: non-finite values")
+            if kind == "none" and abs(data_scale(x) - 1) > 1e-9:
+                problems.append(f"{f.name}: scale {data_scale(x)} after scaling")
+        y = make_points(f, n, "none", 0, seed=1)
+        if not np.array_equal(y, make_points(f, n, "none", 0, seed=1)):
+            problems.append(f"{f.name}: not deterministic")
+        if np.array_equal(y, make_points(f, n, "none", 0, seed=2)):
+            problems.append(f"{f.name}: seeds 1 and 2 give the same points")
+    halves = {h: [f for f in FAMILIES if f.half == h] for h in ("tune", "heldout")}
+    kinds = sorted({f.kind for f in FAMILIES})
+    for h, fs in halves.items():
+        if len(fs) < 15:
+            problems.append(f"half {h} has {len(fs)} families (< 15)")
+        missing = set(kinds) - {f.kind for f in fs}
+        if missing:
+            problems.append(f"half {h} lacks kinds {sorted(missing)}")
+    return problems, halves
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--list", action="store_true", help="print name, d, D, half, kind and what each family is")
+    p.add_argument("--check", action="store_true", help="self-check: shapes, finiteness, the halves")
+    args = p.parse_args()
+    if args.list or not args.check:
+        print(f"{'name':24s} {'d':>6s} {'D':>4s}  {'half':8s} {'kind':11s} what")
+        for f in FAMILIES:
+            d = f"{f.d:.3f}" if f.fractal else f"{int(f.d)}"
+            print(f"{f.name:24s} {d:>6s} {f.D:4d}  {f.half:8s} {f.kind:11s} {f.doc}")
+        print(f"{len(FAMILIES)} families: " + ", ".join(
+            f"{h} {sum(1 for f in FAMILIES if f.half == h)}" for h in ("tune", "heldout")))
+    if args.check:
+        problems, halves = check()
+        for pr in problems:
+            print("FAIL", pr)
+        print(f"check: {len(FAMILIES)} families, tune {len(halves['tune'])}, heldout {len(halves['heldout'])}: "
+              + ("ok" if not problems else f"{len(problems)} problem(s)"))
+        return 1 if problems else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
