@@ -106,7 +106,10 @@ def venv_dir():
     return os.environ.get("QGML_PERF_VENV") or os.path.join(ROOT, "build", "perf-venv")
 
 
-def ensure_packages(needed):
+def ensure_packages(needed, venv=None, script=None, flag="QGML_DIMBENCH_REEXEC", how=None):
+    """Returns when the modules `needed` import; else re-executes `script` (this file) with the python of
+    `venv` (venv_dir()) once (the environment variable `flag` marks the second start), else exits saying
+    `how` to make that environment."""
     missing = []
     for mod in needed:
         try:
@@ -115,15 +118,17 @@ def ensure_packages(needed):
             missing.append(mod)
     if not missing:
         return
-    venv = venv_dir()
+    venv = venv or venv_dir()
+    script = os.path.abspath(script or __file__)
     py = os.path.join(venv, "bin", "python")
     in_venv = os.path.realpath(sys.prefix) == os.path.realpath(venv)
-    if os.path.exists(py) and not in_venv and not os.environ.get("QGML_DIMBENCH_REEXEC"):
+    if os.path.exists(py) and not in_venv and not os.environ.get(flag):
         log(f"{sys.executable} lacks {', '.join(missing)}: re-executing with {py}")
-        os.environ["QGML_DIMBENCH_REEXEC"] = "1"
-        os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit(f"dimension_benchmark.py: python modules missing: {', '.join(missing)}; run perf/make_venv.sh "
-             f"and start this script with build/perf-venv/bin/python (or set QGML_PERF_VENV)")
+        os.environ[flag] = "1"
+        os.execv(py, [py, script] + sys.argv[1:])
+    sys.exit(f"{os.path.basename(script)}: python modules missing: {', '.join(missing)}; " +
+             (how or "run perf/make_venv.sh and start this script with build/perf-venv/bin/python (or set "
+                     "QGML_PERF_VENV)"))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -463,6 +468,16 @@ def read_jsonl(path):
     return info, rows
 
 
+def report_existing(args, report):
+    """--report FILE.jsonl: report(info, rows, out_dir, name) of the file, into --out (else the file's
+    directory) under --name (else the file's name)."""
+    info, rows = read_jsonl(args.report)
+    out = args.out or os.path.dirname(os.path.abspath(args.report))
+    name = args.name or os.path.splitext(os.path.basename(args.report))[0]
+    os.makedirs(out, exist_ok=True)
+    report(info, rows, out, name)
+
+
 def method_order(rows):
     seen = {r["method"] for r in rows}
     return [m for m in ALL_METHODS if m in seen] + sorted(seen - set(ALL_METHODS))
@@ -664,11 +679,7 @@ def main():
     args = parse_args()
     if args.report:
         ensure_packages(["matplotlib"])
-        info, rows = read_jsonl(args.report)
-        out = args.out or os.path.dirname(os.path.abspath(args.report))
-        name = args.name or os.path.splitext(os.path.basename(args.report))[0]
-        os.makedirs(out, exist_ok=True)
-        report(info, rows, out, name)
+        report_existing(args, report)
         return 0
 
     ensure_packages(["numpy", "skdim", "matplotlib"])

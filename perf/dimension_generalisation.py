@@ -102,23 +102,10 @@ def noise_label(kind, level):
 
 
 def ensure_packages(needed):
-    """db.ensure_packages for this script: re-executes it with the venv's python when modules are missing."""
-    missing = []
-    for mod in needed:
-        try:
-            __import__(mod)
-        except ImportError:
-            missing.append(mod)
-    if not missing:
-        return
-    py = os.path.join(dimension_venv(), "bin", "python")
-    if os.path.exists(py) and not os.environ.get("QGML_DIMGEN_REEXEC"):
-        log(f"{sys.executable} lacks {', '.join(missing)}: re-executing with {py}")
-        os.environ["QGML_DIMGEN_REEXEC"] = "1"
-        os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit(f"dimension_generalisation.py: python modules missing: {', '.join(missing)}; run "
-             f"perf/make_venv.sh --dimension and start this script with build/dimension-venv/bin/python "
-             f"(or set QGML_DIMENSION_VENV)")
+    """The modules `needed`, else this script again in the environment of make_venv.sh --dimension."""
+    db.ensure_packages(needed, venv=dimension_venv(), script=__file__, flag="QGML_DIMGEN_REEXEC",
+                       how="run perf/make_venv.sh --dimension and start this script with "
+                           "build/dimension-venv/bin/python (or set QGML_DIMENSION_VENV)")
 
 
 def dimension_venv():
@@ -312,22 +299,7 @@ def dataset_id(r):
     return (r["family"], r["n"], r["noise_kind"], float(r["noise_level"]), r["seed"])
 
 
-def read_jsonl(path):
-    info, rows, end = {}, [], None
-    with open(path) as f:
-        for line in f:
-            if not line.strip():
-                continue
-            obj = json.loads(line)
-            if obj.get("kind") == "run_info":
-                info = obj
-            elif obj.get("kind") == "result":
-                rows.append(obj)
-            elif obj.get("kind") == "run_end":
-                end = obj
-    if end:
-        info["run_end"] = end
-    return info, rows
+read_jsonl = db.read_jsonl  # (run_info, result lines)
 
 
 def method_order(rows):
@@ -485,11 +457,7 @@ def main():
     args = parse_args()
     if args.report:
         ensure_packages(["numpy"])
-        info, rows = read_jsonl(args.report)
-        out = args.out or os.path.dirname(os.path.abspath(args.report))
-        name = args.name or os.path.splitext(os.path.basename(args.report))[0]
-        os.makedirs(out, exist_ok=True)
-        report(info, rows, out, name)
+        db.report_existing(args, report)
         return 0
 
     methods = ALL_METHODS
