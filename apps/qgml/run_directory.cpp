@@ -18,6 +18,14 @@ namespace qgml::app {
 
 namespace fs = std::filesystem;
 
+void check_run_name(const std::string& name) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.find('\0') != std::string::npos)
+    throw Error("output.name = '" + name +
+                "': expected a single directory name (no '/', not '.' or '..'); run directories are created "
+                "in output.directory");
+}
+
 RunLock::RunLock(const std::string& run_dir) {
   const std::string path = (fs::path(run_dir) / "lock").string();
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -64,6 +72,8 @@ void check_writable_directory(const std::string& dir) {
 }
 
 std::string create_run_directory(const std::string& parent, const std::string& name) {
+  // A name derived from a data file's stem is one component; the suffix below makes '.' or '..' safe.
+  if (name.find('/') != std::string::npos) check_run_name(name);
   std::error_code ec;
   fs::create_directories(parent, ec);
   if (ec) throw FileError("output directory '" + parent + "': cannot create: " + ec.message());

@@ -9,6 +9,10 @@
 
 namespace qgml::app {
 
+// Throws qgml::Error unless `name` (output.name) is a single path component: not empty, not '.' or
+// '..', no '/'. A run directory is always created inside output.directory.
+void check_run_name(const std::string& name);
+
 // Creates a new run directory under `parent` and returns its path; throws qgml::Error naming the
 // directory when it cannot be created or written.
 std::string create_run_directory(const std::string& parent, const std::string& name);

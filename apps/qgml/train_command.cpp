@@ -601,6 +601,7 @@ TrainOutcome train(Config c, const std::string& config_path, const TrainRequest&
   if (resume_dir.empty()) {
     make_absolute(c, "data.file");
     make_absolute(c, "model.load");
+    if (!c.text("output.name").empty()) check_run_name(c.text("output.name"));
   }
   auto in = prepare_inputs<Real, DataSpace>(exec, c, comm, request.points);
   const std::string run_dir = open_run_directory(c, config_path, resume_dir, comm);

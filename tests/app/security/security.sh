@@ -4,6 +4,8 @@
 #   shell        a data file named p';touch PWNED;'.csv: the plot step starts python with an argument
 #                vector, so no shell parses the run directory's name (a stub matplotlib on PYTHONPATH
 #                makes the plot step run where matplotlib is not installed)
+#   output_name  output.name '..', '.', 'a/b', '/abs', '../x': refused naming the setting, nothing
+#                created outside output.directory
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -35,6 +37,19 @@ shell)
   find . -name PWNED | grep -q . && fail "PWNED created somewhere"
   [ -n "$(run_dir)" ] || fail "the run did not start"
   echo "ok: no shell parsed the run directory's name"
+  ;;
+output_name)
+  mkdir -p runs
+  for name in .. . a/b /abs/x ../escape "a/../.."; do
+    "$qgml" train "$config" "${quick[@]}" --output.directory runs/inner --output.name "$name" >train.log 2>&1
+    rc=$?
+    [ "$rc" -ne 0 ] || fail "output.name '$name' accepted"
+    grep -qF "output.name = '$name': expected a single directory name" train.log ||
+      fail "output.name '$name': no message naming the setting"
+  done
+  [ -z "$(ls -A runs)" ] || fail "something was created: $(ls -AR runs)"
+  ls -d ./*_2* ../*_2* /abs 2>/dev/null | grep -q . && fail "a run directory escaped output.directory"
+  echo "ok: every name with a path refused"
   ;;
 *)
   echo "unknown case $case_"
