@@ -3,10 +3,13 @@
 
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <csignal>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +18,7 @@
 #include <unistd.h>
 
 #include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 #include "qgml/common/memory_budget.hpp"
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/io/configuration_io.hpp"
@@ -85,20 +89,36 @@ struct StopOnSignal {
 class Log {
  public:
   Log(bool quiet) : quiet_(quiet) {}
-  void open(const std::string& path) { file_.open(path, std::ios::app); }
+  Log(const Log&) = delete;
+  Log& operator=(const Log&) = delete;
+  ~Log() {
+    if (file_) std::fclose(file_);
+  }
+  // Appends to `path`; O_NOFOLLOW: a link planted at log.txt would have the log appended to its target.
+  void open(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == ELOOP)
+      throw FileError("log file '" + path + "' is a symbolic link; qgml never writes through links (remove it)");
+    if (fd < 0) throw FileError("log file '" + path + "': cannot open: " + std::strerror(errno));
+    file_ = ::fdopen(fd, "a");
+    if (!file_) ::close(fd);
+  }
   void line(const std::string& s) {
     if (!quiet_) std::printf("%s\n", s.c_str());
-    if (file_) file_ << s << "\n" << std::flush;
+    file_line(s);
   }
   // To log.txt only (the terminal gets it from the caller, e.g. a fatal error from main).
   void file_line(const std::string& s) {
-    if (file_) file_ << s << "\n" << std::flush;
+    if (file_) {
+      std::fprintf(file_, "%s\n", s.c_str());
+      std::fflush(file_);
+    }
   }
   bool quiet() const { return quiet_; }
 
  private:
   bool quiet_;
-  std::ofstream file_;
+  std::FILE* file_ = nullptr;
 };
 
 ProfilerOptions profiler_options(const Config& c) {
@@ -602,6 +622,14 @@ TrainOutcome train(Config c, const std::string& config_path, const TrainRequest&
     make_absolute(c, "data.file");
     make_absolute(c, "model.load");
     if (!c.text("output.name").empty()) check_run_name(c.text("output.name"));
+  } else {
+    run_collectively(comm, [&] {
+      if (!root) return;
+      refuse_links(resume_dir, "run directory");
+      const std::string checkpoints = (fs::path(resume_dir) / "checkpoints").string();
+      std::error_code ec;
+      if (fs::is_directory(fs::symlink_status(checkpoints, ec))) refuse_links(checkpoints, "checkpoint directory");
+    });
   }
   auto in = prepare_inputs<Real, DataSpace>(exec, c, comm, request.points);
   const std::string run_dir = open_run_directory(c, config_path, resume_dir, comm);
@@ -610,7 +638,9 @@ TrainOutcome train(Config c, const std::string& config_path, const TrainRequest&
   run_collectively(comm, [&] {
     if (root) lock = RunLock(run_dir);
   });
-  if (root) log.open((fs::path(run_dir) / "log.txt").string());
+  run_collectively(comm, [&] {
+    if (root) log.open((fs::path(run_dir) / "log.txt").string());
+  });
   // A fatal error from here on is also recorded in the run's log.txt (main prints it to stderr).
   try {
     return {train_in<Real, DataSpace>(c, request, log, popts, monitored, in, run_dir), run_dir};

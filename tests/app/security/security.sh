@@ -6,6 +6,13 @@
 #                makes the plot step run where matplotlib is not installed)
 #   output_name  output.name '..', '.', 'a/b', '/abs', '../x': refused naming the setting, nothing
 #                created outside output.directory
+#   probe        a link at the writability probe's name (.qgml-write-test-<pid>) is not written through
+#   temporary    a link at an atomic write's temporary name (<path>.tmp.<pid>) is not written through
+#   lock         a link at a run's lock: --resume refused, the link's target unchanged
+#   log          a link at a run's log.txt: --resume refused, the link's target unchanged
+#   checkpoints  the run's checkpoints directory replaced by a link: --resume refused, the epoch-*
+#                directories at the link's target not deleted
+#   sample       a link in a sample directory: qgml sample --resume refused, the target unchanged
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -50,6 +57,68 @@ output_name)
   [ -z "$(ls -A runs)" ] || fail "something was created: $(ls -AR runs)"
   ls -d ./*_2* ../*_2* /abs 2>/dev/null | grep -q . && fail "a run directory escaped output.directory"
   echo "ok: every name with a path refused"
+  ;;
+probe)
+  outside
+  mkdir -p runs
+  # exec keeps the shell's pid: the probe's name is known before qgml starts.
+  bash -c 'ln -s "$PWD/outside/target" "runs/.qgml-write-test-$$" && exec "$@"' _ \
+    "$qgml" train "$config" "${quick[@]}" --output.directory runs >train.log 2>&1 || fail "training failed"
+  unchanged
+  [ -L "$(ls -d runs/.qgml-write-test-* | head -n 1)" ] || fail "the planted link was removed or replaced"
+  echo "ok: the probe passed over the planted link"
+  ;;
+temporary)
+  outside
+  bash -c 'ln -s "$PWD/outside/target" "points.csv.tmp.$$" && exec "$@"' _ \
+    "$qgml" generate --data.generator circle --data.points 50 --out points.csv --kokkos-disable-warnings \
+    >generate.log 2>&1 || fail "qgml generate failed"
+  unchanged
+  [ "$(wc -l <points.csv)" = 51 ] || fail "points.csv not written"
+  [ -L "$(ls points.csv.tmp.* | head -n 1)" ] || fail "the planted link was removed or replaced"
+  echo "ok: the atomic write passed over the planted link"
+  ;;
+lock | log)
+  outside
+  train_once
+  name=$([ "$case_" = lock ] && echo lock || echo log.txt)
+  rm -f "$run/$name"
+  ln -s "$PWD/outside/target" "$run/$name"
+  "$qgml" train --resume "$run" --training.epochs 4 --output.plots false --kokkos-disable-warnings >resume.log 2>&1
+  rc=$?
+  [ "$rc" -ne 0 ] || fail "resumed through a link at $name"
+  grep -q "'$name' is a symbolic link" resume.log || fail "no message naming the link"
+  unchanged
+  echo "ok: a link at $name refused"
+  ;;
+checkpoints)
+  train_once
+  mkdir -p outside/keep
+  for e in 000001 000002 000003; do mkdir -p "outside/keep/epoch-$e" && echo data >"outside/keep/epoch-$e/matrices.npy"; done
+  cp -r "$run/checkpoints/." outside/keep/
+  rm -rf "$run/checkpoints"
+  ln -s "$PWD/outside/keep" "$run/checkpoints"
+  before=$(cd outside/keep && find . | sort)
+  "$qgml" train --resume "$run" --training.epochs 6 --training.checkpoint_every 1 --output.plots false \
+    --kokkos-disable-warnings >resume.log 2>&1
+  rc=$?
+  [ "$rc" -ne 0 ] || fail "resumed through a linked checkpoints directory"
+  grep -q "'checkpoints' is a symbolic link" resume.log || fail "no message naming the link"
+  [ "$(cd outside/keep && find . | sort)" = "$before" ] || fail "the link's target was changed"
+  echo "ok: a linked checkpoints directory refused, nothing deleted at its target"
+  ;;
+sample)
+  outside
+  train_once
+  "$qgml" sample "$run" --chains 4 --steps 20 --warmup 10 --out samples --kokkos-disable-warnings >sample.log 2>&1 ||
+    fail "qgml sample failed"
+  ln -s "$PWD/outside/target" samples/extra
+  "$qgml" sample --resume samples --steps 40 --kokkos-disable-warnings >resume.log 2>&1
+  rc=$?
+  [ "$rc" -ne 0 ] || fail "resumed a sample directory holding a link"
+  grep -q "'extra' is a symbolic link" resume.log || fail "no message naming the link"
+  unchanged
+  echo "ok: a link in a sample directory refused"
   ;;
 *)
   echo "unknown case $case_"
