@@ -13,6 +13,7 @@
 #   checkpoints  the run's checkpoints directory replaced by a link: --resume refused, the epoch-*
 #                directories at the link's target not deleted
 #   sample       a link in a sample directory: qgml sample --resume refused, the target unchanged
+#   scale        a circle scaled by 1e200 or 1e-200 gives the unscaled circle's estimate
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -119,6 +120,26 @@ sample)
   grep -q "'extra' is a symbolic link" resume.log || fail "no message naming the link"
   unchanged
   echo "ok: a link in a sample directory refused"
+  ;;
+scale)
+  awk 'BEGIN { srand(4); for (i = 0; i < 300; ++i) { p = 6.2831853 * rand(); printf "%.17g,%.17g\n", 3 + cos(p), 1 + sin(p) } }' >base.csv
+  awk -F, '{ printf "%.17g,%.17g\n", $1 * 1e200, $2 * 1e200 }' base.csv >big.csv
+  awk -F, '{ printf "%.17g,%.17g\n", $1 * 1e-200, $2 * 1e-200 }' base.csv >small.csv
+  opts=(--training.epochs 40 --model.N 8 --output.plots false --output.directory runs --kokkos-disable-warnings)
+  for f in base big small; do
+    "$qgml" train $f.csv "${opts[@]}" >$f.log 2>&1 || fail "$f.csv: training failed"
+    grep -q "automatic: data.standardize = true" $f.log || fail "$f.csv: not standardised"
+  done
+  for f in big small; do
+    [ "$(grep '^estimated intrinsic dimension' $f.log)" = "$(grep '^estimated intrinsic dimension' base.log)" ] ||
+      fail "$f.csv: another estimate than the unscaled data's"
+    [ "$(grep '^final loss' $f.log | cut -d' ' -f3)" = "$(grep '^final loss' base.log | cut -d' ' -f3)" ] ||
+      fail "$f.csv: another final loss than the unscaled data's"
+  done
+  for i in 1 2 3; do echo "5e-300,7e-300"; done >same.csv
+  "$qgml" train same.csv "${opts[@]}" >same.log 2>&1 && fail "identical points accepted"
+  grep -q "all points are identical" same.log || fail "identical points: no message"
+  echo "ok: 1e200 and 1e-200 give the unscaled estimate and loss, identical points refused"
   ;;
 *)
   echo "unknown case $case_"
