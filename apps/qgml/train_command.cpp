@@ -181,7 +181,7 @@ struct PlacedData {
   RealMatrix<Real, DataSpace> points;
   std::int64_t total = 0;
   bool automatic = false, standardized = false;
-  std::string reason;
+  std::string reason, header_note;
   Standardization standardization;
 };
 
@@ -194,6 +194,7 @@ PlacedData<Real, DataSpace> placed_data(const Exec& exec, const Config& c, Commu
     placed.automatic = shard.automatic;
     placed.standardized = shard.standardized;
     placed.reason = shard.reason;
+    placed.header_note = shard.header_note;
     placed.standardization = shard.standardization;
   };
   if constexpr (std::is_same_v<DataSpace, Exec::memory_space>) {
@@ -372,6 +373,7 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
   in.total_points = placed.total;
   in.d = int(in.data.extent(1));
   in.standardization = placed.standardization;
+  if (!placed.header_note.empty()) in.automatic.push_back(placed.header_note);
   if (placed.automatic) {
     c.set("data.standardize", placed.standardized ? "true" : "false", "automatic: " + placed.reason);
     in.automatic.push_back(format(

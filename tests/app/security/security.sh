@@ -13,6 +13,9 @@
 #   checkpoints  the run's checkpoints directory replaced by a link: --resume refused, the epoch-*
 #                directories at the link's target not deleted
 #   sample       a link in a sample directory: qgml sample --resume refused, the target unchanged
+#   csv_header   a first line with NA among numbers is an error naming line 1, not a dropped header; a
+#                real header is skipped and the log says so
+#   fifo         a FIFO as data (CSV or NPY) is refused at once, not waited on
 #   scale        a circle scaled by 1e200 or 1e-200 gives the unscaled circle's estimate
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
@@ -120,6 +123,30 @@ sample)
   grep -q "'extra' is a symbolic link" resume.log || fail "no message naming the link"
   unchanged
   echo "ok: a link in a sample directory refused"
+  ;;
+csv_header)
+  printf '1,NA,3\n4,5,6\n7,8,9\n' >na.csv
+  "$qgml" train na.csv --training.epochs 1 --output.directory runs --kokkos-disable-warnings >train.log 2>&1
+  [ $? -ne 0 ] || fail "a first line with NA was dropped as a header"
+  grep -q "na.csv': line 1, column 2: 'NA' is not a number" train.log || fail "no error naming line 1"
+  awk 'BEGIN { print "x,y"; for (i = 0; i < 60; ++i) printf "%.6f,%.6f\n", cos(i / 9.549), sin(i / 9.549) }' >named.csv
+  "$qgml" train named.csv --training.epochs 1 --model.N 4 --analysis.enabled false --output.plots false \
+    --output.directory runs --kokkos-disable-warnings >header.log 2>&1 || fail "a CSV with a header failed"
+  grep -q "data.file: line 1 is a header (x,y; no cell is a number), skipped" header.log ||
+    fail "the skipped header is not said"
+  grep -q "line 1 is a header" "$(run_dir)/log.txt" || fail "log.txt does not say the header was skipped"
+  echo "ok: NA on line 1 refused, a header skipped and logged"
+  ;;
+fifo)
+  mkfifo points.csv points.npy
+  for f in points.csv points.npy; do
+    timeout 20 "$qgml" train "$f" --training.epochs 1 --output.directory runs --kokkos-disable-warnings >train.log 2>&1
+    rc=$?
+    [ "$rc" -ne 124 ] || fail "$f: qgml waited on the FIFO"
+    [ "$rc" -ne 0 ] || fail "$f: a FIFO accepted"
+    grep -q "is not a regular file (a FIFO)" train.log || fail "$f: no message naming the FIFO"
+  done
+  echo "ok: FIFOs refused at once"
   ;;
 scale)
   awk 'BEGIN { srand(4); for (i = 0; i < 300; ++i) { p = 6.2831853 * rand(); printf "%.17g,%.17g\n", 3 + cos(p), 1 + sin(p) } }' >base.csv
