@@ -765,6 +765,10 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
     return 130;
   }
   const EpochRecord last = trainer.history().empty() ? EpochRecord{} : trainer.history().back();
+  // No epoch ran (training.epochs = 0): there is no final loss to print, only the initial configuration.
+  const bool trained = !trainer.history().empty();
+  const std::string untrained = format(
+      "no training: training.epochs = %d, no epoch ran; the outputs hold the initial configuration", settings.epochs);
   const bool stopped_early = trainer.stopped_early();
   if (stopped_early && patience_stop)
     log.line(
@@ -777,10 +781,14 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
                "epochs)",
                trainer.epoch(), settings.epochs, settings.early_stop_tolerance, settings.early_stop_window));
   if (in.supervised) {
-    log.line(format("final loss %.10g (supervised %.10g) after %d epochs, %.1f s", last.total, last.supervised,
-                    trainer.epoch(), train_seconds));
-    log.line("final train " + metrics_text(last.train) +
-             (in.validation.extent(0) > 0 ? "; validation " + metrics_text(last.validation) : std::string()));
+    if (!trained) {
+      log.line(untrained);
+    } else {
+      log.line(format("final loss %.10g (supervised %.10g) after %d epochs, %.1f s", last.total, last.supervised,
+                      trainer.epoch(), train_seconds));
+      log.line("final train " + metrics_text(last.train) +
+               (in.validation.extent(0) > 0 ? "; validation " + metrics_text(last.validation) : std::string()));
+    }
     if (kept_epoch != trainer.epoch()) {
       const EpochRecord& kept = trainer.history()[std::size_t(kept_epoch - 1)];
       log.line(format("kept the operators of epoch %d, the lowest mean validation loss (%.6g): validation ", kept_epoch,
@@ -793,8 +801,11 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
     log.line("outputs: " + run_dir);
     return 0;
   }
-  log.line(format("final loss %.10g (reconstruction %.10g, fluctuation %.10g) after %d epochs, %.1f s", last.total,
-                  last.reconstruction, last.fluctuation, trainer.epoch(), train_seconds));
+  if (!trained)
+    log.line(untrained);
+  else
+    log.line(format("final loss %.10g (reconstruction %.10g, fluctuation %.10g) after %d epochs, %.1f s", last.total,
+                    last.reconstruction, last.fluctuation, trainer.epoch(), train_seconds));
   if (root && !in.standardization.mean.empty()) {
     Json st = {{"mean", in.standardization.mean},
                {"scale", in.standardization.scale},

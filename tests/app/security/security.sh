@@ -17,6 +17,8 @@
 #                real header is skipped and the log says so
 #   fifo         a FIFO as data (CSV or NPY) is refused at once, not waited on
 #   scale        a circle scaled by 1e200 or 1e-200 gives the unscaled circle's estimate
+#   epochs0      training.epochs 0 says that no epoch ran, never "final loss 0"
+#   eval_nonfinite  qgml eval with a non-finite loss exits non-zero with a message
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -167,6 +169,22 @@ scale)
   "$qgml" train same.csv "${opts[@]}" >same.log 2>&1 && fail "identical points accepted"
   grep -q "all points are identical" same.log || fail "identical points: no message"
   echo "ok: 1e200 and 1e-200 give the unscaled estimate and loss, identical points refused"
+  ;;
+epochs0)
+  "$qgml" train "$config" "${quick[@]}" --training.epochs 0 --output.directory runs >train.log 2>&1 ||
+    fail "training.epochs 0 failed"
+  grep -q "^final loss" train.log && fail "a final loss printed although no epoch ran"
+  grep -q "no training: training.epochs = 0, no epoch ran" train.log || fail "no message that no epoch ran"
+  echo "ok: epochs 0 says that no epoch ran"
+  ;;
+eval_nonfinite)
+  awk 'BEGIN { for (i = 0; i < 20; ++i) printf "%.6e,%.6e,%.6e\n", (i + 1) * 1e200, -(i + 2) * 1e200, 3e200 }' >huge.csv
+  train_once
+  "$qgml" eval --matrices "$run/final_matrices.npy" --data huge.csv --out eval-out --w 0.5 \
+    --kokkos-disable-warnings >eval.log 2>&1
+  [ $? -ne 0 ] || fail "qgml eval exited 0 with a non-finite loss: $(grep '^loss' eval.log)"
+  grep -q "the loss is not finite" eval.log || fail "no message"
+  echo "ok: a non-finite loss is an error"
   ;;
 *)
   echo "unknown case $case_"
