@@ -150,7 +150,7 @@ TEMPLATE_TEST_CASE("standardize: identical points are refused, also where roundi
   const int count = 7, d = 2;
   // 0.1 is not a binary fraction: the mean of seven copies is not exactly 0.1, and the spread is
   // rounding (about 1e-17), not 0.
-  for (const std::vector<double> row :
+  for (const std::vector<double>& row :
        {std::vector<double>{1.5, -2.0}, std::vector<double>{0.1, 0.7}, std::vector<double>{0.0, 0.0}}) {
     std::vector<double> x;
     for (int i = 0; i < count; ++i) x.insert(x.end(), row.begin(), row.end());
