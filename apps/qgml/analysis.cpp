@@ -1,12 +1,13 @@
 #include "analysis.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <variant>
 
 #include "qgml/io/atomic_file.hpp"
+
+#include "child_process.hpp"
 
 namespace qgml::app {
 
@@ -89,13 +90,13 @@ void plot_run(const std::string& dir, bool quiet) {
     }
   if (script.empty()) return;
   const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  if (std::system((python + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) != 0) {
+  if (run_program({python, "-c", "import matplotlib"}, true) != 0) {
     if (!quiet) std::printf("(plots skipped: python3 with matplotlib not found)\n");
     return;
   }
-  const std::string cmd = python + " '" + script + "' '" + dir + "'" + (quiet ? " >/dev/null 2>&1" : "");
   std::fflush(stdout);  // the log lines first, then the script's
-  if (std::system(cmd.c_str()) != 0 && !quiet) std::printf("(the plot script failed; the run's data are complete)\n");
+  if (run_program({python, script, dir}, quiet) != 0 && !quiet)
+    std::printf("(the plot script failed; the run's data are complete)\n");
 }
 
 }  // namespace qgml::app

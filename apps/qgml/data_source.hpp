@@ -44,6 +44,8 @@ struct DataShard {
   // run's config.yaml.
   bool automatic = false, standardized = false;
   std::string reason;
+  // "data.file: line N is a header (...), skipped" when the CSV file has one, for the log.
+  std::string header_note;
 };
 
 // A collective: every rank generates, or reads from data.file, only its shard shard_range(T, P, rank)
@@ -90,6 +92,13 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
         throw Error("data file '" + file + "' has " + std::to_string(h.total) + " points, too few for " +
                     std::to_string(comm.size()) + " ranks (every rank needs at least one point)");
       shard.points = to_device_points<Real>(exec, h.data);
+      if (h.data.header_line > 0) {
+        std::string header = h.data.header;
+        for (char& ch : header)  // printed on the terminal: no control sequence from the file
+          if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+        shard.header_note = "data.file: line " + std::to_string(h.data.header_line) + " is a header (" + header +
+                            "; no cell is a number), skipped";
+      }
       shard.first = h.first;
       shard.total = h.total;
       return;

@@ -45,7 +45,7 @@ void usage(std::FILE* out) {
   std::fprintf(out,
                "%s"
                "Kokkos options (--kokkos-threads=N with Kokkos 3.x, --kokkos-num-threads=N with 4.x,\n"
-               "--kokkos-disable-warnings, ...) are accepted everywhere.\n"
+               "--kokkos-disable-warnings, ...) are accepted everywhere; at most 1024 threads.\n"
                "\nSettings of qgml train (config file sections, or --section.key value on the command line),\n"
                "with their defaults:\n%s",
                command_lines, qgml::app::settings_help().c_str());
@@ -83,21 +83,24 @@ void command_usage(const std::string& command) {
 // The Kokkos options that take a number, with the smallest value that means something: a thread or
 // NUMA count below 1 makes Kokkos abort (SIGABRT), so they are checked here, before Kokkos (and MPI)
 // start and before any command creates files. Kokkos 3.x and 4.x names.
+// Thread counts above max_threads are refused: the OpenMP runtime fails beyond some tens of thousands
+// and then ends the process. The C interface has the same limit (QGML_MAX_THREADS in c_api.h).
+constexpr long long max_threads = 1024;
 struct KokkosNumberOption {
   const char* name;
-  long long min;
+  long long min, max;
   const char* what;
 };
 constexpr KokkosNumberOption kokkos_number_options[] = {
-    {"--kokkos-threads", 1, "a number of threads"},
-    {"--kokkos-num-threads", 1, "a number of threads"},
-    {"--threads", 1, "a number of threads"},
-    {"--kokkos-numa", 1, "a number of NUMA regions"},
-    {"--numa", 1, "a number of NUMA regions"},
-    {"--kokkos-device-id", 0, "a device id"},
-    {"--kokkos-device", 0, "a device id"},
-    {"--device-id", 0, "a device id"},
-    {"--device", 0, "a device id"},
+    {"--kokkos-threads", 1, max_threads, "a number of threads"},
+    {"--kokkos-num-threads", 1, max_threads, "a number of threads"},
+    {"--threads", 1, max_threads, "a number of threads"},
+    {"--kokkos-numa", 1, 1000000, "a number of NUMA regions"},
+    {"--numa", 1, 1000000, "a number of NUMA regions"},
+    {"--kokkos-device-id", 0, 1000000, "a device id"},
+    {"--kokkos-device", 0, 1000000, "a device id"},
+    {"--device-id", 0, 1000000, "a device id"},
+    {"--device", 0, 1000000, "a device id"},
 };
 
 // The first problem with the Kokkos options in argv, or "".
@@ -113,16 +116,18 @@ std::string kokkos_option_problem(int argc, char* argv[]) {
       long long v = 0;
       const bool has_value = a.size() > name.size() && a[name.size()] == '=';
       const std::string text = has_value ? a.substr(name.size() + 1) : "";
-      if (!has_value || !qgml::parse_integer(text, v) || v < o.min || v > 1000000)
+      if (!has_value || !qgml::parse_integer(text, v) || v < o.min || v > o.max)
         return name + (has_value ? " = '" + text + "'" : std::string(" without a value")) + ": expected " + o.what +
-               ", an integer >= " + std::to_string(o.min) + ", written " + name + "=N";
+               ", an integer in [" + std::to_string(o.min) + ", " + std::to_string(o.max) + "], written " + name + "=N";
     }
   }
   for (const char* variable : {"KOKKOS_NUM_THREADS", "KOKKOS_NUMA"}) {
     const char* value = std::getenv(variable);
+    const long long max = std::string(variable) == "KOKKOS_NUM_THREADS" ? max_threads : 1000000;
     long long v = 0;
-    if (value && (!qgml::parse_integer(value, v) || v < 1 || v > 1000000))
-      return std::string("environment variable ") + variable + " = '" + value + "': expected an integer >= 1";
+    if (value && (!qgml::parse_integer(value, v) || v < 1 || v > max))
+      return std::string("environment variable ") + variable + " = '" + value + "': expected an integer in [1, " +
+             std::to_string(max) + "]";
   }
   return "";
 }

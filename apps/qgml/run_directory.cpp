@@ -7,7 +7,6 @@
 #include <ctime>
 #include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -18,9 +17,29 @@ namespace qgml::app {
 
 namespace fs = std::filesystem;
 
+void check_run_name(const std::string& name) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.find('\0') != std::string::npos)
+    throw Error("output.name = '" + name +
+                "': expected a single directory name (no '/', not '.' or '..'); run directories are created "
+                "in output.directory");
+}
+
+void refuse_links(const std::string& dir, const std::string& what) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_symlink(ec))
+      throw FileError(what + " '" + dir + "': its entry '" + e.path().filename().string() +
+                      "' is a symbolic link; qgml never writes through links (remove it)");
+}
+
 RunLock::RunLock(const std::string& run_dir) {
   const std::string path = (fs::path(run_dir) / "lock").string();
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // O_NOFOLLOW: a link planted at the lock's name would have the pid written into its target.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd_ < 0 && errno == ELOOP)
+    throw FileError("run directory '" + run_dir + "': its lock file " + path +
+                    " is a symbolic link; qgml never writes through links (remove it)");
   if (fd_ < 0) throw FileError("run directory '" + run_dir + "': cannot open its lock file: " + std::strerror(errno));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
@@ -55,15 +74,27 @@ RunLock& RunLock::operator=(RunLock&& o) noexcept {
 }
 
 void check_writable_directory(const std::string& dir) {
-  const fs::path probe = fs::path(dir) / (".qgml-write-test-" + std::to_string(::getpid()));
-  std::ofstream out(probe);
-  if (!out) throw FileError("output directory '" + dir + "' is not writable");
-  out.close();
-  std::error_code ec;
-  fs::remove(probe, ec);
+  // A new file (O_EXCL: never an existing file, nor a link's target); a name taken by anything, a
+  // planted link included, is passed over for the next.
+  const std::string stem = (fs::path(dir) / (".qgml-write-test-" + std::to_string(::getpid()))).string();
+  int error = 0;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string probe = attempt == 0 ? stem : stem + "." + std::to_string(attempt);
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlink(probe.c_str());
+      return;
+    }
+    error = errno;
+    if (error != EEXIST) break;
+  }
+  throw FileError("output directory '" + dir + "' is not writable: " + std::strerror(error));
 }
 
 std::string create_run_directory(const std::string& parent, const std::string& name) {
+  // A name derived from a data file's stem is one component; the suffix below makes '.' or '..' safe.
+  if (name.find('/') != std::string::npos) check_run_name(name);
   std::error_code ec;
   fs::create_directories(parent, ec);
   if (ec) throw FileError("output directory '" + parent + "': cannot create: " + ec.message());

@@ -9,6 +9,15 @@
 
 namespace qgml::app {
 
+// Throws qgml::Error unless `name` (output.name) is a single path component: not empty, not '.' or
+// '..', no '/'. A run directory is always created inside output.directory.
+void check_run_name(const std::string& name);
+
+// Throws qgml::FileError when one of the entries of `dir` is a symbolic link: a run or sample directory
+// is written in place, and a link planted in it would redirect a write (or a deletion) outside it. The
+// directory itself is the one the user named and may be a link. `what` names it in the message.
+void refuse_links(const std::string& dir, const std::string& what);
+
 // Creates a new run directory under `parent` and returns its path; throws qgml::Error naming the
 // directory when it cannot be created or written.
 std::string create_run_directory(const std::string& parent, const std::string& name);
@@ -30,7 +39,8 @@ class RunLock {
   int fd_ = -1;
 };
 
-// Throws qgml::Error unless `dir` exists and a file can be created in it.
+// Throws qgml::Error unless `dir` exists and a new file can be created in it (the probe is created with
+// O_EXCL | O_NOFOLLOW under a fresh name and removed).
 void check_writable_directory(const std::string& dir);
 
 // A YAML scalar that reads back as exactly `text`: plain where that is unambiguous (letters, digits

@@ -151,6 +151,9 @@ inline std::optional<PlannedData> planned_data(const Config& c, const PointsInMe
   }
   std::string ext = std::filesystem::path(file).extension().string();
   for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  // Only a regular file is opened here (a FIFO would block the open); the reader names anything else.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) return std::nullopt;
   try {
     if (ext == ".npy") {
       // Reads the header and no row.

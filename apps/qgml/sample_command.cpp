@@ -412,6 +412,7 @@ int sample_command(const std::vector<std::string>& args) {
       throw Error("'" + path + "': invalid chains, thin or warmup");
     validate(s.sampler);
     s.out = resume;
+    refuse_links(s.out, "sample directory");
   } else {
     if (run_dir.empty()) throw Error("qgml sample: give a run directory (qgml sample RUN_DIR [options])");
     if (!fs::is_directory(run_dir)) throw Error("qgml sample: '" + run_dir + "' is not a directory");
@@ -472,9 +473,11 @@ int sample_command(const std::vector<std::string>& args) {
     if (fs::exists(fs::path(s.out) / "state.npy"))
       throw Error("'" + s.out + "' already holds a sampling run: continue it with qgml sample --resume " + s.out +
                   ", or choose another --out");
+    if (o.at("out").empty()) refuse_links(run_dir, "run directory");  // --out is then one of its entries
     std::error_code ec;
     fs::create_directories(s.out, ec);
     if (ec) throw FileError("output directory '" + s.out + "': cannot create: " + ec.message());
+    refuse_links(s.out, "sample directory");
     check_writable_directory(s.out);
   }
   std::printf("automatic: thin %s\n", s.thin_origin.c_str());

@@ -180,6 +180,11 @@ int eval(const std::map<std::string, std::string>& o) {
   prepare_output(o.at("out"));
   const auto e = evaluate(exec, in.config, in.data, s);
   const int t = int(in.data.extent(0)), d = in.config.dimension(), n = in.config.matrix_size();
+  if (!std::isfinite(e.loss))
+    throw Error(
+        format("qgml eval: the loss is not finite (%s; the eigensolve failed at %ld of %d points): the "
+               "matrices or the points are likely of an extreme scale",
+               std::to_string(e.loss).c_str(), long(e.eigh_failures), t));
   auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.gradient);
   auto xbar = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.xbar);
   auto sigma2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.sigma2);

@@ -3,10 +3,13 @@
 
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <csignal>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +18,7 @@
 #include <unistd.h>
 
 #include "qgml/common/error.hpp"
+#include "qgml/common/file_error.hpp"
 #include "qgml/common/memory_budget.hpp"
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/io/configuration_io.hpp"
@@ -85,20 +89,36 @@ struct StopOnSignal {
 class Log {
  public:
   Log(bool quiet) : quiet_(quiet) {}
-  void open(const std::string& path) { file_.open(path, std::ios::app); }
+  Log(const Log&) = delete;
+  Log& operator=(const Log&) = delete;
+  ~Log() {
+    if (file_) std::fclose(file_);
+  }
+  // Appends to `path`; O_NOFOLLOW: a link planted at log.txt would have the log appended to its target.
+  void open(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == ELOOP)
+      throw FileError("log file '" + path + "' is a symbolic link; qgml never writes through links (remove it)");
+    if (fd < 0) throw FileError("log file '" + path + "': cannot open: " + std::strerror(errno));
+    file_ = ::fdopen(fd, "a");
+    if (!file_) ::close(fd);
+  }
   void line(const std::string& s) {
     if (!quiet_) std::printf("%s\n", s.c_str());
-    if (file_) file_ << s << "\n" << std::flush;
+    file_line(s);
   }
   // To log.txt only (the terminal gets it from the caller, e.g. a fatal error from main).
   void file_line(const std::string& s) {
-    if (file_) file_ << s << "\n" << std::flush;
+    if (file_) {
+      std::fprintf(file_, "%s\n", s.c_str());
+      std::fflush(file_);
+    }
   }
   bool quiet() const { return quiet_; }
 
  private:
   bool quiet_;
-  std::ofstream file_;
+  std::FILE* file_ = nullptr;
 };
 
 ProfilerOptions profiler_options(const Config& c) {
@@ -161,7 +181,7 @@ struct PlacedData {
   RealMatrix<Real, DataSpace> points;
   std::int64_t total = 0;
   bool automatic = false, standardized = false;
-  std::string reason;
+  std::string reason, header_note;
   Standardization standardization;
 };
 
@@ -174,6 +194,7 @@ PlacedData<Real, DataSpace> placed_data(const Exec& exec, const Config& c, Commu
     placed.automatic = shard.automatic;
     placed.standardized = shard.standardized;
     placed.reason = shard.reason;
+    placed.header_note = shard.header_note;
     placed.standardization = shard.standardization;
   };
   if constexpr (std::is_same_v<DataSpace, Exec::memory_space>) {
@@ -352,6 +373,7 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
   in.total_points = placed.total;
   in.d = int(in.data.extent(1));
   in.standardization = placed.standardization;
+  if (!placed.header_note.empty()) in.automatic.push_back(placed.header_note);
   if (placed.automatic) {
     c.set("data.standardize", placed.standardized ? "true" : "false", "automatic: " + placed.reason);
     in.automatic.push_back(format(
@@ -601,6 +623,15 @@ TrainOutcome train(Config c, const std::string& config_path, const TrainRequest&
   if (resume_dir.empty()) {
     make_absolute(c, "data.file");
     make_absolute(c, "model.load");
+    if (!c.text("output.name").empty()) check_run_name(c.text("output.name"));
+  } else {
+    run_collectively(comm, [&] {
+      if (!root) return;
+      refuse_links(resume_dir, "run directory");
+      const std::string checkpoints = (fs::path(resume_dir) / "checkpoints").string();
+      std::error_code ec;
+      if (fs::is_directory(fs::symlink_status(checkpoints, ec))) refuse_links(checkpoints, "checkpoint directory");
+    });
   }
   auto in = prepare_inputs<Real, DataSpace>(exec, c, comm, request.points);
   const std::string run_dir = open_run_directory(c, config_path, resume_dir, comm);
@@ -609,7 +640,9 @@ TrainOutcome train(Config c, const std::string& config_path, const TrainRequest&
   run_collectively(comm, [&] {
     if (root) lock = RunLock(run_dir);
   });
-  if (root) log.open((fs::path(run_dir) / "log.txt").string());
+  run_collectively(comm, [&] {
+    if (root) log.open((fs::path(run_dir) / "log.txt").string());
+  });
   // A fatal error from here on is also recorded in the run's log.txt (main prints it to stderr).
   try {
     return {train_in<Real, DataSpace>(c, request, log, popts, monitored, in, run_dir), run_dir};
@@ -732,6 +765,10 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
     return 130;
   }
   const EpochRecord last = trainer.history().empty() ? EpochRecord{} : trainer.history().back();
+  // No epoch ran (training.epochs = 0): there is no final loss to print, only the initial configuration.
+  const bool trained = !trainer.history().empty();
+  const std::string untrained = format(
+      "no training: training.epochs = %d, no epoch ran; the outputs hold the initial configuration", settings.epochs);
   const bool stopped_early = trainer.stopped_early();
   if (stopped_early && patience_stop)
     log.line(
@@ -744,10 +781,14 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
                "epochs)",
                trainer.epoch(), settings.epochs, settings.early_stop_tolerance, settings.early_stop_window));
   if (in.supervised) {
-    log.line(format("final loss %.10g (supervised %.10g) after %d epochs, %.1f s", last.total, last.supervised,
-                    trainer.epoch(), train_seconds));
-    log.line("final train " + metrics_text(last.train) +
-             (in.validation.extent(0) > 0 ? "; validation " + metrics_text(last.validation) : std::string()));
+    if (!trained) {
+      log.line(untrained);
+    } else {
+      log.line(format("final loss %.10g (supervised %.10g) after %d epochs, %.1f s", last.total, last.supervised,
+                      trainer.epoch(), train_seconds));
+      log.line("final train " + metrics_text(last.train) +
+               (in.validation.extent(0) > 0 ? "; validation " + metrics_text(last.validation) : std::string()));
+    }
     if (kept_epoch != trainer.epoch()) {
       const EpochRecord& kept = trainer.history()[std::size_t(kept_epoch - 1)];
       log.line(format("kept the operators of epoch %d, the lowest mean validation loss (%.6g): validation ", kept_epoch,
@@ -760,8 +801,11 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
     log.line("outputs: " + run_dir);
     return 0;
   }
-  log.line(format("final loss %.10g (reconstruction %.10g, fluctuation %.10g) after %d epochs, %.1f s", last.total,
-                  last.reconstruction, last.fluctuation, trainer.epoch(), train_seconds));
+  if (!trained)
+    log.line(untrained);
+  else
+    log.line(format("final loss %.10g (reconstruction %.10g, fluctuation %.10g) after %d epochs, %.1f s", last.total,
+                    last.reconstruction, last.fluctuation, trainer.epoch(), train_seconds));
   if (root && !in.standardization.mean.empty()) {
     Json st = {{"mean", in.standardization.mean},
                {"scale", in.standardization.scale},

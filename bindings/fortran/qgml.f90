@@ -109,10 +109,11 @@ module qgml
       integer(c_size_t) :: needed
       integer(c_int) :: c_settings_get
     end function
-    subroutine c_settings_destroy(s) bind(C, name="qgml_settings_destroy")
-      import :: c_ptr
+    function c_settings_destroy(s) bind(C, name="qgml_settings_destroy")
+      import :: c_ptr, c_int
       type(c_ptr), value :: s
-    end subroutine
+      integer(c_int) :: c_settings_destroy
+    end function
     function c_model_create(d, n, matrices, dtype, out) bind(C, name="qgml_model_create")
       import :: c_ptr, c_int
       integer(c_int), value :: d, n, dtype
@@ -145,10 +146,11 @@ module qgml
       integer(c_int), value :: dtype
       integer(c_int) :: c_model_matrices
     end function
-    subroutine c_model_destroy(m) bind(C, name="qgml_model_destroy")
-      import :: c_ptr
+    function c_model_destroy(m) bind(C, name="qgml_model_destroy")
+      import :: c_ptr, c_int
       type(c_ptr), value :: m
-    end subroutine
+      integer(c_int) :: c_model_destroy
+    end function
     function c_train(s, points, t, d, dtype, quiet, stop, user_data, out) bind(C, name="qgml_train")
       import :: c_ptr, c_int, c_int64_t, c_funptr
       type(c_ptr), value :: s, points, user_data
@@ -199,10 +201,11 @@ module qgml
       integer(c_int) :: dimension, uncertain
       integer(c_int) :: c_run_dimension
     end function
-    subroutine c_run_destroy(r) bind(C, name="qgml_run_destroy")
-      import :: c_ptr
+    function c_run_destroy(r) bind(C, name="qgml_run_destroy")
+      import :: c_ptr, c_int
       type(c_ptr), value :: r
-    end subroutine
+      integer(c_int) :: c_run_destroy
+    end function
     function c_evaluate(m, points, t, d, dtype, w, xbar, sigma2, energy, loss) bind(C, name="qgml_evaluate")
       import :: c_ptr, c_int, c_int64_t, c_double
       type(c_ptr), value :: m, points, xbar, sigma2, energy, loss
@@ -392,7 +395,9 @@ contains
 
   subroutine qgml_settings_destroy(s)
     type(qgml_settings_t), intent(inout) :: s
-    call c_settings_destroy(s%ptr)
+    integer(c_int) :: status
+    ! The pointer is nulled below, so a second destroy passes NULL: the status is always QGML_OK here.
+    status = c_settings_destroy(s%ptr)
     s%ptr = c_null_ptr
   end subroutine
 
@@ -453,7 +458,9 @@ contains
 
   subroutine qgml_model_destroy(m)
     type(qgml_model_t), intent(inout) :: m
-    call c_model_destroy(m%ptr)
+    integer(c_int) :: status
+    ! The pointer is nulled below, so a second destroy passes NULL: the status is always QGML_OK here.
+    status = c_model_destroy(m%ptr)
     m%ptr = c_null_ptr
   end subroutine
 
@@ -614,7 +621,9 @@ contains
 
   subroutine qgml_run_destroy(r)
     type(qgml_run_t), intent(inout) :: r
-    call c_run_destroy(r%ptr)
+    integer(c_int) :: status
+    ! The pointer is nulled below, so a second destroy passes NULL: the status is always QGML_OK here.
+    status = c_run_destroy(r%ptr)
     r%ptr = c_null_ptr
   end subroutine
 

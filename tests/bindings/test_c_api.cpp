@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -466,3 +467,82 @@ TEST_CASE("C API: a trained sphere has intrinsic dimension 2", "[bindings][c-api
   qgml_run_destroy(r);
   fs::remove_all(dir);
 }
+
+TEST_CASE("C API: a destroyed handle is refused, never read: second destroy, use after destroy, wrong type",
+          "[bindings][c-api][security]") {
+  qgml_model* m = nullptr;
+  REQUIRE_OK(qgml_model_create(3, 2, interleaved(qgml::spin_matrices(2)).data(), QGML_FLOAT64, &m));
+  REQUIRE_OK(qgml_model_destroy(m));
+  CHECK(qgml_model_destroy(m) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("qgml_model_destroy: model is not a live qgml_model") == 0);
+  int d = 0, n = 0;
+  CHECK(qgml_model_shape(m, &d, &n) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("destroyed already") != std::string::npos);
+  const std::vector<double> x = sphere(4);
+  double loss = 0;
+  CHECK(qgml_evaluate(m, x.data(), 4, 3, QGML_FLOAT64, 0.5, nullptr, nullptr, nullptr, &loss) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+
+  qgml_settings* s = nullptr;
+  REQUIRE_OK(qgml_settings_create(&s));
+  REQUIRE_OK(qgml_settings_destroy(s));
+  CHECK(qgml_settings_set(s, "model.N", "4") == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(qgml_settings_destroy(s) == QGML_ERROR_INVALID_ARGUMENT);
+
+  // A handle of another type, and a pointer the library never returned.
+  Settings live;
+  CHECK(qgml_model_shape(reinterpret_cast<qgml_model*>(live.s), &d, &n) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("is a qgml_settings, not a qgml_model") != std::string::npos);
+  int not_a_run = 0;
+  CHECK(qgml_run_destroy(reinterpret_cast<qgml_run*>(&not_a_run)) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(qgml_run_destroy(nullptr) == QGML_OK);
+}
+
+TEST_CASE("C API: thread counts above QGML_MAX_THREADS are refused", "[bindings][c-api][security]") {
+  int started = -1;
+  CHECK(qgml_initialize(QGML_MAX_THREADS + 1, &started) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("at most QGML_MAX_THREADS (1024)") != std::string::npos);
+  CHECK(qgml_initialize(1000000, nullptr) == QGML_ERROR_INVALID_ARGUMENT);
+  REQUIRE_OK(qgml_initialize(QGML_MAX_THREADS, &started));  // Kokkos runs already: accepted, left alone
+  CHECK(started == 0);
+}
+
+TEST_CASE("C API: a NaN or infinite point is refused by the analyses", "[bindings][c-api][security]") {
+  qgml_model* m = nullptr;
+  REQUIRE_OK(qgml_model_create(3, 3, interleaved(qgml::spin_matrices(3)).data(), QGML_FLOAT64, &m));
+  std::vector<double> x = sphere(5);
+  x[3 * 2 + 1] = std::nan("");
+  std::vector<double> metric(5 * 9), ev(5 * 3);
+  CHECK(qgml_quantum_metric(m, x.data(), 5, 3, QGML_FLOAT64, metric.data(), ev.data()) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()) ==
+        "qgml_quantum_metric: point 2, coordinate 1 is NaN: expected finite coordinates");
+  x[3 * 2 + 1] = HUGE_VAL;
+  int dimension = -1;
+  CHECK(qgml_dimension(m, nullptr, x.data(), 5, 3, QGML_FLOAT64, &dimension, nullptr, nullptr) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  std::vector<float> xf(x.begin(), x.end());
+  double loss = 0;
+  CHECK(qgml_evaluate(m, xf.data(), 5, 3, QGML_FLOAT32, 0.5, nullptr, nullptr, nullptr, &loss) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  REQUIRE_OK(qgml_model_destroy(m));
+}
+
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 40000
+TEST_CASE("C API: a computing call from another thread is refused with the rule, not a Kokkos abort",
+          "[bindings][c-api][security]") {
+  qgml_model* m = nullptr;
+  REQUIRE_OK(qgml_model_create(3, 3, interleaved(qgml::spin_matrices(3)).data(), QGML_FLOAT64, &m));
+  const std::vector<double> x = sphere(5);
+  int status = -1;
+  std::string message;
+  std::thread other([&] {
+    double loss = 0;
+    status = qgml_evaluate(m, x.data(), 5, 3, QGML_FLOAT64, 0.5, nullptr, nullptr, nullptr, &loss);
+    message = qgml_last_error();
+  });
+  other.join();
+  CHECK(status == QGML_ERROR_RUNTIME);
+  CHECK(message.find("called from a thread other than the one that initialised Kokkos") != std::string::npos);
+  REQUIRE_OK(qgml_model_destroy(m));
+}
+#endif

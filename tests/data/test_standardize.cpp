@@ -2,7 +2,9 @@
 // over the points of all ranks.
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -54,8 +56,9 @@ std::vector<double> to_host(const RealMatrix<Real, typename Space::memory_space>
 }
 
 // Rank 0 of two, with rank 1 played by this object: it holds rank 1's points and answers each
-// collective of standardize with rank 1's share, computed on the host (the point count, the coordinate
-// sums, then the squared deviations from the mean that the sums give).
+// collective of standardize with rank 1's share, computed on the host (the point count, the binary
+// exponent of the largest magnitude, the coordinate sums of the points divided by 2^e, then the squared
+// deviations from the mean that the sums give).
 class TwoRankCommunicator final : public Communicator {
  public:
   TwoRankCommunicator(std::vector<double> peer, int d) : peer_(std::move(peer)), d_(d) {}
@@ -73,16 +76,27 @@ class TwoRankCommunicator final : public Communicator {
     if (++calls_ == 1) {  // coordinate sums
       REQUIRE(int(count) == d_);
       for (int k = 0; k < d_; ++k) {
-        for (int i = 0; i < rows; ++i) data[k] += peer_[i * d_ + k];
+        for (int i = 0; i < rows; ++i) data[k] += std::ldexp(peer_[i * d_ + k], -exponent_);
         mean_.push_back(data[k] / double(total_));
       }
     } else {  // squared deviations from the mean
       REQUIRE(count == 1);
       for (int i = 0; i < rows; ++i)
-        for (int k = 0; k < d_; ++k) data[0] += (peer_[i * d_ + k] - mean_[k]) * (peer_[i * d_ + k] - mean_[k]);
+        for (int k = 0; k < d_; ++k) {
+          const double y = std::ldexp(peer_[i * d_ + k], -exponent_) - mean_[k];
+          data[0] += y * y;
+        }
     }
   }
-  void allreduce_max(std::int64_t*, std::size_t) override { throw std::logic_error("not used"); }
+  void allreduce_max(std::int64_t* data, std::size_t count) override {
+    REQUIRE(count == 1);
+    double largest = 0;
+    for (double v : peer_) largest = std::max(largest, std::abs(v));
+    int e = 0;
+    std::frexp(largest, &e);
+    exponent_ = int(std::max<std::int64_t>(*data, e));
+    *data = exponent_;
+  }
   std::vector<double> gather_to_root(const std::vector<double>&) override { throw std::logic_error("not used"); }
   std::string broadcast(const std::string&, int) override { throw std::logic_error("not used"); }
   std::string agree_on_error(const std::string& e) override { return e; }
@@ -92,7 +106,7 @@ class TwoRankCommunicator final : public Communicator {
   std::vector<double> peer_;
   int d_;
   std::int64_t total_ = 0;
-  int calls_ = 0;
+  int calls_ = 0, exponent_ = 0;
   std::vector<double> mean_;
 };
 
@@ -127,20 +141,82 @@ TEMPLATE_TEST_CASE("standardize: zero mean per coordinate, unit overall standard
             10 * tol * (1 + std::abs(y[i * d + k])));
 }
 
-TEMPLATE_TEST_CASE("standardize: identical points are only shifted (scale 1)", "[data][standardize]",
-                   QGML_TEST_CONFIGS) {
+TEMPLATE_TEST_CASE("standardize: identical points are refused, also where rounding gives a tiny spread",
+                   "[data][standardize][security]", QGML_TEST_CONFIGS) {
   using Real = typename TestType::real_type;
   using Space = typename TestType::execution_space;
   const Space exec;
-  const int count = 7, d = 2;
-  std::vector<double> x;
-  for (int i = 0; i < count; ++i) x.insert(x.end(), {1.5, -2.0});
-  auto points = to_device_points<Real, Space>(x, count, d);
   SelfCommunicator self;
-  const Standardization s = standardize(exec, points, self);
-  CHECK(s.scale == 1.0);
-  CHECK(s.mean == std::vector<double>{1.5, -2.0});
-  for (double v : to_host<Real, Space>(points)) CHECK(v == 0.0);
+  const int count = 7, d = 2;
+  // 0.1 is not a binary fraction: the mean of seven copies is not exactly 0.1, and the spread is
+  // rounding (about 1e-17), not 0.
+  for (const std::vector<double>& row :
+       {std::vector<double>{1.5, -2.0}, std::vector<double>{0.1, 0.7}, std::vector<double>{0.0, 0.0}}) {
+    std::vector<double> x;
+    for (int i = 0; i < count; ++i) x.insert(x.end(), row.begin(), row.end());
+    auto points = to_device_points<Real, Space>(x, count, d);
+    CHECK_THROWS_WITH(standardize(exec, points, self), Catch::Matchers::ContainsSubstring("identical"));
+  }
+}
+
+TEMPLATE_TEST_CASE("standardize: a non-finite point is refused", "[data][standardize][security]", QGML_TEST_CONFIGS) {
+  using Real = typename TestType::real_type;
+  using Space = typename TestType::execution_space;
+  const Space exec;
+  SelfCommunicator self;
+  std::vector<double> x = shifted_points(20, 3, 5);
+  x[17] = std::nan("");
+  auto points = to_device_points<Real, Space>(x, 20, 3);
+  CHECK_THROWS_WITH(data_statistics(exec, points, self), Catch::Matchers::ContainsSubstring("not finite"));
+  x[17] = HUGE_VAL;
+  auto more = to_device_points<Real, Space>(x, 20, 3);
+  CHECK_THROWS_WITH(data_statistics(exec, more, self), Catch::Matchers::ContainsSubstring("not finite"));
+}
+
+// Issue 50: the sums of squares of data at 1e200 overflowed (every point became 0) and those of data
+// at 1e-200 underflowed (reported as centred at unit spread).
+TEST_CASE("standardize: data scaled by 1e200, 1e-200 or 1e-310 standardise to the unscaled data's values",
+          "[data][standardize][security]") {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  const Space exec;
+  SelfCommunicator self;
+  const int count = 300, d = 3;
+  const std::vector<double> x = shifted_points(count, d, 47);
+  auto reference_points = to_device_points<double, Space>(x, count, d);
+  const Standardization reference = standardize(exec, reference_points, self);
+  const std::vector<double> expected = to_host<double, Space>(reference_points);
+  for (const double factor : {1e200, 1e-200, 1e300, 1e-300, 1e-310, 0.5}) {
+    INFO("factor " << factor);
+    std::vector<double> scaled = x;
+    for (double& v : scaled) v *= factor;
+    auto points = to_device_points<double, Space>(scaled, count, d);
+    const Standardization s = standardize(exec, points, self);
+    // The subnormal factor keeps only about 14 significant bits of each point.
+    const double tol = factor < 1e-307 ? 1e-3 : 1e-12;
+    CHECK(std::abs(s.scale / factor - reference.scale) <= tol * reference.scale);
+    for (int k = 0; k < d; ++k) CHECK(std::abs(s.mean[k] / factor - reference.mean[k]) <= tol * reference.mean[k]);
+    const std::vector<double> y = to_host<double, Space>(points);
+    for (std::size_t i = 0; i < y.size(); ++i)
+      REQUIRE(std::abs(y[i] - expected[i]) <= tol * (1 + std::abs(expected[i])));
+  }
+}
+
+TEST_CASE("standardize: a power-of-two scale changes no bit of the statistics", "[data][standardize]") {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  const Space exec;
+  SelfCommunicator self;
+  const int count = 100, d = 2;
+  const std::vector<double> x = shifted_points(count, d, 53);
+  auto points = to_device_points<double, Space>(x, count, d);
+  const Standardization s = data_statistics(exec, points, self);
+  const HostMoments m = moments(x, d);
+  CHECK(std::abs(s.scale - m.sd) <= 1e-14 * m.sd);
+  std::vector<double> scaled = x;
+  for (double& v : scaled) v = std::ldexp(v, 900);
+  auto big = to_device_points<double, Space>(scaled, count, d);
+  const Standardization t = data_statistics(exec, big, self);
+  CHECK(t.scale == std::ldexp(s.scale, 900));
+  for (int k = 0; k < d; ++k) CHECK(t.mean[k] == std::ldexp(s.mean[k], 900));
 }
 
 TEMPLATE_TEST_CASE("standardize over two ranks uses the mean and spread of all points", "[data][standardize]",

@@ -733,3 +733,34 @@ TEST_CASE("history.csv is read with the strict parsers; a bad field is named wit
   CHECK_THAT(read_line("2,0.5,0.25,0.25,0,0.01,0,0,0,4,0.1,100,"), ContainsSubstring("expected 12 fields, got 13"));
   CHECK(read_line("2,0.5,0.25,0.25,0,0.01,0,0,0,4,0.1,100") == "accepted");
 }
+
+TEST_CASE("a checkpoint directory that is a symbolic link is refused; the epochs at its target stay",
+          "[training][checkpoint][security]") {
+  using Catch::Matchers::ContainsSubstring;
+  TempDir dir;
+  const fs::path target = dir.path / "elsewhere";
+  for (const char* e : {"epoch-000001", "epoch-000002", "epoch-000003"}) fs::create_directories(target / e);
+  fs::create_symlink(target, dir.path / "checkpoints");
+  CheckpointState s = small_checkpoint();
+  REQUIRE_THROWS_WITH(write_checkpoint((dir.path / "checkpoints").string(), s),
+                      ContainsSubstring("is a symbolic link"));
+  for (const char* e : {"epoch-000001", "epoch-000002", "epoch-000003"}) CHECK(fs::is_directory(target / e));
+  CHECK_FALSE(fs::exists(target / "epoch-000007"));
+}
+
+TEST_CASE("old epochs are deleted only as directories of the checkpoint directory, never through a link",
+          "[training][checkpoint][security]") {
+  TempDir dir;
+  const fs::path root = dir.path / "checkpoints";
+  const fs::path target = dir.path / "elsewhere";
+  fs::create_directories(target / "kept");
+  fs::create_directories(root);
+  fs::create_symlink(target, root / "epoch-000001");
+  CheckpointState s = small_checkpoint();
+  for (int epoch : {2, 3, 4}) {
+    s.epoch = epoch;
+    write_checkpoint(root.string(), s);
+  }
+  CHECK(fs::is_directory(target / "kept"));
+  CHECK(fs::is_symlink(fs::symlink_status(root / "epoch-000001")));
+}

@@ -48,8 +48,9 @@ void with_points(const Exec& exec, const void* points, std::int64_t t, int d, F&
 
 void check_model_points(const qgml_model* m, const void* points, std::int64_t t, int d, qgml_dtype dtype,
                         const char* f) {
-  require_pointer(m, f, "model");
+  qgml::capi::require_handle(m, f, "model");
   qgml::capi::require_points(points, t, d, dtype, f);
+  qgml::capi::require_finite_points(points, t, d, dtype, f);
   require(d == m->matrices.D, f,
           "the points have d = " + std::to_string(d) + " coordinates, the model D = " + std::to_string(m->matrices.D));
   qgml::capi::require_kokkos(f);
@@ -71,6 +72,7 @@ int default_chunk() { return int(std::stol(qgml::app::schema_default("analysis.c
 qgml::DimensionAnalysis analyze(const qgml_model* m, const qgml_settings* s, const void* points, std::int64_t t, int d,
                                 qgml_dtype dtype, const char* f) {
   check_model_points(m, points, t, d, dtype, f);
+  if (s) qgml::capi::require_handle(s, f, "settings");
   const qgml::app::Config c = s ? qgml::capi::resolve(*s) : qgml::app::load_config("", {});
   const qgml::GeometrySettings settings = qgml::app::geometry_settings(c);
   qgml::DimensionAnalysis a;

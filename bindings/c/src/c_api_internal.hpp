@@ -11,6 +11,7 @@
 #include <exception>
 #include <filesystem>
 #include <ios>
+#include <memory>
 #include <new>
 #include <string>
 #include <utility>
@@ -51,11 +52,43 @@ inline void require(bool ok, const char* function, const std::string& what) {
 inline void require_pointer(const void* p, const char* function, const char* name) {
   require(p != nullptr, function, std::string(name) + " is NULL");
 }
+// The handles the interface has returned and not yet destroyed (handles.cpp).
+enum class HandleKind { settings, model, run };
+void register_handle(const void* h, HandleKind kind);
+// QGML_ERROR_INVALID_ARGUMENT "<function>: <name> ..." unless h is a live handle of `kind` (NULL too).
+void require_live(const void* h, HandleKind kind, const char* function, const char* name);
+inline void require_handle(const qgml_settings* s, const char* function, const char* name) {
+  require_live(s, HandleKind::settings, function, name);
+}
+inline void require_handle(const qgml_model* m, const char* function, const char* name) {
+  require_live(m, HandleKind::model, function, name);
+}
+inline void require_handle(const qgml_run* r, const char* function, const char* name) {
+  require_live(r, HandleKind::run, function, name);
+}
+// Ends h's registration before its destroy; throws as require_live when it is not live.
+void unregister_handle(const void* h, HandleKind kind, const char* function, const char* name);
+// The handle as the caller's: registered, the unique_ptr's ownership handed over.
+template <class Handle, HandleKind kind>
+Handle* hand_out(std::unique_ptr<Handle> h) {
+  register_handle(h.get(), kind);
+  return h.release();
+}
+inline qgml_model* hand_out(std::unique_ptr<qgml_model> m) {
+  return hand_out<qgml_model, HandleKind::model>(std::move(m));
+}
+inline qgml_run* hand_out(std::unique_ptr<qgml_run> r) { return hand_out<qgml_run, HandleKind::run>(std::move(r)); }
+inline qgml_settings* hand_out(std::unique_ptr<qgml_settings> s) {
+  return hand_out<qgml_settings, HandleKind::settings>(std::move(s));
+}
+
 // Kokkos must be running (qgml_initialize, or the host application).
 void require_kokkos(const char* function);
 // A points array: non-NULL, t >= 1, d >= 1, a known dtype.
 void require_points(const void* points, std::int64_t t, int d, qgml_dtype dtype, const char* function);
 void require_dtype(qgml_dtype dtype, const char* function);
+// Every coordinate of a checked points array finite: QGML_ERROR_INVALID_ARGUMENT naming the first other.
+void require_finite_points(const void* points, std::int64_t t, int d, qgml_dtype dtype, const char* function);
 
 // Writes text (NUL-terminated) into buf of size bytes; *needed = length + 1.
 void copy_text(const std::string& text, char* buf, std::size_t size, std::size_t* needed, const char* function);

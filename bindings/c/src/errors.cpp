@@ -1,6 +1,7 @@
 // Status codes, the thread's last error message, the version string.
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -22,6 +23,29 @@ void require_kokkos(const char* function) {
     throw Failure{QGML_ERROR_RUNTIME, std::string(function) +
                                           ": Kokkos is not initialised (call qgml_initialize first, or initialise "
                                           "Kokkos in the host application)"};
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 40000
+  // Kokkos 3's OpenMP backend keeps its instance in a thread-local pointer set on the initialising
+  // thread only; a kernel launched from any other thread aborts the process.
+  if (!Kokkos::OpenMP::impl_is_initialized())
+    throw Failure{QGML_ERROR_RUNTIME,
+                  std::string(function) +
+                      ": called from a thread other than the one that initialised Kokkos; the computing calls "
+                      "(qgml_train, qgml_resume, qgml_evaluate, qgml_quantum_metric, qgml_dimension) must come "
+                      "from that thread (c_api.h, Threads)"};
+#endif
+}
+
+void require_finite_points(const void* points, std::int64_t t, int d, qgml_dtype dtype, const char* function) {
+  const std::size_t count = std::size_t(t) * std::size_t(d);
+  for (std::size_t i = 0; i < count; ++i) {
+    const double v =
+        dtype == QGML_FLOAT32 ? double(static_cast<const float*>(points)[i]) : static_cast<const double*>(points)[i];
+    if (!std::isfinite(v))
+      throw Failure{QGML_ERROR_INVALID_ARGUMENT, std::string(function) + ": point " + std::to_string(i / d) +
+                                                     ", coordinate " + std::to_string(i % d) + " is " +
+                                                     (std::isnan(v) ? "NaN" : "infinite") +
+                                                     ": expected finite coordinates"};
+  }
 }
 
 void require_dtype(qgml_dtype dtype, const char* function) {

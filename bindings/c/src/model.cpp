@@ -82,7 +82,7 @@ int qgml_model_create(int d, int n, const void* matrices, qgml_dtype dtype, qgml
     model->matrices.values.resize(std::size_t(d) * std::size_t(n) * std::size_t(n));
     read_complex(matrices, dtype, model->matrices.values.size(), model->matrices.values.data());
     check_hermitian(model->matrices, dtype == QGML_FLOAT64 ? 1e-12 : 1e-5, f);
-    *out = model.release();
+    *out = qgml::capi::hand_out(std::move(model));
   });
 }
 
@@ -94,14 +94,14 @@ int qgml_model_load(const char* npy_path, qgml_model** out) {
     require_pointer(npy_path, f, "npy_path");
     auto model = std::make_unique<qgml_model>();
     model->matrices = qgml::load_matrices(npy_path);
-    *out = model.release();
+    *out = qgml::capi::hand_out(std::move(model));
   });
 }
 
 int qgml_model_save(const qgml_model* m, const char* npy_path, qgml_dtype dtype) {
   const char* f = "qgml_model_save";
   return guarded(f, QGML_ERROR_IO, [&] {
-    require_pointer(m, f, "model");
+    qgml::capi::require_handle(m, f, "model");
     require_pointer(npy_path, f, "npy_path");
     qgml::capi::require_dtype(dtype, f);
     const std::string path = npy_path;
@@ -115,7 +115,7 @@ int qgml_model_save(const qgml_model* m, const char* npy_path, qgml_dtype dtype)
 int qgml_model_shape(const qgml_model* m, int* d, int* n) {
   const char* f = "qgml_model_shape";
   return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
-    require_pointer(m, f, "model");
+    qgml::capi::require_handle(m, f, "model");
     if (d) *d = m->matrices.D;
     if (n) *n = m->matrices.N;
   });
@@ -124,13 +124,19 @@ int qgml_model_shape(const qgml_model* m, int* d, int* n) {
 int qgml_model_matrices(const qgml_model* m, void* out, qgml_dtype dtype) {
   const char* f = "qgml_model_matrices";
   return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
-    require_pointer(m, f, "model");
+    qgml::capi::require_handle(m, f, "model");
     require_pointer(out, f, "out");
     qgml::capi::require_dtype(dtype, f);
     write_complex(m->matrices.values.data(), m->matrices.values.size(), dtype, out);
   });
 }
 
-void qgml_model_destroy(qgml_model* m) { delete m; }
+int qgml_model_destroy(qgml_model* m) {
+  return guarded("qgml_model_destroy", QGML_ERROR_INVALID_ARGUMENT, [&] {
+    if (!m) return;
+    qgml::capi::unregister_handle(m, qgml::capi::HandleKind::model, "qgml_model_destroy", "model");
+    delete m;
+  });
+}
 
 }  // extern "C"

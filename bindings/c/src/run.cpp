@@ -64,7 +64,7 @@ int train(const char* f, qgml::app::TrainRequest& request, const Points& points,
     if (points.memory.values) request.points = &points.memory;
     if (stop) request.stop_requested = [stop, user_data] { return stop(user_data) != 0; };
     const qgml::app::TrainOutcome outcome = qgml::app::run_train(request);
-    *out = open_run(outcome.run_dir, f).release();
+    *out = qgml::capi::hand_out(open_run(outcome.run_dir, f));
     if (outcome.exit_code == 130)
       throw Failure{QGML_ERROR_INTERRUPTED, std::string(f) + ": stopped by the stop callback; the run directory '" +
                                                 outcome.run_dir + "' continues with qgml_resume"};
@@ -77,7 +77,7 @@ int train(const char* f, qgml::app::TrainRequest& request, const Points& points,
 
 // The run's dimension_summary.json.
 nlohmann::json run_summary(const qgml_run* r, const char* f) {
-  require_pointer(r, f, "run");
+  qgml::capi::require_handle(r, f, "run");
   const fs::path summary = fs::path(r->dir) / "dimension_summary.json";
   std::ifstream in(summary);
   if (!in)
@@ -114,7 +114,7 @@ int qgml_train(const qgml_settings* s, const void* points, int64_t t, int d, qgm
   const int checked = guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
     require_pointer(out, f, "out");
     *out = nullptr;
-    require_pointer(s, f, "settings");
+    qgml::capi::require_handle(s, f, "settings");
     p = points_argument(points, t, d, dtype, f);
     request.config_path = s->yaml_path;
     request.overrides = s->overrides;
@@ -147,14 +147,14 @@ int qgml_run_open(const char* run_dir, qgml_run** out) {
     require_pointer(out, f, "out");
     *out = nullptr;
     require_pointer(run_dir, f, "run_dir");
-    *out = open_run(run_dir, f).release();
+    *out = qgml::capi::hand_out(open_run(run_dir, f));
   });
 }
 
 int qgml_run_directory(const qgml_run* r, char* buf, size_t size, size_t* needed) {
   const char* f = "qgml_run_directory";
   return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
-    require_pointer(r, f, "run");
+    qgml::capi::require_handle(r, f, "run");
     qgml::capi::copy_text(r->dir, buf, size, needed, f);
   });
 }
@@ -164,7 +164,7 @@ int qgml_run_model(const qgml_run* r, qgml_model** out) {
   return guarded(f, QGML_ERROR_IO, [&] {
     require_pointer(out, f, "out");
     *out = nullptr;
-    require_pointer(r, f, "run");
+    qgml::capi::require_handle(r, f, "run");
     auto model = std::make_unique<qgml_model>();
     const fs::path final_matrices = fs::path(r->dir) / "final_matrices.npy";
     std::error_code ec;
@@ -180,14 +180,14 @@ int qgml_run_model(const qgml_run* r, qgml_model** out) {
                                          "' has neither final_matrices.npy nor a checkpoint"};
       model->matrices = qgml::load_matrices((checkpoints / epoch_dir / "matrices.npy").string());
     }
-    *out = model.release();
+    *out = qgml::capi::hand_out(std::move(model));
   });
 }
 
 int qgml_run_history(const qgml_run* r, int* epochs, double* loss, double* reconstruction, double* fluctuation) {
   const char* f = "qgml_run_history";
   return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
-    require_pointer(r, f, "run");
+    qgml::capi::require_handle(r, f, "run");
     if (epochs) *epochs = int(r->loss.size());
     for (std::size_t e = 0; e < r->loss.size(); ++e) {
       if (loss) loss[e] = r->loss[e];
@@ -220,6 +220,12 @@ int qgml_run_dimension_error(const qgml_run* r, double* error, int* low, int* hi
   });
 }
 
-void qgml_run_destroy(qgml_run* r) { delete r; }
+int qgml_run_destroy(qgml_run* r) {
+  return guarded("qgml_run_destroy", QGML_ERROR_INVALID_ARGUMENT, [&] {
+    if (!r) return;
+    qgml::capi::unregister_handle(r, qgml::capi::HandleKind::run, "qgml_run_destroy", "run");
+    delete r;
+  });
+}
 
 }  // extern "C"

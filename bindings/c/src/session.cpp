@@ -3,6 +3,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <mutex>
+#include <string>
 
 #include "c_api_internal.hpp"
 
@@ -17,6 +18,9 @@ int qgml_initialize(int num_threads, int* started) {
   return qgml::capi::guarded("qgml_initialize", QGML_ERROR_RUNTIME, [&] {
     std::lock_guard<std::mutex> lock(session_mutex);
     if (started) *started = 0;
+    qgml::capi::require(num_threads <= QGML_MAX_THREADS, "qgml_initialize",
+                        "num_threads = " + std::to_string(num_threads) + ": at most QGML_MAX_THREADS (" +
+                            std::to_string(QGML_MAX_THREADS) + ")");
     if (Kokkos::is_initialized()) return;
 #if KOKKOS_VERSION >= 30700
     if (Kokkos::is_finalized())

@@ -1,5 +1,6 @@
 // Settings: the program's configuration (defaults, a YAML file, overrides in order), validated by the
 // program's own reader (apps/config/config.hpp) at every call.
+#include <memory>
 #include <string>
 
 #include "c_api_internal.hpp"
@@ -21,13 +22,13 @@ int qgml_settings_create(qgml_settings** out) {
   return guarded("qgml_settings_create", QGML_ERROR_RUNTIME, [&] {
     require_pointer(out, "qgml_settings_create", "out");
     *out = nullptr;
-    *out = new qgml_settings();
+    *out = qgml::capi::hand_out(std::make_unique<qgml_settings>());
   });
 }
 
 int qgml_settings_load(qgml_settings* s, const char* yaml_path) {
   return guarded("qgml_settings_load", QGML_ERROR_INVALID_ARGUMENT, [&] {
-    require_pointer(s, "qgml_settings_load", "settings");
+    qgml::capi::require_handle(s, "qgml_settings_load", "settings");
     require_pointer(yaml_path, "qgml_settings_load", "yaml_path");
     qgml::capi::require(*yaml_path != '\0', "qgml_settings_load", "yaml_path is empty");
     qgml::app::load_config(yaml_path, s->overrides);  // the file's errors now, with its lines
@@ -37,7 +38,7 @@ int qgml_settings_load(qgml_settings* s, const char* yaml_path) {
 
 int qgml_settings_set(qgml_settings* s, const char* key, const char* value) {
   return guarded("qgml_settings_set", QGML_ERROR_INVALID_ARGUMENT, [&] {
-    require_pointer(s, "qgml_settings_set", "settings");
+    qgml::capi::require_handle(s, "qgml_settings_set", "settings");
     require_pointer(key, "qgml_settings_set", "key");
     require_pointer(value, "qgml_settings_set", "value");
     try {
@@ -55,7 +56,7 @@ int qgml_settings_set(qgml_settings* s, const char* key, const char* value) {
 
 int qgml_settings_get(const qgml_settings* s, const char* key, char* buf, size_t size, size_t* needed) {
   return guarded("qgml_settings_get", QGML_ERROR_INVALID_ARGUMENT, [&] {
-    require_pointer(s, "qgml_settings_get", "settings");
+    qgml::capi::require_handle(s, "qgml_settings_get", "settings");
     require_pointer(key, "qgml_settings_get", "key");
     const qgml::app::Config c = qgml::capi::resolve(*s);
     bool known = false;
@@ -74,6 +75,12 @@ int qgml_settings_get(const qgml_settings* s, const char* key, char* buf, size_t
   });
 }
 
-void qgml_settings_destroy(qgml_settings* s) { delete s; }
+int qgml_settings_destroy(qgml_settings* s) {
+  return guarded("qgml_settings_destroy", QGML_ERROR_INVALID_ARGUMENT, [&] {
+    if (!s) return;
+    qgml::capi::unregister_handle(s, qgml::capi::HandleKind::settings, "qgml_settings_destroy", "settings");
+    delete s;
+  });
+}
 
 }  // extern "C"

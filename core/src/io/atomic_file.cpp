@@ -1,8 +1,10 @@
 #include "qgml/io/atomic_file.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <string>
 #include <unistd.h>
 
@@ -14,26 +16,53 @@ namespace {
 std::string system_error(const std::string& what, const std::string& path) {
   return what + " '" + path + "': " + std::strerror(errno);
 }
+
+// A new temporary file beside `path`, opened for writing: O_EXCL never opens an existing file nor
+// follows a link planted at the name (another is tried instead); the name stays unique among the
+// threads of this process.
+int create_temporary(const std::string& path, std::string& tmp) {
+  static std::atomic<unsigned long> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    tmp = path + ".tmp." + std::to_string(::getpid());
+    const unsigned long n = counter.fetch_add(1);
+    if (n > 0) tmp += "." + std::to_string(n);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;
+}
+
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= std::size_t(n);
+  }
+  return true;
+}
 }  // namespace
 
 void write_file_atomically(const std::string& path, const void* data, std::size_t size) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw FileError(system_error("cannot create", tmp));
-  const bool written = std::fwrite(data, 1, size, f) == size;
+  std::string tmp;
+  const int fd = create_temporary(path, tmp);
+  if (fd < 0) throw FileError(system_error("cannot create", tmp));
+  const bool written = write_all(fd, static_cast<const char*>(data), size);
   const int write_errno = errno;
-  const bool flushed = written && std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
+  const bool flushed = written && ::fsync(fd) == 0;
   const int flush_errno = errno;
-  const bool closed = std::fclose(f) == 0;
+  const bool closed = ::close(fd) == 0;
   if (!written || !flushed || !closed) {
     errno = !written ? write_errno : flush_errno;
     const std::string msg = system_error("cannot write", path);
-    std::remove(tmp.c_str());
+    ::unlink(tmp.c_str());
     throw FileError(msg + " (the previous file, if any, is unchanged)");
   }
+  // rename replaces a link at `path` itself, never its target.
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string msg = system_error("cannot rename the temporary file onto", path);
-    std::remove(tmp.c_str());
+    ::unlink(tmp.c_str());
     throw FileError(msg);
   }
 }

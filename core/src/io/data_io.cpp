@@ -14,6 +14,8 @@
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/io/npy.hpp"
 
+#include "regular_file.hpp"
+
 namespace qgml {
 
 namespace {
@@ -135,17 +137,24 @@ void check_writable(const std::string& path, const HostData& data) {
 
 namespace {
 
+// A first line is a header when none of its cells is a number: a row with a number among other cells
+// ('NA', an empty field) is a data row, and its other cells are then errors, not a dropped header.
+bool is_header(const std::vector<std::string_view>& cells) {
+  double value = 0;
+  for (const auto cell : cells)
+    if (parse_number(cell, value)) return false;
+  return true;
+}
+
 // Data rows of a CSV file (non-blank lines after an optional header), without parsing the values.
 std::int64_t count_csv_rows(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) csv_fail(path, std::string("cannot open: ") + std::strerror(errno));
+  detail::FileInputBuffer in(detail::open_regular_file(path, "csv"));
   std::string line;
   std::vector<std::string_view> cells;
   std::int64_t rows = 0;
   bool first = true;
-  double value = 0;
   long long line_number = 0;
-  while (std::getline(in, line)) {
+  while (detail::read_bounded_line(in, line, detail::max_line_bytes, line_number + 1, path, "csv")) {
     std::string_view view(line);
     if (++line_number == 1 && view.substr(0, 3) == "\xEF\xBB\xBF") view.remove_prefix(3);
     if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
@@ -153,22 +162,16 @@ std::int64_t count_csv_rows(const std::string& path) {
     if (first) {
       first = false;
       split_cells(view, cells);
-      bool header = false;
-      for (const auto cell : cells) header = header || !parse_number(cell, value);
-      if (header) continue;
+      if (is_header(cells)) continue;
     }
     ++rows;
   }
-  if (in.bad()) csv_fail(path, "read error after line " + std::to_string(line_number));
   return rows;
 }
 
 // The CSV reader; only data rows [first, end) are parsed and stored (every row's column count is checked).
 HostData read_csv_rows(const std::string& path, std::int64_t first, std::int64_t end) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) csv_fail(path, "is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) csv_fail(path, std::string("cannot open: ") + std::strerror(errno));
+  detail::FileInputBuffer in(detail::open_regular_file(path, "csv"));
 
   HostData data;
   std::string line;
@@ -180,7 +183,8 @@ HostData read_csv_rows(const std::string& path, std::int64_t first, std::int64_t
   bool seen_content = false;
   std::size_t rows = 0;
   double value = 0;
-  while (std::getline(in, line)) {
+  long long first_line = 0;  // the first non-blank line, a header candidate
+  while (detail::read_bounded_line(in, line, detail::max_line_bytes, line_number + 1, path, "csv")) {
     ++line_number;
     std::string_view view(line);
     if (line_number == 1 && view.substr(0, 3) == "\xEF\xBB\xBF") view.remove_prefix(3);  // UTF-8 BOM
@@ -190,11 +194,12 @@ HostData read_csv_rows(const std::string& path, std::int64_t first, std::int64_t
 
     if (!seen_content) {
       seen_content = true;
-      bool header = false;
-      for (const auto cell : cells) header = header || !parse_number(cell, value);
-      if (header) {
+      first_line = line_number;
+      if (is_header(cells)) {
         header_line = line_number;
         header_columns = cells.size();
+        data.header_line = line_number;
+        data.header = std::string(view.substr(0, 200));
         continue;
       }
     }
@@ -219,7 +224,10 @@ HostData read_csv_rows(const std::string& path, std::int64_t first, std::int64_t
     }
     for (std::size_t c = 0; c < cells.size(); ++c) {
       if (!parse_number(cells[c], value))
-        csv_fail(path, at_cell(line_number, c) + quoted(cells[c]) + " is not a number");
+        csv_fail(path, at_cell(line_number, c) + quoted(cells[c]) + " is not a number" +
+                           (line_number == first_line
+                                ? " (the line has numbers, so it is data: a header line has no number in it)"
+                                : ""));
       if (!std::isfinite(value))
         csv_fail(path, at_cell(line_number, c) + "non-finite value " + quoted(cells[c]) +
                            " (expected a finite number within the range of a double)");
@@ -227,7 +235,6 @@ HostData read_csv_rows(const std::string& path, std::int64_t first, std::int64_t
     }
     if (++rows > std::size_t(INT_MAX)) csv_fail(path, "more than " + std::to_string(INT_MAX) + " data rows");
   }
-  if (in.bad()) csv_fail(path, "read error after line " + std::to_string(line_number));
   if (rows == 0) csv_fail(path, header_line != 0 ? "no data rows (only a header line)" : "no data rows");
   data.rows = static_cast<int>(data.cols > 0 ? data.values.size() / std::size_t(data.cols) : 0);
   return data;
@@ -254,7 +261,9 @@ HostData read_npy_points(const std::string& path, const NpyRowSelector& select, 
   if (a.shape[0] > std::size_t(INT_MAX) || a.shape[1] > std::size_t(INT_MAX))
     npy_fail(path, "shape " + shape_string(a.shape) + " is too large");
 
-  HostData data{static_cast<int>(a.shape[0]), static_cast<int>(a.shape[1]), {}};
+  HostData data;
+  data.rows = static_cast<int>(a.shape[0]);
+  data.cols = static_cast<int>(a.shape[1]);
   data.values.resize(a.count());
   for (std::size_t i = 0; i < data.values.size(); ++i) {
     if (a.type == NpyType::float32) {
@@ -291,8 +300,6 @@ HostShard read_points_shard(const std::string& path, int rank, int ranks) {
   for (auto& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   HostShard shard;
   if (ext == ".csv") {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) csv_fail(path, "is a directory");
     shard.total = ranks == 1 ? -1 : count_csv_rows(path);
     const ShardRange r =
         ranks == 1 ? ShardRange{0, std::numeric_limits<std::int64_t>::max()} : shard_range(shard.total, ranks, rank);

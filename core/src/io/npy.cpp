@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <istream>
 #include <limits>
 #include <sstream>
 #include <system_error>
@@ -13,6 +14,8 @@
 #include "qgml/common/file_error.hpp"
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/io/parse_number.hpp"
+
+#include "regular_file.hpp"
 
 namespace qgml {
 
@@ -87,11 +90,9 @@ NpyArray read_npy(const std::string& path) { return read_npy_rows(path, {}); }
 
 NpyArray read_npy_rows(const std::string& path, const NpyRowSelector& select) {
   std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (std::filesystem::is_directory(status)) fail(path, "is a directory, expected an npy file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
-  if (!std::filesystem::is_regular_file(status)) fail(path, "is not a regular file");
+  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, expected an npy file");
+  detail::FileInputBuffer buffer(detail::open_regular_file(path, "npy"));
+  std::istream in(&buffer);
   in.seekg(0, std::ios::end);
   const std::streamoff end_offset = in.tellg();
   if (end_offset < 0) fail(path, "cannot determine the file size");

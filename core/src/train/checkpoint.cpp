@@ -154,6 +154,10 @@ std::string checkpoint_checksums(const std::string& epoch_dir) {
 void write_checkpoint(const std::string& dir, const CheckpointState& s) {
   const fs::path root(dir);
   std::error_code ec;
+  // Old epochs are deleted in it: through a link, they would be deleted wherever it points.
+  if (fs::is_symlink(fs::symlink_status(root, ec)))
+    throw FileError("checkpoint directory '" + dir +
+                    "' is a symbolic link; qgml writes and deletes checkpoints only in a directory itself");
   fs::create_directories(root, ec);
   if (ec) throw FileError("checkpoint directory '" + dir + "': cannot create: " + ec.message());
   const std::string name = epoch_name(s.epoch);
@@ -202,7 +206,9 @@ void write_checkpoint(const std::string& dir, const CheckpointState& s) {
   std::vector<std::string> old;
   for (const auto& e : fs::directory_iterator(root, ec)) {
     const std::string n = e.path().filename().string();
-    if (e.is_directory() && n.rfind("epoch-", 0) == 0 && n.find('.') == std::string::npos && n < name) old.push_back(n);
+    if (!e.is_symlink(ec) && e.is_directory(ec) && n.rfind("epoch-", 0) == 0 && n.find('.') == std::string::npos &&
+        n < name)
+      old.push_back(n);
   }
   std::sort(old.begin(), old.end());
   for (std::size_t i = 0; i + 1 < old.size(); ++i) fs::remove_all(root / old[i], ec);

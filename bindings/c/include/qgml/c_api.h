@@ -14,6 +14,17 @@
  * Kokkos: the library never initialises Kokkos by itself. qgml_initialize starts it when the host process
  * has not (a Kokkos application that embeds qgml initialises it itself and calls nothing); qgml_finalize
  * ends it only when qgml_initialize started it. Every other call needs Kokkos initialised.
+ *
+ * Threads: the calls that compute (qgml_train, qgml_resume, qgml_evaluate, qgml_quantum_metric,
+ * qgml_dimension) run Kokkos kernels and must come from the thread that initialised Kokkos, one at a
+ * time; with Kokkos 3's OpenMP backend a call from another thread is refused with QGML_ERROR_RUNTIME
+ * (Kokkos itself would abort the process). The other calls may come from any thread, each handle used
+ * by one thread at a time; qgml_last_error is per thread.
+ *
+ * Handles: every handle returned is recorded until its destroy. A destroyed handle passed again (a
+ * second destroy, a use after destroy), a pointer this library did not return, or a handle of another
+ * type is refused with QGML_ERROR_INVALID_ARGUMENT and a message, as long as its address has not been
+ * reused by a newer handle. Destroying NULL does nothing.
  */
 #ifndef QGML_C_API_H
 #define QGML_C_API_H
@@ -45,8 +56,13 @@ int qgml_report_error(int status, const char* message);
 /* "MAJOR.MINOR.PATCH (git revision, Kokkos backend)". */
 const char* qgml_version(void);
 
-/* Starts Kokkos unless the process already has (num_threads <= 0: Kokkos' default). *started is 1 when
- * this call started it, 0 when it was running already; may be NULL. */
+/* The most host threads qgml_initialize (and the program's --kokkos-threads) accepts: beyond it the
+ * OpenMP runtime fails, and on failure ends the process. */
+#define QGML_MAX_THREADS 1024
+
+/* Starts Kokkos unless the process already has (num_threads <= 0: Kokkos' default; above
+ * QGML_MAX_THREADS: QGML_ERROR_INVALID_ARGUMENT). *started is 1 when this call started it, 0 when it
+ * was running already; may be NULL. The calling thread is then the one the computing calls run on. */
 int qgml_initialize(int num_threads, int* started);
 /* Ends Kokkos if qgml_initialize started it; a no-op otherwise. All handles must be destroyed first. */
 int qgml_finalize(void);
@@ -61,7 +77,8 @@ int qgml_settings_set(qgml_settings* s, const char* key, const char* value);
 /* The resolved value of key (the default where unset) into buf (size bytes, NUL-terminated); *needed
  * (may be NULL) gets the length + 1. QGML_ERROR_INVALID_ARGUMENT when buf is too small. */
 int qgml_settings_get(const qgml_settings* s, const char* key, char* buf, size_t size, size_t* needed);
-void qgml_settings_destroy(qgml_settings* s);
+/* Every destroy: QGML_OK, or QGML_ERROR_INVALID_ARGUMENT for a handle that is not live (see Handles). */
+int qgml_settings_destroy(qgml_settings* s);
 
 /* ---- a matrix configuration: D Hermitian N x N matrices A_k, held in host memory ---- */
 typedef struct qgml_model qgml_model;
@@ -74,7 +91,7 @@ int qgml_model_save(const qgml_model* m, const char* npy_path, qgml_dtype dtype)
 int qgml_model_shape(const qgml_model* m, int* d, int* n);
 /* Copies the D*N*N complex entries out (interleaved re, im, dtype of the reals). */
 int qgml_model_matrices(const qgml_model* m, void* out, qgml_dtype dtype);
-void qgml_model_destroy(qgml_model* m);
+int qgml_model_destroy(qgml_model* m);
 
 /* ---- training: the program's `qgml train`, in process ---- */
 typedef struct qgml_run qgml_run;
@@ -107,9 +124,10 @@ int qgml_run_dimension(const qgml_run* r, int* dimension, int* uncertain);
 /* The error bar of the run's estimate (as qgml_dimension_error); QGML_ERROR_IO when the run has no
  * dimension_summary.json or one written before error bars (no "error" field). Outputs may be NULL. */
 int qgml_run_dimension_error(const qgml_run* r, double* error, int* low, int* high);
-void qgml_run_destroy(qgml_run* r);
+int qgml_run_destroy(qgml_run* r);
 
 /* ---- analysis of a configuration on caller-owned points ---- */
+/* Each takes finite points only: a NaN or infinite coordinate is QGML_ERROR_INVALID_ARGUMENT naming it. */
 /* Per point: the reconstruction xbar (T x D), sigma^2 (T) and E_0 (T); each output may be NULL. *loss
  * (may be NULL) gets mean(|x - xbar|^2 + w sigma^2) (spec 1.3). */
 int qgml_evaluate(const qgml_model* m, const void* points, int64_t t, int d, qgml_dtype dtype, double w, void* xbar,

@@ -1,5 +1,7 @@
 // Output files are written to a temporary name in the target directory and renamed into place, so a
 // reader never sees a half-written file and an interrupted write leaves the previous version intact.
+// The temporary (<path>.tmp.<pid>[.<n>]) is a new file (O_CREAT | O_EXCL | O_NOFOLLOW): a file or link
+// already at that name is never written through; the next name is tried.
 #pragma once
 
 #include <string>

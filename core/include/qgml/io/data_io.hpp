@@ -23,6 +23,10 @@ struct HostData {
   int rows = 0;
   int cols = 0;
   std::vector<double> values;
+  // A CSV file's header line (its 1-based number, 0 when the file has none) and its text (at most 200
+  // bytes), for the log.
+  long long header_line = 0;
+  std::string header = {};
 
   double& operator()(int r, int c) { return values[std::size_t(r) * cols + c]; }
   const double& operator()(int r, int c) const { return values[std::size_t(r) * cols + c]; }
@@ -30,7 +34,9 @@ struct HostData {
 
 // CSV: one point per line, coordinates separated by commas (spaces and tabs around a cell are ignored,
 // so are blank lines, a UTF-8 byte-order mark and '\r' line ends). The first non-blank line is a header,
-// and skipped, if any of its cells is not a number. Errors name the file and the 1-based line and column:
+// and skipped (HostData::header_line), when none of its cells is a number; a first line with a number
+// among other cells ('NA', an empty field) is data, and an error. Only regular files are read (a FIFO or
+// a device is refused before any read), lines of at most 1 MiB. Errors name the file and the 1-based line and column:
 // "line 7, column 3: 'abc' is not a number", "line 5 has 2 columns, expected 3",
 // "line 4, column 1: non-finite value" (nan, inf, or a number too large for a double), "no data rows".
 // Numbers are parsed independently of the C locale.

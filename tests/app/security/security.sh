@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# security.sh CASE WORKDIR QGML CONFIG
+# What a hostile file name or a planted symbolic link can make qgml do (issue 50), one case per call:
+#   shell        a data file named p';touch PWNED;'.csv: the plot step starts python with an argument
+#                vector, so no shell parses the run directory's name (a stub matplotlib on PYTHONPATH
+#                makes the plot step run where matplotlib is not installed)
+#   output_name  output.name '..', '.', 'a/b', '/abs', '../x': refused naming the setting, nothing
+#                created outside output.directory
+#   probe        a link at the writability probe's name (.qgml-write-test-<pid>) is not written through
+#   temporary    a link at an atomic write's temporary name (<path>.tmp.<pid>) is not written through
+#   lock         a link at a run's lock: --resume refused, the link's target unchanged
+#   log          a link at a run's log.txt: --resume refused, the link's target unchanged
+#   checkpoints  the run's checkpoints directory replaced by a link: --resume refused, the epoch-*
+#                directories at the link's target not deleted
+#   sample       a link in a sample directory: qgml sample --resume refused, the target unchanged
+#   csv_header   a first line with NA among numbers is an error naming line 1, not a dropped header; a
+#                real header is skipped and the log says so
+#   fifo         a FIFO as data (CSV or NPY) is refused at once, not waited on
+#   scale        a circle scaled by 1e200 or 1e-200 gives the unscaled circle's estimate
+#   epochs0      training.epochs 0 says that no epoch ran, never "final loss 0"
+#   eval_nonfinite  qgml eval with a non-finite loss exits non-zero with a message
+set -u
+case_=$1 work=$2 qgml=$3 config=$4
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
+export OMP_PROC_BIND=false
+fail() { echo "FAIL ($case_): $*"; for f in *.log; do [ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; }; done; exit 1; }
+quick=(--data.points 200 --training.epochs 2 --training.batch_size 100 --analysis.enabled false --output.plots false
+  --kokkos-disable-warnings)
+run_dir() { ls -d runs/*/ 2>/dev/null | head -n 1; }
+# A finished run in runs/ to resume from.
+train_once() {
+  "$qgml" train "$config" "${quick[@]}" --output.directory runs >train.log 2>&1 || fail "the first run failed"
+  run=$(run_dir)
+  run=${run%/}
+}
+# A file outside every directory qgml is given, which no case may change.
+outside() {
+  mkdir -p outside
+  echo "outside, unchanged" >outside/target
+}
+unchanged() { [ "$(cat outside/target)" = "outside, unchanged" ] || fail "the file outside was written: $(head -c 200 outside/target)"; }
+
+case $case_ in
+shell)
+  awk 'BEGIN { for (i = 0; i < 60; ++i) printf "%.6f,%.6f\n", cos(i / 9.549), sin(i / 9.549) }' >"p';touch PWNED;'.csv"
+  mkdir -p stub/matplotlib && : >stub/matplotlib/__init__.py
+  PYTHONPATH=$PWD/stub "$qgml" train "p';touch PWNED;'.csv" --training.epochs 2 --model.N 4 --output.directory runs \
+    --kokkos-disable-warnings >train.log 2>&1
+  [ -e PWNED ] && fail "the data file's name was run by a shell (PWNED created)"
+  find . -name PWNED | grep -q . && fail "PWNED created somewhere"
+  [ -n "$(run_dir)" ] || fail "the run did not start"
+  echo "ok: no shell parsed the run directory's name"
+  ;;
+output_name)
+  mkdir -p runs
+  for name in .. . a/b /abs/x ../escape "a/../.."; do
+    "$qgml" train "$config" "${quick[@]}" --output.directory runs/inner --output.name "$name" >train.log 2>&1
+    rc=$?
+    [ "$rc" -ne 0 ] || fail "output.name '$name' accepted"
+    grep -qF "output.name = '$name': expected a single directory name" train.log ||
+      fail "output.name '$name': no message naming the setting"
+  done
+  [ -z "$(ls -A runs)" ] || fail "something was created: $(ls -AR runs)"
+  ls -d ./*_2* ../*_2* /abs 2>/dev/null | grep -q . && fail "a run directory escaped output.directory"
+  echo "ok: every name with a path refused"
+  ;;
+probe)
+  outside
+  mkdir -p runs
+  # exec keeps the shell's pid: the probe's name is known before qgml starts.
+  bash -c 'ln -s "$PWD/outside/target" "runs/.qgml-write-test-$$" && exec "$@"' _ \
+    "$qgml" train "$config" "${quick[@]}" --output.directory runs >train.log 2>&1 || fail "training failed"
+  unchanged
+  [ -L "$(ls -d runs/.qgml-write-test-* | head -n 1)" ] || fail "the planted link was removed or replaced"
+  echo "ok: the probe passed over the planted link"
+  ;;
+temporary)
+  outside
+  bash -c 'ln -s "$PWD/outside/target" "points.csv.tmp.$$" && exec "$@"' _ \
+    "$qgml" generate --data.generator circle --data.points 50 --out points.csv --kokkos-disable-warnings \
+    >generate.log 2>&1 || fail "qgml generate failed"
+  unchanged
+  [ "$(wc -l <points.csv)" = 51 ] || fail "points.csv not written"
+  [ -L "$(ls points.csv.tmp.* | head -n 1)" ] || fail "the planted link was removed or replaced"
+  echo "ok: the atomic write passed over the planted link"
+  ;;
+lock | log)
+  outside
+  train_once
+  name=$([ "$case_" = lock ] && echo lock || echo log.txt)
+  rm -f "$run/$name"
+  ln -s "$PWD/outside/target" "$run/$name"
+  "$qgml" train --resume "$run" --training.epochs 4 --output.plots false --kokkos-disable-warnings >resume.log 2>&1
+  rc=$?
+  [ "$rc" -ne 0 ] || fail "resumed through a link at $name"
+  grep -q "'$name' is a symbolic link" resume.log || fail "no message naming the link"
+  unchanged
+  echo "ok: a link at $name refused"
+  ;;
+checkpoints)
+  train_once
+  mkdir -p outside/keep
+  for e in 000001 000002 000003; do mkdir -p "outside/keep/epoch-$e" && echo data >"outside/keep/epoch-$e/matrices.npy"; done
+  cp -r "$run/checkpoints/." outside/keep/
+  rm -rf "$run/checkpoints"
+  ln -s "$PWD/outside/keep" "$run/checkpoints"
+  before=$(cd outside/keep && find . | sort)
+  "$qgml" train --resume "$run" --training.epochs 6 --training.checkpoint_every 1 --output.plots false \
+    --kokkos-disable-warnings >resume.log 2>&1
+  rc=$?
+  [ "$rc" -ne 0 ] || fail "resumed through a linked checkpoints directory"
+  grep -q "'checkpoints' is a symbolic link" resume.log || fail "no message naming the link"
+  [ "$(cd outside/keep && find . | sort)" = "$before" ] || fail "the link's target was changed"
+  echo "ok: a linked checkpoints directory refused, nothing deleted at its target"
+  ;;
+sample)
+  outside
+  train_once
+  "$qgml" sample "$run" --chains 4 --steps 20 --warmup 10 --out samples --kokkos-disable-warnings >sample.log 2>&1 ||
+    fail "qgml sample failed"
+  ln -s "$PWD/outside/target" samples/extra
+  "$qgml" sample --resume samples --steps 40 --kokkos-disable-warnings >resume.log 2>&1
+  rc=$?
+  [ "$rc" -ne 0 ] || fail "resumed a sample directory holding a link"
+  grep -q "'extra' is a symbolic link" resume.log || fail "no message naming the link"
+  unchanged
+  echo "ok: a link in a sample directory refused"
+  ;;
+csv_header)
+  printf '1,NA,3\n4,5,6\n7,8,9\n' >na.csv
+  "$qgml" train na.csv --training.epochs 1 --output.directory runs --kokkos-disable-warnings >train.log 2>&1
+  [ $? -ne 0 ] || fail "a first line with NA was dropped as a header"
+  grep -q "na.csv': line 1, column 2: 'NA' is not a number" train.log || fail "no error naming line 1"
+  awk 'BEGIN { print "x,y"; for (i = 0; i < 60; ++i) printf "%.6f,%.6f\n", cos(i / 9.549), sin(i / 9.549) }' >named.csv
+  "$qgml" train named.csv --training.epochs 1 --model.N 4 --analysis.enabled false --output.plots false \
+    --output.directory runs --kokkos-disable-warnings >header.log 2>&1 || fail "a CSV with a header failed"
+  grep -q "data.file: line 1 is a header (x,y; no cell is a number), skipped" header.log ||
+    fail "the skipped header is not said"
+  grep -q "line 1 is a header" "$(run_dir)/log.txt" || fail "log.txt does not say the header was skipped"
+  echo "ok: NA on line 1 refused, a header skipped and logged"
+  ;;
+fifo)
+  mkfifo points.csv points.npy
+  for f in points.csv points.npy; do
+    timeout 20 "$qgml" train "$f" --training.epochs 1 --output.directory runs --kokkos-disable-warnings >train.log 2>&1
+    rc=$?
+    [ "$rc" -ne 124 ] || fail "$f: qgml waited on the FIFO"
+    [ "$rc" -ne 0 ] || fail "$f: a FIFO accepted"
+    grep -q "is not a regular file (a FIFO)" train.log || fail "$f: no message naming the FIFO"
+  done
+  echo "ok: FIFOs refused at once"
+  ;;
+scale)
+  awk 'BEGIN { srand(4); for (i = 0; i < 300; ++i) { p = 6.2831853 * rand(); printf "%.17g,%.17g\n", 3 + cos(p), 1 + sin(p) } }' >base.csv
+  awk -F, '{ printf "%.17g,%.17g\n", $1 * 1e200, $2 * 1e200 }' base.csv >big.csv
+  awk -F, '{ printf "%.17g,%.17g\n", $1 * 1e-200, $2 * 1e-200 }' base.csv >small.csv
+  opts=(--training.epochs 40 --model.N 8 --output.plots false --output.directory runs --kokkos-disable-warnings)
+  for f in base big small; do
+    "$qgml" train $f.csv "${opts[@]}" >$f.log 2>&1 || fail "$f.csv: training failed"
+    grep -q "automatic: data.standardize = true" $f.log || fail "$f.csv: not standardised"
+  done
+  for f in big small; do
+    [ "$(grep '^estimated intrinsic dimension' $f.log)" = "$(grep '^estimated intrinsic dimension' base.log)" ] ||
+      fail "$f.csv: another estimate than the unscaled data's"
+    [ "$(grep '^final loss' $f.log | cut -d' ' -f3)" = "$(grep '^final loss' base.log | cut -d' ' -f3)" ] ||
+      fail "$f.csv: another final loss than the unscaled data's"
+  done
+  for i in 1 2 3; do echo "5e-300,7e-300"; done >same.csv
+  "$qgml" train same.csv "${opts[@]}" >same.log 2>&1 && fail "identical points accepted"
+  grep -q "all points are identical" same.log || fail "identical points: no message"
+  echo "ok: 1e200 and 1e-200 give the unscaled estimate and loss, identical points refused"
+  ;;
+epochs0)
+  "$qgml" train "$config" "${quick[@]}" --training.epochs 0 --output.directory runs >train.log 2>&1 ||
+    fail "training.epochs 0 failed"
+  grep -q "^final loss" train.log && fail "a final loss printed although no epoch ran"
+  grep -q "no training: training.epochs = 0, no epoch ran" train.log || fail "no message that no epoch ran"
+  echo "ok: epochs 0 says that no epoch ran"
+  ;;
+eval_nonfinite)
+  awk 'BEGIN { for (i = 0; i < 20; ++i) printf "%.6e,%.6e,%.6e\n", (i + 1) * 1e200, -(i + 2) * 1e200, 3e200 }' >huge.csv
+  train_once
+  "$qgml" eval --matrices "$run/final_matrices.npy" --data huge.csv --out eval-out --w 0.5 \
+    --kokkos-disable-warnings >eval.log 2>&1
+  [ $? -ne 0 ] || fail "qgml eval exited 0 with a non-finite loss: $(grep '^loss' eval.log)"
+  grep -q "the loss is not finite" eval.log || fail "no message"
+  echo "ok: a non-finite loss is an error"
+  ;;
+*)
+  echo "unknown case $case_"
+  exit 2
+  ;;
+esac
