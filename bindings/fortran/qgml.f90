@@ -41,7 +41,7 @@ module qgml
   public :: qgml_model_create, qgml_model_load, qgml_model_save, qgml_model_shape, qgml_model_matrices, &
             qgml_model_destroy
   public :: qgml_train, qgml_resume, qgml_run_open, qgml_run_directory, qgml_run_model, qgml_run_epochs, &
-            qgml_run_history, qgml_run_dimension, qgml_run_destroy
+            qgml_run_history, qgml_run_dimension, qgml_run_dimension_error, qgml_run_destroy
   public :: qgml_evaluate, qgml_quantum_metric, qgml_dimension
 
   interface qgml_train
@@ -200,6 +200,13 @@ module qgml
       type(c_ptr), value :: r
       integer(c_int) :: dimension, uncertain
       integer(c_int) :: c_run_dimension
+    end function
+    function c_run_dimension_error(r, error, low, high) bind(C, name="qgml_run_dimension_error")
+      import :: c_ptr, c_int, c_double
+      type(c_ptr), value :: r
+      real(c_double) :: error
+      integer(c_int) :: low, high
+      integer(c_int) :: c_run_dimension_error
     end function
     function c_run_destroy(r) bind(C, name="qgml_run_destroy")
       import :: c_ptr, c_int
@@ -617,6 +624,24 @@ contains
     status = int(c_run_dimension(r%ptr, d, u))
     dimension = int(d)
     if (present(uncertain)) uncertain = u /= 0
+  end function
+
+  ! The error bar of the run's estimate (docs/dimension.md, "Error bars"): the standard deviation of the
+  ! mode over bootstrap resamples with neighbouring gap rules, and its 90 % interval [low, high].
+  function qgml_run_dimension_error(r, error, low, high) result(status)
+    type(qgml_run_t), intent(in) :: r
+    real(c_double), intent(out) :: error
+    integer, intent(out) :: low, high
+    integer :: status
+    integer(c_int) :: lo, hi
+    real(c_double) :: e
+    e = -1
+    lo = -1
+    hi = -1
+    status = int(c_run_dimension_error(r%ptr, e, lo, hi))
+    error = e
+    low = int(lo)
+    high = int(hi)
   end function
 
   subroutine qgml_run_destroy(r)

@@ -8,11 +8,11 @@ program estimate_dimension
   implicit none
   integer, parameter :: t = 400, d = 3
   real(c_double) :: x(d, t)  ! x(:, i) is point i: C's T x D row-major layout
-  real(c_double) :: z, r, phi, golden
+  real(c_double) :: z, r, phi, golden, error
   type(qgml_settings_t) :: s
   type(qgml_run_t) :: run
   character(len=4096) :: out_dir
-  integer :: i, dimension
+  integer :: i, dimension, low, high
   logical :: uncertain
 
   out_dir = "/tmp/qgml-example-fortran"
@@ -42,11 +42,15 @@ program estimate_dimension
   else
     print '(a, i0)', "estimated intrinsic dimension: ", dimension
   end if
+  ! Its error bar: the spread over bootstrap resamples of the points with neighbouring gap rules.
+  call check(qgml_run_dimension_error(run, error, low, high))
+  print '(a, f4.2, a, i0, a, i0, a)', "error bar: +- ", error, " (90 % interval [", low, ", ", high, "])"
 
   call qgml_run_destroy(run)
   call qgml_settings_destroy(s)
   call check(qgml_finalize())
   if (dimension /= 2) error stop 1
+  if (low > dimension .or. high < dimension .or. error < 0) error stop 1
 
 contains
 
