@@ -19,6 +19,8 @@
 #   scale        a circle scaled by 1e200 or 1e-200 gives the unscaled circle's estimate
 #   epochs0      training.epochs 0 says that no epoch ran, never "final loss 0"
 #   eval_nonfinite  qgml eval with a non-finite loss exits non-zero with a message
+#   resume_changes  --resume-with-changes model.N (a change that cannot apply to the checkpoint) is
+#                refused with config.yaml and changes.json byte-identical; a plain --resume still works
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -185,6 +187,25 @@ eval_nonfinite)
   [ $? -ne 0 ] || fail "qgml eval exited 0 with a non-finite loss: $(grep '^loss' eval.log)"
   grep -q "the loss is not finite" eval.log || fail "no message"
   echo "ok: a non-finite loss is an error"
+  ;;
+resume_changes)
+  train_once
+  # An accepted change first, so that changes.json exists and must stay as it is.
+  "$qgml" train --resume "$run" --training.epochs 3 --training.lr 0.02 --resume-with-changes training.lr \
+    --output.plots false --kokkos-disable-warnings >accept.log 2>&1 || fail "an accepted change refused"
+  [ -f "$run/changes.json" ] || fail "no changes.json after an accepted change"
+  cp "$run/config.yaml" config.before && cp "$run/changes.json" changes.before
+  "$qgml" train --resume "$run" --training.epochs 4 --model.N 5 --resume-with-changes model.N --output.plots false \
+    --kokkos-disable-warnings >resume.log 2>&1
+  [ $? -ne 0 ] || fail "a change of model.N applied to the checkpoint"
+  grep -q "do not match the configuration being trained" resume.log || fail "no message naming the mismatch"
+  cmp -s config.before "$run/config.yaml" || fail "config.yaml rewritten by a refused resume"
+  cmp -s changes.before "$run/changes.json" || fail "changes.json rewritten by a refused resume"
+  grep -q "model.N" "$run/changes.json" && fail "the refused change is recorded"
+  "$qgml" train --resume "$run" --training.epochs 4 --output.plots false --kokkos-disable-warnings >plain.log 2>&1 ||
+    fail "a plain --resume failed after the refused change"
+  [ "$(tail -n +2 "$run/history.csv" | wc -l)" -eq 4 ] || fail "the plain resume did not train"
+  echo "ok: a change that cannot apply refused before anything was written"
   ;;
 *)
   echo "unknown case $case_"
