@@ -21,6 +21,8 @@
 #   eval_nonfinite  qgml eval with a non-finite loss exits non-zero with a message
 #   resume_changes  --resume-with-changes model.N (a change that cannot apply to the checkpoint) is
 #                refused with config.yaml and changes.json byte-identical; a plain --resume still works
+#   target_both  data.target_column beside data.target_file is refused naming both (not ignored); the
+#                target file alone trains
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -206,6 +208,19 @@ resume_changes)
     fail "a plain --resume failed after the refused change"
   [ "$(tail -n +2 "$run/history.csv" | wc -l)" -eq 4 ] || fail "the plain resume did not train"
   echo "ok: a change that cannot apply refused before anything was written"
+  ;;
+target_both)
+  awk 'BEGIN { for (i = 0; i < 60; ++i) printf "%.6f,%.6f\n", cos(i / 9.549), sin(i / 9.549) }' >x.csv
+  awk 'BEGIN { for (i = 0; i < 60; ++i) printf "%.6f\n", cos(i / 9.549) + sin(i / 9.549) }' >y.csv
+  opts=(--task regression --training.epochs 1 --model.N 4 --analysis.enabled false --output.plots false
+    --output.directory runs --kokkos-disable-warnings)
+  "$qgml" train x.csv --data.target_file y.csv --data.target_column 0 "${opts[@]}" >both.log 2>&1
+  [ $? -ne 0 ] || fail "data.target_column 0 beside data.target_file accepted (and ignored)"
+  grep -q "data.target_column = 0 and data.target_file '.*y.csv'" both.log || fail "no message naming both settings"
+  [ -z "$(run_dir)" ] || fail "a run directory was created for a refused combination"
+  "$qgml" train x.csv --data.target_file y.csv "${opts[@]}" >file.log 2>&1 || fail "data.target_file alone failed"
+  grep -q "targets from .*y.csv" file.log || fail "the targets are not said to come from the file"
+  echo "ok: a target column beside a target file refused, the file alone trains"
   ;;
 *)
   echo "unknown case $case_"
