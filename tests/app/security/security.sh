@@ -23,6 +23,8 @@
 #                refused with config.yaml and changes.json byte-identical; a plain --resume still works
 #   target_both  data.target_column beside data.target_file is refused naming both (not ignored); the
 #                target file alone trains
+#   npy_repeated_key  an NPY header giving 'shape' (or 'descr') twice is refused naming the key (numpy
+#                keeps the last value); the same file with each key once is read
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -221,6 +223,35 @@ target_both)
   "$qgml" train x.csv --data.target_file y.csv "${opts[@]}" >file.log 2>&1 || fail "data.target_file alone failed"
   grep -q "targets from .*y.csv" file.log || fail "the targets are not said to come from the file"
   echo "ok: a target column beside a target file refused, the file alone trains"
+  ;;
+npy_repeated_key)
+  # An NPY file (version 1.0) of 12 little-endian doubles under the header dictionary $1.
+  npy() {
+    local h="$1" data='' v
+    while [ $(((10 + ${#h} + 1) % 16)) -ne 0 ]; do h+=' '; done
+    h+=$'\n'
+    for v in f0\\x3f 00\\x40 08\\x40 10\\x40 14\\x40 18\\x40 1c\\x40 20\\x40 22\\x40 24\\x40 26\\x40 28\\x40; do
+      data+="\\x00\\x00\\x00\\x00\\x00\\x00\\x$v"
+    done
+    printf '\x93NUMPY\x01\x00'
+    printf "\\x$(printf %02x ${#h})\\x00"
+    printf '%s' "$h"
+    printf "$data"
+  }
+  npy "{'descr': '<f8', 'fortran_order': False, 'shape': (6, 2), 'shape': (3, 4), }" >shape.npy
+  npy "{'descr': '<f4', 'fortran_order': False, 'shape': (6, 2), 'descr': '<f8', }" >descr.npy
+  npy "{'descr': '<f8', 'fortran_order': False, 'shape': (6, 2), }" >once.npy
+  [ "$(wc -c <once.npy)" -eq 176 ] || fail "the test's NPY file is malformed ($(wc -c <once.npy) bytes)"
+  opts=(--training.epochs 1 --model.N 2 --analysis.enabled false --output.plots false --output.directory runs
+    --kokkos-disable-warnings)
+  for key in shape descr; do
+    "$qgml" train $key.npy "${opts[@]}" >$key.log 2>&1
+    [ $? -ne 0 ] || fail "$key.npy: a repeated '$key' read"
+    grep -q "header repeats the key '$key'" $key.log || fail "$key.npy: no message naming the repeated key"
+  done
+  "$qgml" train once.npy "${opts[@]}" >once.log 2>&1 || fail "the NPY file with each key once was not read"
+  grep -q "6 points" once.log || fail "once.npy: not read as 6 points"
+  echo "ok: a repeated NPY header key refused"
   ;;
 *)
   echo "unknown case $case_"
