@@ -189,6 +189,14 @@ int sample(SampleSetup s, bool resume, bool quiet) {
   std::vector<double> samples;  // (draws, chains, D), data coordinates
   if (resume) {
     sampler.restore(exec, config, unpack_state(state_path, s.chains, d));
+    // Fewer steps than already done would divide the acceptance of every step done by the fewer steps
+    // asked for (an acceptance above 1) and keep more draws than --steps: refused before anything is written.
+    if (sampler.iteration() > long(s.sampler.warmup) + s.steps)
+      throw Error(
+          format("qgml sample --resume %s: --steps %ld is below the %ld sampling steps already done "
+                 "(iteration %ld, %d of warm-up); give --steps %ld or more to sample longer",
+                 s.out.c_str(), s.steps, sampler.iteration() - s.sampler.warmup, sampler.iteration(), s.sampler.warmup,
+                 sampler.iteration() - s.sampler.warmup));
     const long keep = draws_after(sampler.iteration(), s);
     if (keep > 0) {
       const NpyArray a = read_npy(samples_path);
@@ -277,6 +285,10 @@ int sample(SampleSetup s, bool resume, bool quiet) {
     }
   }
   const double seconds = timer.seconds();
+  // The final statistics (also where no block ran: a finished sampling resumed with its own --steps).
+  Kokkos::deep_copy(exec, acceptance_host, sampler.acceptance_sum());
+  Kokkos::deep_copy(exec, step_host, sampler.step_size());
+  fence(exec, "qgml::sample::statistics");
 
   // Acceptance per chain and the diagnostics of all draws.
   const long sampled = std::max(0L, total - s.sampler.warmup);

@@ -25,6 +25,9 @@
 #                target file alone trains
 #   npy_repeated_key  an NPY header giving 'shape' (or 'descr') twice is refused naming the key (numpy
 #                keeps the last value); the same file with each key once is read
+#   sample_fewer_steps  qgml sample --resume with --steps below the steps already done is refused with a
+#                message, sample.json and the draws unchanged (no acceptance above 1); the same --steps
+#                reports an acceptance of at most 1
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -252,6 +255,23 @@ npy_repeated_key)
   "$qgml" train once.npy "${opts[@]}" >once.log 2>&1 || fail "the NPY file with each key once was not read"
   grep -q "6 points" once.log || fail "once.npy: not read as 6 points"
   echo "ok: a repeated NPY header key refused"
+  ;;
+sample_fewer_steps)
+  train_once
+  "$qgml" sample "$run" --chains 4 --steps 40 --warmup 10 --out samples --kokkos-disable-warnings >sample.log 2>&1 ||
+    fail "qgml sample failed"
+  cp samples/sample.json sample.json.before && cp samples/samples.npy samples.npy.before
+  "$qgml" sample --resume samples --steps 10 --kokkos-disable-warnings >fewer.log 2>&1
+  [ $? -ne 0 ] || fail "fewer steps than done accepted: $(grep 'mean acceptance' fewer.log)"
+  grep -q -- "--steps 10 is below the 40 sampling steps already done" fewer.log || fail "no message"
+  cmp -s sample.json.before samples/sample.json || fail "sample.json rewritten by a refused resume"
+  cmp -s samples.npy.before samples/samples.npy || fail "samples.npy rewritten by a refused resume"
+  "$qgml" sample --resume samples --steps 40 --kokkos-disable-warnings >same.log 2>&1 || fail "the same --steps failed"
+  acc=$(sed -n 's/.*mean acceptance \([0-9.]*\);.*/\1/p' same.log)
+  [ -n "$acc" ] && awk -v a="$acc" 'BEGIN { exit !(a > 0 && a <= 1) }' || fail "acceptance '$acc' not in (0, 1]"
+  [ "$acc" = "$(sed -n 's/.*mean acceptance \([0-9.]*\);.*/\1/p' sample.log)" ] ||
+    fail "the resumed acceptance $acc differs from the first run's"
+  echo "ok: fewer steps than done refused, the same steps report the same acceptance"
   ;;
 *)
   echo "unknown case $case_"
