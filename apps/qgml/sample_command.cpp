@@ -387,6 +387,8 @@ int sample_command(const std::vector<std::string>& args) {
   }
 
   SampleSetup s;
+  // Held until sampling ends: one qgml process at a time writes a sample directory.
+  RunLock lock;
   if (!resume.empty()) {
     if (!run_dir.empty()) throw Error("qgml sample --resume takes the sample directory's own run; give no RUN_DIR");
     for (const auto& [k, v] : given)
@@ -395,6 +397,8 @@ int sample_command(const std::vector<std::string>& args) {
     const std::string path = (fs::path(resume) / "sample.json").string();
     if (!fs::exists(path) || !fs::exists(fs::path(resume) / "state.npy"))
       throw Error("--resume " + resume + ": no sample.json and state.npy there (not a qgml sample directory)");
+    refuse_links(resume, "sample directory");
+    lock = RunLock(resume, "sample directory");
     Json j;
     try {
       j = Json::parse(read_text(path));
@@ -490,6 +494,11 @@ int sample_command(const std::vector<std::string>& args) {
     fs::create_directories(s.out, ec);
     if (ec) throw FileError("output directory '" + s.out + "': cannot create: " + ec.message());
     refuse_links(s.out, "sample directory");
+    lock = RunLock(s.out, "sample directory");
+    // Again under the lock: a sampler that started into the same --out meanwhile has written its state.
+    if (fs::exists(fs::path(s.out) / "state.npy"))
+      throw Error("'" + s.out + "' already holds a sampling run: continue it with qgml sample --resume " + s.out +
+                  ", or choose another --out");
     check_writable_directory(s.out);
   }
   std::printf("automatic: thin %s\n", s.thin_origin.c_str());

@@ -28,6 +28,9 @@
 #   sample_fewer_steps  qgml sample --resume with --steps below the steps already done is refused with a
 #                message, sample.json and the draws unchanged (no acceptance above 1); the same --steps
 #                reports an acceptance of at most 1
+#   sample_lock  a second qgml sample into the --out of a running one (new or --resume) is refused
+#                naming the sample directory and the holder's pid; once the first has ended the directory
+#                can be used again
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -272,6 +275,37 @@ sample_fewer_steps)
   [ "$acc" = "$(sed -n 's/.*mean acceptance \([0-9.]*\);.*/\1/p' sample.log)" ] ||
     fail "the resumed acceptance $acc differs from the first run's"
   echo "ok: fewer steps than done refused, the same steps report the same acceptance"
+  ;;
+sample_lock)
+  train_once
+  "$qgml" sample "$run" --chains 4 --steps 1000000000 --warmup 10 --out samples --kokkos-disable-warnings \
+    >first.log 2>&1 &
+  first=$!
+  # sample.json is written once the first sampler is set up (and holds the lock).
+  for _ in $(seq 100); do [ -s samples/sample.json ] && break; sleep 0.2; done
+  [ -s samples/sample.json ] || { kill "$first"; fail "the first sampler did not start"; }
+  "$qgml" sample "$run" --chains 4 --steps 20 --warmup 10 --out samples --kokkos-disable-warnings >second.log 2>&1
+  rc=$?
+  kill -0 "$first" 2>/dev/null || fail "the first sampler ended before the second was tried"
+  kill "$first"
+  wait "$first" 2>/dev/null
+  [ "$rc" -ne 0 ] || fail "two samplers wrote into one --out"
+  grep -q "sample directory 'samples' is in use: another qgml process (pid $first)" second.log ||
+    fail "no message naming the sample directory and the holder"
+  "$qgml" sample "$run" --chains 4 --steps 20 --warmup 10 --out samples --kokkos-disable-warnings >third.log 2>&1 ||
+    fail "the sample directory is not usable after the first sampler ended"
+  # A --resume while a sampler writes the directory is refused too.
+  "$qgml" sample --resume samples --steps 1000000000 --kokkos-disable-warnings >resume1.log 2>&1 &
+  first=$!
+  for _ in $(seq 100); do grep -q "^$first\$" samples/lock 2>/dev/null && break; sleep 0.2; done
+  "$qgml" sample --resume samples --steps 40 --kokkos-disable-warnings >resume2.log 2>&1
+  rc=$?
+  kill "$first"
+  wait "$first" 2>/dev/null
+  [ "$rc" -ne 0 ] || fail "two resumed samplers wrote into one directory"
+  grep -q "sample directory 'samples' is in use: another qgml process (pid $first)" resume2.log ||
+    fail "no message naming the sample directory and the holder (resume)"
+  echo "ok: a second sampler into a sample directory in use refused"
   ;;
 *)
   echo "unknown case $case_"
