@@ -33,14 +33,14 @@ void refuse_links(const std::string& dir, const std::string& what) {
                       "' is a symbolic link; qgml never writes through links (remove it)");
 }
 
-RunLock::RunLock(const std::string& run_dir) {
+RunLock::RunLock(const std::string& run_dir, const std::string& what) {
   const std::string path = (fs::path(run_dir) / "lock").string();
   // O_NOFOLLOW: a link planted at the lock's name would have the pid written into its target.
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0 && errno == ELOOP)
-    throw FileError("run directory '" + run_dir + "': its lock file " + path +
+    throw FileError(what + " '" + run_dir + "': its lock file " + path +
                     " is a symbolic link; qgml never writes through links (remove it)");
-  if (fd_ < 0) throw FileError("run directory '" + run_dir + "': cannot open its lock file: " + std::strerror(errno));
+  if (fd_ < 0) throw FileError(what + " '" + run_dir + "': cannot open its lock file: " + std::strerror(errno));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
     char holder[32] = {0};
@@ -50,9 +50,9 @@ RunLock::RunLock(const std::string& run_dir) {
     ::close(fd_);
     fd_ = -1;
     if (error == EWOULDBLOCK)
-      throw Error("run directory '" + run_dir + "' is in use: another qgml process (pid " + pid + ") holds its lock " +
-                  path + "; wait for it to end");
-    throw FileError("run directory '" + run_dir + "': cannot lock " + path + ": " + std::strerror(error));
+      throw Error(what + " '" + run_dir + "' is in use: another qgml process (pid " + pid + ") holds its lock " + path +
+                  "; wait for it to end");
+    throw FileError(what + " '" + run_dir + "': cannot lock " + path + ": " + std::strerror(error));
   }
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) != ssize_t(pid.size())) {

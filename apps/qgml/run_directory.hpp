@@ -23,12 +23,13 @@ void refuse_links(const std::string& dir, const std::string& what);
 std::string create_run_directory(const std::string& parent, const std::string& name);
 
 // An exclusive lock on a run directory (flock on its file `lock`, which holds the holder's pid), held
-// until destruction: one qgml process at a time trains in a run directory.
+// until destruction: one qgml process at a time trains in a run directory (or writes a sample directory).
 class RunLock {
  public:
   RunLock() = default;
-  // Throws qgml::Error naming the run and the holder's pid when another process holds the lock.
-  explicit RunLock(const std::string& run_dir);
+  // Throws qgml::Error naming the directory (as `what`, e.g. "sample directory") and the holder's pid
+  // when another process holds the lock.
+  explicit RunLock(const std::string& run_dir, const std::string& what = "run directory");
   ~RunLock();
   RunLock(RunLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
   RunLock& operator=(RunLock&& o) noexcept;

@@ -189,6 +189,14 @@ int sample(SampleSetup s, bool resume, bool quiet) {
   std::vector<double> samples;  // (draws, chains, D), data coordinates
   if (resume) {
     sampler.restore(exec, config, unpack_state(state_path, s.chains, d));
+    // Fewer steps than already done would divide the acceptance of every step done by the fewer steps
+    // asked for (an acceptance above 1) and keep more draws than --steps: refused before anything is written.
+    if (sampler.iteration() > long(s.sampler.warmup) + s.steps)
+      throw Error(
+          format("qgml sample --resume %s: --steps %ld is below the %ld sampling steps already done "
+                 "(iteration %ld, %d of warm-up); give --steps %ld or more to sample longer",
+                 s.out.c_str(), s.steps, sampler.iteration() - s.sampler.warmup, sampler.iteration(), s.sampler.warmup,
+                 sampler.iteration() - s.sampler.warmup));
     const long keep = draws_after(sampler.iteration(), s);
     if (keep > 0) {
       const NpyArray a = read_npy(samples_path);
@@ -277,6 +285,10 @@ int sample(SampleSetup s, bool resume, bool quiet) {
     }
   }
   const double seconds = timer.seconds();
+  // The final statistics (also where no block ran: a finished sampling resumed with its own --steps).
+  Kokkos::deep_copy(exec, acceptance_host, sampler.acceptance_sum());
+  Kokkos::deep_copy(exec, step_host, sampler.step_size());
+  fence(exec, "qgml::sample::statistics");
 
   // Acceptance per chain and the diagnostics of all draws.
   const long sampled = std::max(0L, total - s.sampler.warmup);
@@ -375,6 +387,8 @@ int sample_command(const std::vector<std::string>& args) {
   }
 
   SampleSetup s;
+  // Held until sampling ends: one qgml process at a time writes a sample directory.
+  RunLock lock;
   if (!resume.empty()) {
     if (!run_dir.empty()) throw Error("qgml sample --resume takes the sample directory's own run; give no RUN_DIR");
     for (const auto& [k, v] : given)
@@ -383,6 +397,8 @@ int sample_command(const std::vector<std::string>& args) {
     const std::string path = (fs::path(resume) / "sample.json").string();
     if (!fs::exists(path) || !fs::exists(fs::path(resume) / "state.npy"))
       throw Error("--resume " + resume + ": no sample.json and state.npy there (not a qgml sample directory)");
+    refuse_links(resume, "sample directory");
+    lock = RunLock(resume, "sample directory");
     Json j;
     try {
       j = Json::parse(read_text(path));
@@ -478,6 +494,11 @@ int sample_command(const std::vector<std::string>& args) {
     fs::create_directories(s.out, ec);
     if (ec) throw FileError("output directory '" + s.out + "': cannot create: " + ec.message());
     refuse_links(s.out, "sample directory");
+    lock = RunLock(s.out, "sample directory");
+    // Again under the lock: a sampler that started into the same --out meanwhile has written its state.
+    if (fs::exists(fs::path(s.out) / "state.npy"))
+      throw Error("'" + s.out + "' already holds a sampling run: continue it with qgml sample --resume " + s.out +
+                  ", or choose another --out");
     check_writable_directory(s.out);
   }
   std::printf("automatic: thin %s\n", s.thin_origin.c_str());

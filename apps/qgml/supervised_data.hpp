@@ -134,6 +134,11 @@ inline SupervisedData load_supervised_data(const Config& c, const PointsInMemory
   HostData targets;
   int target = -1;
   if (!target_file.empty()) {
+    // The targets come from one place: a target column named beside a target file would be ignored.
+    if (c.integer("data.target_column") != -1)
+      throw Error("data.target_column = " + c.text("data.target_column") + " and data.target_file '" + target_file +
+                  "': the targets come either from a column of the data (data.target_column) or from a file "
+                  "(data.target_file, every column of the data a feature); set one of them");
     targets = read_points(target_file);
     if (targets.cols != 1 || targets.rows != raw.rows)
       throw Error(

@@ -543,12 +543,21 @@ bool no_checkpoint_yet(const std::string& checkpoint_dir) {
   return true;
 }
 
-// A collective. Compares the fingerprint of the checkpoint LATEST names (read and verified), or, where
-// the run has no checkpoint yet (`fresh`), the settings of its config.yaml, with the run's:
-// differences not in `accepted` are an error listing them; accepted ones are logged, appended to the
-// run's changes.json, and config.yaml is rewritten to the configuration that now runs.
-void check_resume(const Config& c, const std::string& run_dir, const std::string& checkpoint_dir, bool fresh,
-                  const CheckpointFingerprint& now, const AcceptedChanges& accepted, Log& log, Communicator& comm) {
+// What a resume accepted (check_resume), written to the run by record_resume once the checkpoint has
+// been loaded: the checkpoint's epoch and the accepted differences, each with its description.
+struct AcceptedResume {
+  int epoch = 0;
+  std::vector<std::pair<FingerprintChange, std::string>> changes;
+};
+
+// A collective that writes nothing. Compares the fingerprint of the checkpoint LATEST names (read and
+// verified), or, where the run has no checkpoint yet (`fresh`), the settings of its config.yaml, with
+// the run's: differences not in `accepted` are an error listing them; the accepted ones are returned
+// for record_resume, called only after everything else has been checked (the checkpoint loaded), so
+// that a change that cannot apply leaves config.yaml and changes.json as they were.
+AcceptedResume check_resume(const std::string& run_dir, const std::string& checkpoint_dir, bool fresh,
+                            const CheckpointFingerprint& now, const AcceptedChanges& accepted, Log& log,
+                            Communicator& comm) {
   CheckpointState saved;
   run_collectively(comm, [&] {
     if (!fresh) {
@@ -581,29 +590,41 @@ void check_resume(const Config& c, const std::string& run_dir, const std::string
     for (const std::string& key : accepted)
       log.line("--resume-with-changes " + key + ": no such difference (nothing to accept)");
   }
-  if (comm.rank() != 0) return;
-  const Config recorded = load_config((fs::path(run_dir) / "config.yaml").string(), {});
-  bool config_differs = false;
-  for (const Setting& s : schema()) config_differs = config_differs || recorded.text(s.key) != c.text(s.key);
-  if (config_differs) write_file_atomically((fs::path(run_dir) / "config.yaml").string(), config_yaml(c));
-  if (changes.empty()) return;
-  const fs::path record = fs::path(run_dir) / "changes.json";
-  Json entries = Json::array();
-  if (fs::exists(record)) {
-    std::ifstream in(record);
-    entries = Json::parse(in, nullptr, false);
-    if (!entries.is_array()) entries = Json::array();
-  }
-  Json list = Json::array();
-  for (const FingerprintChange& d : changes) {
-    log.line("resume with changes (accepted) at epoch " + std::to_string(saved.epoch) + ": " + describe(d));
-    list.push_back({{"key", d.key}, {"checkpoint", d.before}, {"now", d.now}});
-  }
-  const std::time_t t = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&t));
-  entries.push_back({{"epoch", saved.epoch}, {"time", stamp}, {"changes", list}});
-  write_json_file(record.string(), entries);
+  AcceptedResume out;
+  out.epoch = saved.epoch;
+  for (const FingerprintChange& d : changes) out.changes.emplace_back(d, describe(d));
+  return out;
+}
+
+// A collective, after check_resume and after the checkpoint has been loaded: logs the accepted changes,
+// appends them to the run's changes.json and rewrites config.yaml to the configuration that now runs.
+void record_resume(const Config& c, const std::string& run_dir, const AcceptedResume& resume, Log& log,
+                   Communicator& comm) {
+  for (const auto& [d, description] : resume.changes)
+    log.line("resume with changes (accepted) at epoch " + std::to_string(resume.epoch) + ": " + description);
+  run_collectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    const Config recorded = load_config((fs::path(run_dir) / "config.yaml").string(), {});
+    bool config_differs = false;
+    for (const Setting& s : schema()) config_differs = config_differs || recorded.text(s.key) != c.text(s.key);
+    if (config_differs) write_file_atomically((fs::path(run_dir) / "config.yaml").string(), config_yaml(c));
+    if (resume.changes.empty()) return;
+    const fs::path record = fs::path(run_dir) / "changes.json";
+    Json entries = Json::array();
+    if (fs::exists(record)) {
+      std::ifstream in(record);
+      entries = Json::parse(in, nullptr, false);
+      if (!entries.is_array()) entries = Json::array();
+    }
+    Json list = Json::array();
+    for (const auto& [d, description] : resume.changes)
+      list.push_back({{"key", d.key}, {"checkpoint", d.before}, {"now", d.now}});
+    const std::time_t t = std::time(nullptr);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&t));
+    entries.push_back({{"epoch", resume.epoch}, {"time", stamp}, {"changes", list}});
+    write_json_file(record.string(), entries);
+  });
 }
 
 template <class Real, class DataSpace>
@@ -679,12 +700,17 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
   trainer.set_fingerprint(fingerprint);
   // A run stopped before its epoch-0 checkpoint starts from epoch 0 with its own config.yaml.
   const bool fresh = resume_dir.empty() || no_checkpoint_yet(settings.checkpoint_dir);
-  if (!resume_dir.empty()) {
-    check_resume(c, run_dir, settings.checkpoint_dir, fresh, fingerprint, accepted, log, comm);
+  std::optional<AcceptedResume> accepted_resume;
+  if (!resume_dir.empty())
+    accepted_resume = check_resume(run_dir, settings.checkpoint_dir, fresh, fingerprint, accepted, log, comm);
+  // Nothing is written to the run before the checkpoint has been loaded: a change that cannot apply
+  // (another N or D, another seed) leaves the run resumable as it was.
+  if (!fresh) trainer.load_checkpoint(settings.checkpoint_dir);
+  if (accepted_resume) {
+    record_resume(c, run_dir, *accepted_resume, log, comm);
     if (fresh) log.line("resume: " + run_dir + " has no checkpoint yet; starting it from epoch 0");
   }
   if (!fresh) {
-    trainer.load_checkpoint(settings.checkpoint_dir);
     log.line(format("resuming %s at epoch %d of %d", run_dir.c_str(), trainer.epoch(), settings.epochs));
     if (trainer.already_stopped_early()) {
       log.line(

@@ -59,8 +59,25 @@ namespace {
   throw FileError("npy file '" + path + "': " + what);
 }
 
-// Value of 'key' in the header dictionary, e.g. "'<f8'", "False", "(3, 4, 4)".
+// How often `key` appears as a key of the header dictionary: quoted in ' or " and followed by ':'.
+int key_count(const std::string& header, const std::string& key) {
+  int count = 0;
+  for (const char quote : {'\'', '"'}) {
+    const std::string quoted = quote + key + quote;
+    for (auto p = header.find(quoted); p != std::string::npos; p = header.find(quoted, p + 1)) {
+      auto q = p + quoted.size();
+      while (q < header.size() && header[q] == ' ') ++q;
+      if (q < header.size() && header[q] == ':') ++count;
+    }
+  }
+  return count;
+}
+
+// Value of 'key' in the header dictionary, e.g. "'<f8'", "False", "(3, 4, 4)". A key given twice is an
+// error: numpy's reader (a Python dict literal) would keep the last value, this one the first.
 std::string header_value(const std::string& header, const std::string& key, const std::string& path) {
+  if (key_count(header, key) > 1)
+    fail(path, "header repeats the key '" + key + "' (ambiguous: numpy would read its last value): " + header);
   const std::string quoted = "'" + key + "'";
   auto p = header.find(quoted);
   if (p == std::string::npos) fail(path, "header has no '" + key + "' entry: " + header);

@@ -19,6 +19,18 @@
 #   scale        a circle scaled by 1e200 or 1e-200 gives the unscaled circle's estimate
 #   epochs0      training.epochs 0 says that no epoch ran, never "final loss 0"
 #   eval_nonfinite  qgml eval with a non-finite loss exits non-zero with a message
+#   resume_changes  --resume-with-changes model.N (a change that cannot apply to the checkpoint) is
+#                refused with config.yaml and changes.json byte-identical; a plain --resume still works
+#   target_both  data.target_column beside data.target_file is refused naming both (not ignored); the
+#                target file alone trains
+#   npy_repeated_key  an NPY header giving 'shape' (or 'descr') twice is refused naming the key (numpy
+#                keeps the last value); the same file with each key once is read
+#   sample_fewer_steps  qgml sample --resume with --steps below the steps already done is refused with a
+#                message, sample.json and the draws unchanged (no acceptance above 1); the same --steps
+#                reports an acceptance of at most 1
+#   sample_lock  a second qgml sample into the --out of a running one (new or --resume) is refused
+#                naming the sample directory and the holder's pid; once the first has ended the directory
+#                can be used again
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -185,6 +197,115 @@ eval_nonfinite)
   [ $? -ne 0 ] || fail "qgml eval exited 0 with a non-finite loss: $(grep '^loss' eval.log)"
   grep -q "the loss is not finite" eval.log || fail "no message"
   echo "ok: a non-finite loss is an error"
+  ;;
+resume_changes)
+  train_once
+  # An accepted change first, so that changes.json exists and must stay as it is.
+  "$qgml" train --resume "$run" --training.epochs 3 --training.lr 0.02 --resume-with-changes training.lr \
+    --output.plots false --kokkos-disable-warnings >accept.log 2>&1 || fail "an accepted change refused"
+  [ -f "$run/changes.json" ] || fail "no changes.json after an accepted change"
+  cp "$run/config.yaml" config.before && cp "$run/changes.json" changes.before
+  "$qgml" train --resume "$run" --training.epochs 4 --model.N 5 --resume-with-changes model.N --output.plots false \
+    --kokkos-disable-warnings >resume.log 2>&1
+  [ $? -ne 0 ] || fail "a change of model.N applied to the checkpoint"
+  grep -q "do not match the configuration being trained" resume.log || fail "no message naming the mismatch"
+  cmp -s config.before "$run/config.yaml" || fail "config.yaml rewritten by a refused resume"
+  cmp -s changes.before "$run/changes.json" || fail "changes.json rewritten by a refused resume"
+  grep -q "model.N" "$run/changes.json" && fail "the refused change is recorded"
+  "$qgml" train --resume "$run" --training.epochs 4 --output.plots false --kokkos-disable-warnings >plain.log 2>&1 ||
+    fail "a plain --resume failed after the refused change"
+  [ "$(tail -n +2 "$run/history.csv" | wc -l)" -eq 4 ] || fail "the plain resume did not train"
+  echo "ok: a change that cannot apply refused before anything was written"
+  ;;
+target_both)
+  awk 'BEGIN { for (i = 0; i < 60; ++i) printf "%.6f,%.6f\n", cos(i / 9.549), sin(i / 9.549) }' >x.csv
+  awk 'BEGIN { for (i = 0; i < 60; ++i) printf "%.6f\n", cos(i / 9.549) + sin(i / 9.549) }' >y.csv
+  opts=(--task regression --training.epochs 1 --model.N 4 --analysis.enabled false --output.plots false
+    --output.directory runs --kokkos-disable-warnings)
+  "$qgml" train x.csv --data.target_file y.csv --data.target_column 0 "${opts[@]}" >both.log 2>&1
+  [ $? -ne 0 ] || fail "data.target_column 0 beside data.target_file accepted (and ignored)"
+  grep -q "data.target_column = 0 and data.target_file '.*y.csv'" both.log || fail "no message naming both settings"
+  [ -z "$(run_dir)" ] || fail "a run directory was created for a refused combination"
+  "$qgml" train x.csv --data.target_file y.csv "${opts[@]}" >file.log 2>&1 || fail "data.target_file alone failed"
+  grep -q "targets from .*y.csv" file.log || fail "the targets are not said to come from the file"
+  echo "ok: a target column beside a target file refused, the file alone trains"
+  ;;
+npy_repeated_key)
+  # An NPY file (version 1.0) of 12 little-endian doubles under the header dictionary $1.
+  npy() {
+    local h="$1" data='' v
+    while [ $(((10 + ${#h} + 1) % 16)) -ne 0 ]; do h+=' '; done
+    h+=$'\n'
+    for v in f0\\x3f 00\\x40 08\\x40 10\\x40 14\\x40 18\\x40 1c\\x40 20\\x40 22\\x40 24\\x40 26\\x40 28\\x40; do
+      data+="\\x00\\x00\\x00\\x00\\x00\\x00\\x$v"
+    done
+    printf '\x93NUMPY\x01\x00'
+    printf "\\x$(printf %02x ${#h})\\x00"
+    printf '%s' "$h"
+    printf "$data"
+  }
+  npy "{'descr': '<f8', 'fortran_order': False, 'shape': (6, 2), 'shape': (3, 4), }" >shape.npy
+  npy "{'descr': '<f4', 'fortran_order': False, 'shape': (6, 2), 'descr': '<f8', }" >descr.npy
+  npy "{'descr': '<f8', 'fortran_order': False, 'shape': (6, 2), }" >once.npy
+  [ "$(wc -c <once.npy)" -eq 176 ] || fail "the test's NPY file is malformed ($(wc -c <once.npy) bytes)"
+  opts=(--training.epochs 1 --model.N 2 --analysis.enabled false --output.plots false --output.directory runs
+    --kokkos-disable-warnings)
+  for key in shape descr; do
+    "$qgml" train $key.npy "${opts[@]}" >$key.log 2>&1
+    [ $? -ne 0 ] || fail "$key.npy: a repeated '$key' read"
+    grep -q "header repeats the key '$key'" $key.log || fail "$key.npy: no message naming the repeated key"
+  done
+  "$qgml" train once.npy "${opts[@]}" >once.log 2>&1 || fail "the NPY file with each key once was not read"
+  grep -q "6 points" once.log || fail "once.npy: not read as 6 points"
+  echo "ok: a repeated NPY header key refused"
+  ;;
+sample_fewer_steps)
+  train_once
+  "$qgml" sample "$run" --chains 4 --steps 40 --warmup 10 --out samples --kokkos-disable-warnings >sample.log 2>&1 ||
+    fail "qgml sample failed"
+  cp samples/sample.json sample.json.before && cp samples/samples.npy samples.npy.before
+  "$qgml" sample --resume samples --steps 10 --kokkos-disable-warnings >fewer.log 2>&1
+  [ $? -ne 0 ] || fail "fewer steps than done accepted: $(grep 'mean acceptance' fewer.log)"
+  grep -q -- "--steps 10 is below the 40 sampling steps already done" fewer.log || fail "no message"
+  cmp -s sample.json.before samples/sample.json || fail "sample.json rewritten by a refused resume"
+  cmp -s samples.npy.before samples/samples.npy || fail "samples.npy rewritten by a refused resume"
+  "$qgml" sample --resume samples --steps 40 --kokkos-disable-warnings >same.log 2>&1 || fail "the same --steps failed"
+  acc=$(sed -n 's/.*mean acceptance \([0-9.]*\);.*/\1/p' same.log)
+  [ -n "$acc" ] && awk -v a="$acc" 'BEGIN { exit !(a > 0 && a <= 1) }' || fail "acceptance '$acc' not in (0, 1]"
+  [ "$acc" = "$(sed -n 's/.*mean acceptance \([0-9.]*\);.*/\1/p' sample.log)" ] ||
+    fail "the resumed acceptance $acc differs from the first run's"
+  echo "ok: fewer steps than done refused, the same steps report the same acceptance"
+  ;;
+sample_lock)
+  train_once
+  "$qgml" sample "$run" --chains 4 --steps 1000000000 --warmup 10 --out samples --kokkos-disable-warnings \
+    >first.log 2>&1 &
+  first=$!
+  # sample.json is written once the first sampler is set up (and holds the lock).
+  for _ in $(seq 100); do [ -s samples/sample.json ] && break; sleep 0.2; done
+  [ -s samples/sample.json ] || { kill "$first"; fail "the first sampler did not start"; }
+  "$qgml" sample "$run" --chains 4 --steps 20 --warmup 10 --out samples --kokkos-disable-warnings >second.log 2>&1
+  rc=$?
+  kill -0 "$first" 2>/dev/null || fail "the first sampler ended before the second was tried"
+  kill "$first"
+  wait "$first" 2>/dev/null
+  [ "$rc" -ne 0 ] || fail "two samplers wrote into one --out"
+  grep -q "sample directory 'samples' is in use: another qgml process (pid $first)" second.log ||
+    fail "no message naming the sample directory and the holder"
+  "$qgml" sample "$run" --chains 4 --steps 20 --warmup 10 --out samples --kokkos-disable-warnings >third.log 2>&1 ||
+    fail "the sample directory is not usable after the first sampler ended"
+  # A --resume while a sampler writes the directory is refused too.
+  "$qgml" sample --resume samples --steps 1000000000 --kokkos-disable-warnings >resume1.log 2>&1 &
+  first=$!
+  for _ in $(seq 100); do grep -q "^$first\$" samples/lock 2>/dev/null && break; sleep 0.2; done
+  "$qgml" sample --resume samples --steps 40 --kokkos-disable-warnings >resume2.log 2>&1
+  rc=$?
+  kill "$first"
+  wait "$first" 2>/dev/null
+  [ "$rc" -ne 0 ] || fail "two resumed samplers wrote into one directory"
+  grep -q "sample directory 'samples' is in use: another qgml process (pid $first)" resume2.log ||
+    fail "no message naming the sample directory and the holder (resume)"
+  echo "ok: a second sampler into a sample directory in use refused"
   ;;
 *)
   echo "unknown case $case_"
