@@ -7,7 +7,7 @@
 //   qgml_bench_eigh [--N 3 4 8 16 32 64] [--T 2500] [--precision double float]
 //                   [--impl qgml qgml-serial qgml-packed lapacke cusolver qgml-warm qgml-team]
 //                   [--repeats 5] [--warmup 1] [--chunk 25000] [--gemm 1] [--out FILE]
-//                   [--cusolver-method auto|jacobi|heevd] [--streams 4] [--shapes auto lanes8x16 team32]
+//                   [--cusolver-method auto|jacobi|heevd|syev] [--streams 4] [--shapes auto lanes8x16 team32]
 //                   [--staging auto none scratch]
 // (default --impl: qgml lapacke on host builds, qgml cusolver on CUDA builds). cusolver: batched Jacobi
 // for N <= 32, heevd per matrix on --streams streams above; the solver (handles, workspace) is created
@@ -137,8 +137,10 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
           options.method = qgml::cusolver::EighMethod::jacobi_batched;
         } else if (method == "heevd") {
           options.method = qgml::cusolver::EighMethod::heevd;
+        } else if (method == "syev") {
+          options.method = qgml::cusolver::EighMethod::syev_batched;
         } else if (method != "auto") {
-          std::fprintf(stderr, "unknown --cusolver-method '%s' (auto, jacobi, heevd)\n", method.c_str());
+          std::fprintf(stderr, "unknown --cusolver-method '%s' (auto, jacobi, heevd, syev)\n", method.c_str());
           std::exit(2);
         }
         options.streams = args.integer("streams", 4);
@@ -179,8 +181,11 @@ void run_eigh(const Args& args, const std::string& impl, const std::string& prec
   if (impl == "qgml-warm") line.add("mean_sweeps", sweep_sum / count);
 #ifdef QGML_BENCH_WITH_CUSOLVER
   if (cusolver_eigh) {
-    const bool jacobi = cusolver_eigh->method() == qgml::cusolver::EighMethod::jacobi_batched;
-    line.add("cusolver_method", jacobi ? "jacobi_batched" : "heevd").add("streams", cusolver_eigh->streams());
+    const auto method = cusolver_eigh->method();
+    line.add("cusolver_method", method == qgml::cusolver::EighMethod::jacobi_batched ? "jacobi_batched"
+                                : method == qgml::cusolver::EighMethod::heevd        ? "heevd"
+                                                                                     : "syev_batched")
+        .add("streams", cusolver_eigh->streams());
   }
 #endif
   emit(line, args.string("out", ""));

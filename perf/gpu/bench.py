@@ -2,8 +2,9 @@
 """GPU benchmarks of perf/gpu/run.sh: qgml against cuSOLVER and PyTorch on the same GPU.
 
 Cases (double; --quick shrinks them to a flow check of a minute):
-  eigh    T = 1e5, N = 8 16 32 64: qgml_bench_eigh --impl qgml and cusolver, torch_eigh.py
-  train   T = 1e6, N = 8 64, mini-batch --train-batch (10000), w = 0: qgml_bench_train against two PyTorch
+  eigh    T = 1e5, N = 8 16 32 64: qgml_bench_eigh --impl qgml, cusolver (batched Jacobi to N = 32,
+          heevd above) and cusolver_syev (cusolverDnXsyevBatched), torch_eigh.py (torch.linalg.eigh)
+  train   T = 1e6, N = 8 16 32 64, mini-batch --train-batch (10000), w = 0: qgml_bench_train against two PyTorch
           trainers: torch_train_epoch.py (the reference's style, autograd through eigh) and
           torch_train_vectorised.py (one GEMM builds H, analytic backward of spec 2.5: the fastest peer)
   metric  T = 1e5, N = 8 64: qgml_bench_metric, torch_metric.py
@@ -15,7 +16,9 @@ would start after --deadline seconds are recorded as skipped. Nothing is ever dr
 Output: FILE.jsonl (a run_info line, then the drivers' and baselines' JSON lines, each with
 requested_threads = 1 so that qgml, cuSOLVER and torch share a table row, and a "status" line for every
 case not measured) and FILE.md: perf/run_perf.py's tables of that file, then the targets of the GPU issue
-(train: torch / qgml >= 10 at N = 8 and 64; eigh: cusolver / qgml >= 2 at N = 8, 16, 32).
+(train: the faster torch / qgml >= 15 at N = 8 and >= 30 at N = 64; eigh: the faster cuSOLVER method
+(batched Jacobi or heevd, and cusolverDnXsyevBatched) / qgml >= 2 at N = 8, 16, 32 and >= 1 at N = 64),
+then qgml's nominal FP64 rate and traffic lower bound against the GPU's peaks.
   perf/gpu/bench.py --build build/gpu-hopper90 --out perf/results/gpu/bench
   perf/gpu/bench.py --build build/openmp --device cpu --quick --out /tmp/flow   # CPU flow check
 """
@@ -34,12 +37,19 @@ sys.path.insert(0, PERF)
 import compare  # noqa: E402  (commands, JSON lines, result files)
 import run_perf  # noqa: E402  (TorchWorker, build_config, summary_markdown)
 
-FULL = {"eigh": dict(T=100000, N=[8, 16, 32, 64]), "train": dict(T=1000000, N=[8, 64]),
+FULL = {"eigh": dict(T=100000, N=[8, 16, 32, 64]), "train": dict(T=1000000, N=[8, 16, 32, 64]),
         "metric": dict(T=100000, N=[8, 64])}
 QUICK = {"eigh": dict(T=10000, N=[8, 16]), "train": dict(T=10000, N=[8]), "metric": dict(T=10000, N=[8])}
-# suite: (reference impls, the fastest of which is the yardstick; goal ratio; N)
-TARGETS = {"train_epoch": (("torch", "torch_vectorised"), 10.0, (8, 64)), "eigh": (("cusolver",), 2.0, (8, 16, 32))}
+# suite: (reference impls, the fastest of which is the yardstick; {N: goal ratio, None: reported only})
+TARGETS = {"train_epoch": (("torch", "torch_vectorised"), {8: 15.0, 16: None, 32: None, 64: 30.0}),
+           "eigh": (("cusolver", "cusolver_syev"), {8: 2.0, 16: 2.0, 32: 2.0, 64: 1.0}),
+           "metric": (("torch",), {8: None, 64: None})}
 TORCH_SCRIPTS = {"torch_vectorised": "torch_train_vectorised.py"}
+# eigh impls that are one driver impl with options: recorded under their own name.
+DRIVER_IMPLS = {"cusolver_syev": ("cusolver", ["--cusolver-method", "syev"])}
+# The GPU's peaks for the fraction-of-peak columns (--peak-tflops / --peak-tbs; the H200 SXM datasheet:
+# FP64 34 TFLOP/s without tensor cores, HBM3e 4.8 TB/s).
+PEAK_TFLOPS, PEAK_TBS = 34.0, 4.8
 
 
 def parse_args(argv=None):
@@ -50,7 +60,13 @@ def parse_args(argv=None):
     p.add_argument("--python", default="python3", help="interpreter with torch (default python3)")
     p.add_argument("--device", default="cuda", help="torch device of the baselines (default cuda)")
     p.add_argument("--suites", nargs="+", choices=["eigh", "train", "metric"], default=["eigh", "train", "metric"])
-    p.add_argument("--eigh-impls", nargs="+", default=["qgml", "cusolver"])
+    p.add_argument("--eigh-impls", nargs="+", default=["qgml", "cusolver", "cusolver_syev"])
+    p.add_argument("--train-N", nargs="+", type=int, help="training N (default 8 16 32 64)")
+    p.add_argument("--train-peers", nargs="+", choices=["torch", "torch_vectorised"],
+                   default=["torch", "torch_vectorised"],
+                   help="PyTorch trainers (default both; torch_vectorised is the fastest peer)")
+    p.add_argument("--peak-tflops", type=float, default=PEAK_TFLOPS, help="FP64 peak (default H200: 34)")
+    p.add_argument("--peak-tbs", type=float, default=PEAK_TBS, help="memory bandwidth peak TB/s (H200: 4.8)")
     p.add_argument("--train-batch", type=int, default=10000, help="training mini-batch (default 10000)")
     p.add_argument("--repeats", type=int, default=3, help="timed runs per qgml case (default 3)")
     p.add_argument("--torch-repeats", type=int, default=2, help="timed runs per torch case (default 2)")
@@ -115,13 +131,15 @@ def plan(a, with_torch):
     sizes = QUICK if a.quick else FULL
     qgml, torch = [], []
     for suite in a.suites:
-        s = sizes[suite]
+        s = dict(sizes[suite])
+        if suite == "train" and a.train_N:
+            s["N"] = a.train_N
         batch = min(a.train_batch, s["T"]) if suite == "train" else None
         for N in s["N"]:
             for impl in (a.eigh_impls if suite == "eigh" else ["qgml"]):
                 qgml.append(Case(suite, impl, N, s["T"], batch))
             if with_torch:
-                for impl in ["torch"] + (["torch_vectorised"] if suite == "train" else []):
+                for impl in (a.train_peers if suite == "train" else ["torch"]):
                     torch.append(Case(suite, impl, N, s["T"], batch))
     torch.sort(key=lambda c: (c.N, ["metric", "eigh", "train"].index(c.suite), c.impl != "torch_vectorised"))
     return qgml + torch
@@ -137,7 +155,8 @@ def argv_of(c, a, cfg, T, repeats):
     if cfg["backend"] != "cuda":
         cmd.append(run_perf.kokkos_threads_flag(cfg["kokkos_version"], a.threads))
     if c.suite == "eigh":
-        args += ["--gemm", "0", "--impl", c.impl]
+        impl, extra = DRIVER_IMPLS.get(c.impl, (c.impl, []))
+        args += ["--gemm", "0", "--impl", impl] + extra
     return cmd + args
 
 
@@ -157,12 +176,13 @@ def targets_markdown(lines):
     out = ["## Targets of the GPU issue", "",
            "| suite | N | T | qgml ms | reference | reference ms | reference / qgml | goal | met |",
            "|---|---|---|---|---|---|---|---|---|"]
-    for suite, (refs, goal, Ns) in TARGETS.items():
-        for N in Ns:
+    for suite, (refs, goals) in TARGETS.items():
+        for N, goal in goals.items():
             ref = " / ".join(refs)
+            goal_text = "-" if goal is None else f">= {goal:g}"
             q = [l for l in ok if l["suite"] == suite and l["impl"] == "qgml" and l["N"] == N]
             if not q:
-                out.append(f"| {suite} | {N} | - | not measured | {ref} | - | - | >= {goal:g} | - |")
+                out.append(f"| {suite} | {N} | - | not measured | {ref} | - | - | {goal_text} | - |")
                 continue
             q = max(q, key=lambda l: l["T"])
             ref_s, note = None, ""
@@ -181,11 +201,33 @@ def targets_markdown(lines):
                     ref_s, note = s, f" ({impl}{n})"
             if ref_s is None:
                 out.append(f"| {suite} | {N} | {q['T']} | {1e3 * q['median_s']:.4g} | {ref} | not measured | - | "
-                           f">= {goal:g} | - |")
+                           f"{goal_text} | - |")
                 continue
             ratio = ref_s / q["median_s"]
+            met = "-" if goal is None else ("yes" if ratio >= goal else "no")
             out.append(f"| {suite} | {N} | {q['T']} | {1e3 * q['median_s']:.4g} | {ref} | {1e3 * ref_s:.4g}{note} | "
-                       f"{ratio:.2f} | >= {goal:g} | {'yes' if ratio >= goal else 'no'} |")
+                       f"{ratio:.2f} | {goal_text} | {met} |")
+    return "\n".join(out) + "\n"
+
+
+def peak_markdown(lines, peak_tflops, peak_tbs):
+    """Nominal FP64 rate (36 N^3 flops per eigendecomposition, one per point: eigh, an epoch, the metric)
+    and, for training, a traffic lower bound (every buffer byte of a point touched once) against the peaks."""
+    ok = [l for l in lines if compare.is_measurement(l) and l.get("precision") == "double" and
+          l.get("impl") == "qgml" and l.get("median_s")]
+    out = ["## qgml against the GPU's peaks", "",
+           f"FP64 peak {peak_tflops:g} TFLOP/s, memory {peak_tbs:g} TB/s. Flops: the nominal 36 N^3 of one "
+           "eigendecomposition with vectors per point (the Jacobi sweeps, H, the gradient and the metric's sums "
+           "are not counted: a lower bound). Bytes: the trainer's buffer bytes per point, each counted once "
+           "(a lower bound on the traffic).", "",
+           "| suite | N | T | ms | nominal GFLOP/s | % FP64 peak | GB/s (lower bound) | % bandwidth |",
+           "|---|---|---|---|---|---|---|---|"]
+    for l in sorted(ok, key=lambda l: (l["suite"], l["N"])):
+        gf = 36.0 * l["N"] ** 3 * l["T"] / l["median_s"] * 1e-9
+        gbs = l["bytes_per_point"] * l["T"] / l["median_s"] * 1e-9 if l.get("bytes_per_point") else None
+        out.append(f"| {l['suite']} | {l['N']} | {l['T']} | {1e3 * l['median_s']:.4g} | {gf:.0f} | "
+                   f"{100 * gf / (1e3 * peak_tflops):.1f} | {'-' if gbs is None else f'{gbs:.0f}'} | "
+                   f"{'-' if gbs is None else f'{100 * gbs / (1e3 * peak_tbs):.1f}'} |")
     return "\n".join(out) + "\n"
 
 
@@ -233,6 +275,8 @@ def main(argv=None):
                         if not got and not error:
                             error = "no JSON line printed"
                         for l in got:
+                            if c.impl in DRIVER_IMPLS:
+                                l["impl"] = c.impl
                             l.setdefault("git_revision", info["git_revision"])
                             l.update(common, requested_threads=1, wall_s=round(wall, 3))
                             new.append(l)
@@ -257,7 +301,8 @@ def main(argv=None):
             worker.close()
     info["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
     name = os.path.basename(a.out)
-    md = run_perf.summary_markdown(lines, name) + "\n" + targets_markdown(lines)
+    md = (run_perf.summary_markdown(lines, name) + "\n" + targets_markdown(lines) + "\n" +
+          peak_markdown(lines, a.peak_tflops, a.peak_tbs))
     with open(a.out + ".md", "w") as f:
         f.write(md)
     print(md)

@@ -17,6 +17,12 @@ out=${2:-$root/.gpu-carry/prebuilt-$(basename "$build").tar.xz}
 grep -q '^QGML_BACKEND:.*=cuda$' "$build/CMakeCache.txt" || { echo "pack_prebuilt.sh: $build is not a cuda build" >&2; exit 1; }
 bins=("$build/tests/qgml_tests" "$build/apps/qgml/qgml" "$build"/perf/qgml_bench_{eigh,train,metric})
 for b in "${bins[@]}"; do [ -x "$b" ] || { echo "pack_prebuilt.sh: missing $b (build it first)" >&2; exit 1; }; done
+# The other programs CTest runs (the C and Fortran examples, the Fortran module test) and the remaining
+# benchmark drivers: packed when built, and named when not (their tests then fail as "Not Run" there).
+for b in "$build"/examples/c/estimate_dimension_c "$build"/examples/fortran/estimate_dimension_fortran \
+         "$build"/tests/qgml_test_fortran_module "$build"/perf/qgml_bench_{sample,products}; do
+  if [ -x "$b" ]; then bins+=("$b"); else echo "pack_prebuilt.sh: $b not built: its tests will not run" >&2; fi
+done
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -26,11 +32,12 @@ for b in "${bins[@]}"; do  # symbols kept: compute-sanitizer and cuda-gdb name t
   mkdir -p "$stage$(dirname "$b")"
   cp "$b" "$stage$b"
 done
-# Shared libraries that a bare CUDA machine may lack: everything but glibc, the GCC runtime and CUDA.
+# Shared libraries that a bare CUDA machine may lack: everything but glibc, libstdc++/libgcc_s and CUDA
+# (libgomp and libgfortran are packed: a CUDA image need not have them).
 mkdir -p "$stage$build/prebuilt-lib"
 ldd "${bins[@]}" | awk '/=> \//{print $1" "$3}' | sort -u | while read -r name path; do
   case "$name" in
-    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*|libgomp.so*) ;;
+    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
     libcu*|libnv*) ;;
     *) cp -L "$path" "$stage$build/prebuilt-lib/$name" ;;
   esac

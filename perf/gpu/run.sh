@@ -8,8 +8,10 @@
 #             and Catch2 into the cache, configure qgml (cuda backend, the GPU's architecture) and build
 #             qgml_tests, qgml_app and the benchmark drivers (eigh, train, metric, products)
 #   test      ctest (the whole CUDA suite, or --ctest-regex)
-#   sanitize  compute-sanitizer memcheck and racecheck on qgml_tests, each on a subset of test cases
-#             (--memcheck-tests, --racecheck-tests; the whole suite is too slow under the sanitizer)
+#   sanitize  compute-sanitizer memcheck, racecheck and initcheck on qgml_tests, each on a subset of test
+#             cases (--memcheck-tests, --racecheck-tests, --initcheck-tests; the whole suite is too slow
+#             under the sanitizer); reports judged by sanitizer_report.py (its documented Kokkos filter)
+#   checks    test and sanitize's three tools at once (none of them is timed; perf/gpu/check.sh)
 #   bench     perf/gpu/bench.py: eigh / train / metric against cuSOLVER and PyTorch on the same GPU
 #
 # Options:
@@ -28,8 +30,10 @@
 #   --jobs N          build jobs (default: all cores)
 #   --python PY       interpreter with torch (default python3)
 #   --quick           small benchmark cases (a flow check)
+#   --checks-limit S  seconds for each step of `checks` (they run at once; default 420)
+#   --bench-args "A"  more options for bench.py (e.g. "--train-peers torch_vectorised --case-timeout 90")
 #   --test-timeout S  per-test limit of the ctest step (default 600)
-#   --ctest-regex RE, --memcheck-tests SPEC, --racecheck-tests SPEC   narrow the test steps
+#   --ctest-regex RE, --memcheck-tests SPEC, --racecheck-tests SPEC, --initcheck-tests SPEC   narrow the test steps
 #   --force           redo steps that finished in an earlier invocation on this build tree
 #   --dry-run         print the steps and their commands, run nothing
 # Each step is logged with its time in OUT/steps.tsv and OUT/logs/STEP.log (also packed into
@@ -42,11 +46,12 @@ root="$(cd "$here/../.." && pwd)"
 
 sources="$root/.gpu-carry/qgml-gpu-sources.tar.gz"
 arch="" backend=cuda cache="" build="" out="" budget=0 jobs="$(nproc 2>/dev/null || echo 4)"
-python=python3 quick=0 force=0 dry=0 ctest_regex="" prebuilt="" test_timeout=600
+python=python3 quick=0 force=0 dry=0 ctest_regex="" prebuilt="" test_timeout=600 bench_args="" checks_limit=420
 # Sanitizer subsets: the kernels (eigensolvers, Hamiltonians, gradient, observables, metric, trainer
 # residency), without the long training runs, file formats and the program's cases.
 memcheck_tests="[eigh],[jacobi],[hamiltonian],[gradient],[observables],[ground_state_terms],[residency],[geometry]"
 racecheck_tests="[eigh],[jacobi],[gradient]"
+initcheck_tests="[eigh],[jacobi],[gradient],[observables],[geometry]"
 stages=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -61,14 +66,17 @@ while [ $# -gt 0 ]; do
     --jobs) jobs="$2"; shift 2 ;;
     --python) python="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
+    --bench-args) bench_args="$2"; shift 2 ;;
+    --checks-limit) checks_limit="$2"; shift 2 ;;
     --ctest-regex) ctest_regex="$2"; shift 2 ;;
     --test-timeout) test_timeout="$2"; shift 2 ;;
     --memcheck-tests) memcheck_tests="$2"; shift 2 ;;
     --racecheck-tests) racecheck_tests="$2"; shift 2 ;;
+    --initcheck-tests) initcheck_tests="$2"; shift 2 ;;
     --force) force=1; shift ;;
     --dry-run) dry=1; shift ;;
-    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
-    build|test|sanitize|bench) stages+=("$1"); shift ;;
+    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
+    build|test|sanitize|bench|checks) stages+=("$1"); shift ;;
     all) stages+=(build test sanitize bench); shift ;;
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -97,7 +105,8 @@ if [ -n "$prebuilt" ]; then
   tar -C / -xf "$prebuilt" --exclude ./qgml-prebuilt.txt --no-overwrite-dir --keep-directory-symlink
   build="$orig_build" backend=cuda
   arch="$(sed -n 's/^QGML_CUDA_ARCH:[A-Z]*=//p' "$build/CMakeCache.txt")"
-  export LD_LIBRARY_PATH="$build/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # CUDA's own libraries (cuBLAS, cuSOLVER) come from the machine: its toolkit's lib64 as the fallback.
+  export LD_LIBRARY_PATH="$build/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}:/usr/local/cuda/lib64"
   # Tests that run `cmake -E ...` name the build machine's cmake; point them at this machine's.
   orig_cmake="$(sed -n 's/^CMAKE_COMMAND:[A-Z]*=//p' "$build/CMakeCache.txt")"
   if [ -n "$orig_cmake" ] && [ ! -x "$orig_cmake" ] && command -v cmake >/dev/null; then
@@ -147,7 +156,8 @@ sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sa
 
 # ------------------------------------------------------------------------------------------ steps
 # Each step is a function run under `timeout` in a child bash (hence the exports).
-export root cache build out backend arch jobs python quick ctest_regex memcheck_tests racecheck_tests test_timeout
+export root cache build out backend arch jobs python quick ctest_regex memcheck_tests racecheck_tests initcheck_tests
+export test_timeout here bench_args
 export prebuilt
 export sources sanitizer logs
 export QGML_LAUNCHER="${launcher[*]}"
@@ -201,31 +211,41 @@ step_compile() {
 step_ctest() {
   local args=(--test-dir "$build" --output-on-failure --timeout "$test_timeout" -j "$(( jobs > 8 ? 8 : jobs ))")
   [ -n "$ctest_regex" ] && args+=(-R "$ctest_regex")
-  # A prebuilt tree holds binaries, not the objects a compile test rebuilds.
-  [ -n "$prebuilt" ] && args+=(-E "every public header compiles on its own")
+  # A prebuilt tree holds binaries, not the objects a compile test rebuilds, nor the Kokkos install a
+  # configure test builds against (both run in CI's cuda preset build; check.sh lists them).
+  [ -n "$prebuilt" ] && args+=(-E "every public header compiles on its own|^build: configure check")
   OMP_PROC_BIND=false ctest "${args[@]}"
 }
 
-# compute-sanitizer TOOL TESTS: qgml_tests on the Catch2 test spec TESTS; fails on any reported error.
+# compute-sanitizer TOOL TESTS: qgml_tests on the Catch2 test spec TESTS. The tool's reports go to
+# logs/TOOL-reports.log (every one: --print-limit 0); sanitizer_report.py then fails the step on any
+# report outside the documented Kokkos filter (none is filtered for memcheck) and appends its summary
+# to OUT/sanitizers.jsonl.
 sanitize() {
-  local tool=$1 tests=$2 extra=()
+  local tool=$1 tests=$2 extra=() rc=0
   [ "$tool" = racecheck ] && extra=(--racecheck-report hazard)
   [ -x "$sanitizer" ] || { echo "compute-sanitizer not found"; return 1; }
-  echo "compute-sanitizer --tool $tool ${extra[*]} on qgml_tests \"$tests\""
-  OMP_NUM_THREADS=2 OMP_PROC_BIND=false "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 86 \
-    --print-limit 100 "$build/tests/qgml_tests" "$tests"
+  echo "compute-sanitizer --tool $tool ${extra[*]} on qgml_tests \"$tests\" ($("$sanitizer" --version | tail -n 1))"
+  OMP_NUM_THREADS=2 OMP_PROC_BIND=false "$sanitizer" --tool "$tool" "${extra[@]}" --print-limit 0 \
+    --log-file "$logs/$tool-reports.log" "$build/tests/qgml_tests" "$tests" || rc=$?
+  echo "qgml_tests under $tool: exit $rc"
+  python3 "$here/sanitizer_report.py" --tool "$tool" --json "$out/sanitizers.jsonl" "$logs/$tool-reports.log" &&
+    [ "$rc" = 0 ]
 }
 step_memcheck() { sanitize memcheck "$memcheck_tests"; }
 step_racecheck() { sanitize racecheck "$racecheck_tests"; }
+step_initcheck() { sanitize initcheck "$initcheck_tests"; }
 
 step_bench() {
   local args=(--build "$build" --out "$out/bench" --python "$python")
   [ "$backend" = cuda ] || args+=(--device cpu --eigh-impls qgml)
   [ "$quick" = 1 ] && args+=(--quick)
   [ "${STEP_LIMIT:-0}" -gt 0 ] && args+=(--deadline "$(( STEP_LIMIT - 40 ))")
-  "$python" "$root/perf/gpu/bench.py" "${args[@]}"
+  # shellcheck disable=SC2086  # --bench-args: bench.py options, split on blanks
+  "$python" "$root/perf/gpu/bench.py" "${args[@]}" $bench_args
 }
-export -f step_deps step_configure step_compile step_ctest sanitize step_memcheck step_racecheck step_bench
+export -f step_deps step_configure step_compile step_ctest sanitize step_memcheck step_racecheck step_initcheck
+export -f step_bench
 
 failures=()
 # run_step NAME LIMIT_S FUNCTION: runs FUNCTION under `timeout`, logs, records and stamps it.
@@ -287,7 +307,21 @@ for stage in "${stages[@]}"; do
       [ -f "$state/compile.done" ] || [ "$dry" = 1 ] ||
         { run_step deps 900 step_deps && run_step configure 600 step_configure && run_step compile 1800 step_compile; }
       run_step memcheck 420 step_memcheck
-      run_step racecheck 300 step_racecheck ;;
+      run_step racecheck 300 step_racecheck
+      run_step initcheck 300 step_initcheck ;;
+    checks)
+      # The functional checks at once (ctest and the three sanitizers share the GPU; none is timed).
+      [ -f "$state/compile.done" ] || [ "$dry" = 1 ] ||
+        { run_step deps 900 step_deps && run_step configure 600 step_configure && run_step compile 1800 step_compile; }
+      pids=() names=()
+      for spec in "ctest $checks_limit step_ctest" "memcheck $checks_limit step_memcheck" \
+                  "racecheck $checks_limit step_racecheck" "initcheck $checks_limit step_initcheck"; do
+        read -r n l f <<<"$spec"
+        if [ "$backend" != cuda ] && [ "$n" != ctest ]; then log "$n: skipped (compute-sanitizer needs the cuda backend)"; continue; fi
+        run_step "$n" "$l" "$f" &
+        pids+=($!) names+=("$n")
+      done
+      for i in "${!pids[@]}"; do wait "${pids[$i]}" || failures+=("${names[$i]}"); done ;;
     bench)
       [ -f "$state/compile.done" ] || [ "$dry" = 1 ] ||
         { run_step deps 900 step_deps && run_step configure 600 step_configure && run_step compile 1800 step_compile; }
@@ -301,9 +335,12 @@ if [ "$dry" = 0 ]; then
   echo "Steps (also in $out/steps.tsv; logs in $logs and $out/logs.tar.gz):" >&2
   column -t -s $'\t' "$out/steps.tsv" >&2 2>/dev/null || cat "$out/steps.tsv" >&2
   grep -h "tests passed\|tests failed" "$logs/ctest.log" 2>/dev/null | tail -n 1 | sed 's/^/ctest: /' >&2
-  for t in memcheck racecheck; do
-    grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$logs/$t.log" 2>/dev/null | tail -n 1 | sed "s/^/$t: /" >&2
-  done
+  [ -f "$out/sanitizers.jsonl" ] && python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    print(f"{r[\"tool\"]}: {r[\"status\"]}: {r[\"kept\"]} kept, {r[\"suppressed\"]} suppressed by the Kokkos filter ({r[\"summary\"]})")
+' "$out/sanitizers.jsonl" >&2
   [ -f "$out/bench.md" ] && echo "benchmarks: $out/bench.md, $out/bench.jsonl" >&2
 fi
 log "finished: ${#failures[@]} step(s) failed${failures[*]:+ (${failures[*]})}$([ "$skipped_budget" = 1 ] && echo '; some skipped for the budget: run again')"

@@ -77,6 +77,8 @@ std::string method_name(EighMethod m) {
       return "jacobi_batched";
     case EighMethod::heevd:
       return "heevd";
+    case EighMethod::syev_batched:
+      return "syev_batched";
   }
   return "?";
 }
@@ -159,6 +161,16 @@ TEMPLATE_TEST_CASE("cuSOLVER backend: heevd on streams and on the caller's strea
   }
 }
 
+TEMPLATE_TEST_CASE("cuSOLVER backend: cusolverDnXsyevBatched for every N, in slices too", "[cusolver]", double, float) {
+  if (!cusolver::syev_batched_available()) {
+    CHECK_THROWS_WITH(cusolver::BatchedEigh<TestType>(4, 4, {EighMethod::syev_batched}),
+                      Catch::Matchers::ContainsSubstring("CUDA >= 12.6"));
+    return;
+  }
+  for (int n : sizes) check_against_qgml<TestType>(n, {EighMethod::syev_batched});
+  for (int n : {3, 40}) check_against_qgml<TestType>(n, {EighMethod::syev_batched}, 5);
+}
+
 TEMPLATE_TEST_CASE("cuSOLVER backend: batches larger than the solver's are solved in slices", "[cusolver]", double,
                    float) {
   for (int n : {3, 16, 40}) {
@@ -176,7 +188,8 @@ TEMPLATE_TEST_CASE("cuSOLVER backend: eigenvectors of sigma_y are not conjugated
   HostMatrix y(2);
   y(0, 1) = cplx(0, -1);
   y(1, 0) = cplx(0, 1);
-  for (auto method : {EighMethod::jacobi_batched, EighMethod::heevd}) {
+  for (auto method : {EighMethod::jacobi_batched, EighMethod::heevd, EighMethod::syev_batched}) {
+    if (method == EighMethod::syev_batched && !cusolver::syev_batched_available()) continue;
     INFO(method_name(method));
     const auto h = to_device<Real>({y, y, y}, 2);
     Outputs<Real> out(3, 2);
@@ -204,7 +217,8 @@ TEMPLATE_TEST_CASE("cuSOLVER backend: NaN and Inf input give eigh_non_finite_inp
   using Real = TestType;
   const Kokkos::Cuda exec;
   for (int n : {5, 40}) {
-    for (auto method : {EighMethod::automatic, EighMethod::heevd}) {
+    for (auto method : {EighMethod::automatic, EighMethod::heevd, EighMethod::syev_batched}) {
+      if (method == EighMethod::syev_batched && !cusolver::syev_batched_available()) continue;
       INFO("N = " << n << ", " << method_name(method));
       std::vector<HostMatrix> batch{make_matrix(MatrixKind::random, n, 1), make_matrix(MatrixKind::random, n, 2),
                                     make_matrix(MatrixKind::random, n, 3)};
@@ -267,6 +281,8 @@ TEMPLATE_TEST_CASE("cuSOLVER backend: methods, sizes and shapes are checked with
   CHECK(cusolver::resolve_method(EighMethod::automatic, 32) == EighMethod::jacobi_batched);
   CHECK(cusolver::resolve_method(EighMethod::automatic, 33) == EighMethod::heevd);
   CHECK(cusolver::resolve_method(EighMethod::heevd, 4) == EighMethod::heevd);
+  if (cusolver::syev_batched_available())
+    CHECK(cusolver::resolve_method(EighMethod::syev_batched, 64) == EighMethod::syev_batched);
   CHECK_THROWS_WITH(cusolver::BatchedEigh<Real>(33, 4, {EighMethod::jacobi_batched}),
                     Catch::Matchers::ContainsSubstring("N <= 32, got N = 33"));
   CHECK_THROWS_AS(cusolver::BatchedEigh<Real>(0, 4), qgml::Error);

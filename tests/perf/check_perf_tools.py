@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks of the perf tools (perf/regression_check.py, perf/sweep_gather.py, perf/run_perf.py --dry-run,
-perf/gpu_resource_usage.py --from-dump, perf/scaling.py with a stand-in benchmark, perf/issue15_targets.py's
+perf/gpu_resource_usage.py --from-dump, perf/gpu/sanitizer_report.py, perf/scaling.py with a stand-in benchmark, perf/issue15_targets.py's
 ratios and compare.py train --floor on synthetic lines) on the fixture files next to this script. Standard library only
 (and c++filt for gpu_resource_usage); registered with CTest by CMakeLists.txt.
 
@@ -269,7 +269,55 @@ def check_issue15_ratios():
     expect("| 30.00 (torch2_vectorised) |" in table, f"the fastest-peer column:\n{table}")
 
 
+def check_sanitizer_report():
+    """perf/gpu/sanitizer_report.py: a racecheck report is suppressed only when every access lies in the
+    Kokkos reduction files; one access in qgml's code keeps it; memcheck is never filtered; hazards the
+    summary counts beyond the parsed reports are kept; a log without a summary exits 2."""
+    kokkos = "/opt/kokkos/include/Cuda/Kokkos_Cuda_ReduceScan.hpp"
+    team = "/opt/kokkos/include/Cuda/Kokkos_Cuda_Team.hpp"
+    qgml = "/src/core/include/qgml/linalg/jacobi_team.hpp"
+
+    def log(name, body):
+        path = os.path.join(WORK, name)
+        with open(path, "w") as f:
+            f.write("========= COMPUTE-SANITIZER\n" + body)
+        return path
+
+    def race(a, b, hazards=1, kind="Warning"):
+        return (f"========= {kind}: Race reported between Write access at 0x1a0 in {a}:120:void f()\n"
+                f"=========     and Read access at 0x1c0 in {b}:118:void g() [{hazards} hazards]\n=========\n")
+
+    inside = log("inside.log", race(kokkos, kokkos, 40) + race(team, kokkos, 2) +
+                 "========= RACECHECK SUMMARY: 42 hazards displayed (0 errors, 42 warnings)\n")
+    r = run("gpu/sanitizer_report.py", "--tool", "racecheck", "--json", os.path.join(WORK, "s.jsonl"), inside)
+    rec = json.loads(r.stdout.splitlines()[-1])
+    expect(r.returncode == 0 and rec["suppressed"] == 42 and rec["kept"] == 0, "Kokkos-only hazards not suppressed")
+    mixed = log("mixed.log", race(kokkos, kokkos, 5) + race(qgml, kokkos, 3, "Error") +
+                "========= RACECHECK SUMMARY: 8 hazards displayed (3 errors, 5 warnings)\n")
+    r = run("gpu/sanitizer_report.py", "--tool", "racecheck", mixed)
+    rec = json.loads(r.stdout.splitlines()[-1])
+    expect(r.returncode == 1 and rec["kept"] == 3 and rec["suppressed"] == 5, "a hazard in qgml's code was filtered")
+    expect(rec["kept_locations"][0][0] == qgml + ":77" or rec["kept_locations"][0][0].startswith(qgml),
+           "the kept hazard's location is not named")
+    unparsed = log("unparsed.log", race(kokkos, kokkos, 1) +
+                   "========= RACECHECK SUMMARY: 4 hazards displayed (0 errors, 4 warnings)\n")
+    r = run("gpu/sanitizer_report.py", "--tool", "racecheck", unparsed)
+    expect(r.returncode == 1 and json.loads(r.stdout.splitlines()[-1])["unparsed"] == 3,
+           "hazards counted by the summary but not parsed were dropped")
+    mem = log("mem.log", "========= Invalid __global__ read of size 8 bytes\n=========     at 0x90 in "
+              f"{kokkos}:10:void k()\n=========\n========= ERROR SUMMARY: 1 error\n")
+    r = run("gpu/sanitizer_report.py", "--tool", "memcheck", mem)
+    expect(r.returncode == 1 and json.loads(r.stdout.splitlines()[-1])["kept"] == 1, "memcheck was filtered")
+    clean = log("clean.log", "========= ERROR SUMMARY: 0 errors\n")
+    expect(run("gpu/sanitizer_report.py", "--tool", "memcheck", clean).returncode == 0, "a clean log failed")
+    cut = log("cut.log", race(qgml, qgml))
+    expect(run("gpu/sanitizer_report.py", "--tool", "racecheck", cut).returncode == 2, "a log cut short passed")
+    expect(run("gpu/sanitizer_report.py", "--tool", "initcheck", os.path.join(WORK, "none.log")).returncode == 2,
+           "a missing log passed")
+
+
 CHECKS = {
+    "sanitizer-report": check_sanitizer_report,
     "regression-equal": check_regression_equal,
     "regression-slower": check_regression_slower,
     "regression-bad-input": check_regression_bad_input,

@@ -14,7 +14,18 @@ EighMethod resolve_method(EighMethod requested, int n) {
   QGML_REQUIRE(requested != EighMethod::jacobi_batched || n <= jacobi_batched_max_n,
                "qgml::cusolver: the batched Jacobi method takes N <= " + std::to_string(jacobi_batched_max_n) +
                    ", got N = " + std::to_string(n) + " (use EighMethod::heevd or automatic)");
+  QGML_REQUIRE(requested != EighMethod::syev_batched || syev_batched_available(),
+               "qgml::cusolver: cusolverDnXsyevBatched needs CUDA >= 12.6, this build has cuSOLVER of CUDA " +
+                   std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10));
   return requested;
+}
+
+bool syev_batched_available() {
+#if CUDART_VERSION >= 12060
+  return true;
+#else
+  return false;
+#endif
 }
 
 namespace detail {
@@ -60,6 +71,34 @@ inline cusolverStatus_t heevd(cusolverDnHandle_t h, int n, Kokkos::complex<float
                               Kokkos::complex<float>* work, int lwork, int* info) {
   return cusolverDnCheevd(h, jobz, uplo, n, vendor(a), n, w, vendor(work), lwork, info);
 }
+
+#if CUDART_VERSION >= 12060
+// cusolverDnXsyevBatched's data types: A and the compute type complex, W real, of the same precision.
+template <class Real>
+struct SyevTypes;
+template <>
+struct SyevTypes<double> {
+  static constexpr cudaDataType a = CUDA_C_64F, w = CUDA_R_64F;
+};
+template <>
+struct SyevTypes<float> {
+  static constexpr cudaDataType a = CUDA_C_32F, w = CUDA_R_32F;
+};
+
+template <class Real>
+cusolverStatus_t syev_batched_buffer_size(cusolverDnHandle_t h, cusolverDnParams_t params, int n, int batch,
+                                          std::size_t* device_bytes, std::size_t* host_bytes) {
+  return cusolverDnXsyevBatched_bufferSize(h, params, jobz, uplo, n, SyevTypes<Real>::a, nullptr, n, SyevTypes<Real>::w,
+                                           nullptr, SyevTypes<Real>::a, device_bytes, host_bytes, batch);
+}
+template <class Real>
+cusolverStatus_t syev_batched(cusolverDnHandle_t h, cusolverDnParams_t params, int n, complex_t<Real>* a, Real* w,
+                              void* device_work, std::size_t device_bytes, void* host_work, std::size_t host_bytes,
+                              int* info, int batch) {
+  return cusolverDnXsyevBatched(h, params, jobz, uplo, n, SyevTypes<Real>::a, a, n, SyevTypes<Real>::w, w,
+                                SyevTypes<Real>::a, device_work, device_bytes, host_work, host_bytes, info, batch);
+}
+#endif
 
 // The kernels below are named functors (docs/architecture.md "Host execution spaces in a CUDA build":
 // an extended lambda's host wrapper also allocates at every launch).
@@ -152,6 +191,11 @@ struct BatchedEigh<Real>::Impl {
   EighMethod method = EighMethod::automatic;
   cusolverDnHandle_t handle = nullptr;  // bound to the caller's stream at every solve
   syevjInfo_t params = nullptr;         // jacobi_batched
+#if CUDART_VERSION >= 12060
+  cusolverDnParams_t syev_params = nullptr;  // syev_batched
+#endif
+  std::size_t device_bytes = 0;  // syev_batched: workspace per call
+  std::vector<char> host_work;   // syev_batched: the host workspace cuSOLVER asks for
   // heevd over streams: one handle, stream and join event per stream; fork orders them after the load.
   std::vector<cudaStream_t> side_streams;
   std::vector<cusolverDnHandle_t> side_handles;
@@ -177,6 +221,9 @@ struct BatchedEigh<Real>::Impl {
     for (cudaEvent_t e : joins) cudaEventDestroy(e);
     if (fork) cudaEventDestroy(fork);
     if (params) cusolverDnDestroySyevjInfo(params);
+#if CUDART_VERSION >= 12060
+    if (syev_params) cusolverDnDestroyParams(syev_params);
+#endif
     if (handle) cusolverDnDestroy(handle);
   }
 };
@@ -202,6 +249,21 @@ BatchedEigh<Real>::BatchedEigh(int n, int max_batch, const EighOptions& options)
     QGML_CUSOLVER_CHECK(cusolverDnXsyevjSetSortEig(s.params, 1), n, max_batch);
     QGML_CUSOLVER_CHECK(detail::heevj_batched_buffer_size(s.handle, n, s.params, max_batch, &s.lwork, Real()), n,
                         max_batch);
+  } else if (s.method == EighMethod::syev_batched) {
+#if CUDART_VERSION >= 12060
+    QGML_CUSOLVER_CHECK(cusolverDnCreateParams(&s.syev_params), n, max_batch);
+    std::size_t host_bytes = 0;
+    QGML_CUSOLVER_CHECK(
+        detail::syev_batched_buffer_size<Real>(s.handle, s.syev_params, n, max_batch, &s.device_bytes, &host_bytes), n,
+        max_batch);
+    s.host_work.resize(std::max<std::size_t>(host_bytes, 1));
+    const std::size_t elements = (s.device_bytes + sizeof(complex_t<Real>) - 1) / sizeof(complex_t<Real>);
+    QGML_REQUIRE(elements <= std::size_t(std::numeric_limits<int>::max()),
+                 "qgml::cusolver: cusolverDnXsyevBatched asks for " + std::to_string(s.device_bytes) +
+                     " bytes of workspace for N = " + std::to_string(n) + ", batch = " + std::to_string(max_batch) +
+                     ": use a smaller batch");
+    s.lwork = int(elements);
+#endif
   } else {
     QGML_CUSOLVER_CHECK(detail::heevd_buffer_size(s.handle, n, &s.lwork, Real()), n, max_batch);
     const int streams = std::min(options.streams, max_batch);
@@ -273,6 +335,12 @@ void BatchedEigh<Real>::launch(const Kokkos::Cuda& exec, int count, const comple
     if (s.method == EighMethod::jacobi_batched) {
       QGML_CUSOLVER_CHECK(detail::heevj_batched(s.handle, n, a, wb, s.work.data(), s.lwork, ib, s.params, size), n,
                           size);
+    } else if (s.method == EighMethod::syev_batched) {
+#if CUDART_VERSION >= 12060
+      QGML_CUSOLVER_CHECK(detail::syev_batched<Real>(s.handle, s.syev_params, n, a, wb, s.work.data(), s.device_bytes,
+                                                     s.host_work.data(), s.host_work.size(), ib, size),
+                          n, size);
+#endif
     } else if (s.side_streams.empty()) {
       for (int t = 0; t < size; ++t)
         QGML_CUSOLVER_CHECK(

@@ -1,8 +1,9 @@
 // cuSOLVER backend of the batched Hermitian eigensolver: the same contract as qgml::batched_eigh and
 // qgml::lapacke::batched_eigh (eigenvalues ascending, row j of V the eigenvector of w_j, EighInfo
 // codes), computed by cuSOLVER's batched Jacobi (zheevjBatched / cheevjBatched) for N <= 32 and by
-// divide and conquer (zheevd / cheevd), one call per matrix spread over streams, above. The vendor
-// baseline the GPU benchmarks compare with.
+// divide and conquer (zheevd / cheevd), one call per matrix spread over streams, above; or, on request,
+// by the 64-bit batched solver cusolverDnXsyevBatched (CUDA >= 12.6) for every N it accepts. The vendor
+// baseline the GPU benchmarks compare with (the faster of its methods).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -30,7 +31,11 @@ enum class EighMethod {
   automatic,       // jacobi_batched for N <= jacobi_batched_max_n, heevd above
   jacobi_batched,  // cusolverDn{Z,C}heevjBatched: one call per batch (N <= jacobi_batched_max_n)
   heevd,           // cusolverDn{Z,C}heevd: one call per matrix, round-robin over `streams` streams
+  syev_batched,    // cusolverDnXsyevBatched: one call per batch, any N cuSOLVER accepts (CUDA >= 12.6)
 };
+
+// Whether this build's cuSOLVER has cusolverDnXsyevBatched (CUDA >= 12.6).
+bool syev_batched_available();
 
 struct EighOptions {
   EighMethod method = EighMethod::automatic;
@@ -65,7 +70,7 @@ class BatchedEigh {
 
   int n() const;
   int max_batch() const;
-  EighMethod method() const;  // resolved: jacobi_batched or heevd
+  EighMethod method() const;  // resolved: jacobi_batched, heevd or syev_batched
   int streams() const;        // streams the heevd path uses (1: the caller's)
   std::size_t workspace_bytes() const;
 
