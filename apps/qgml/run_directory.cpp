@@ -5,9 +5,12 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <dirent.h>
 #include <fcntl.h>
 #include <filesystem>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "qgml/common/file_error.hpp"
@@ -90,6 +93,70 @@ void check_writable_directory(const std::string& dir) {
     if (error != EEXIST) break;
   }
   throw FileError("output directory '" + dir + "' is not writable: " + std::strerror(error));
+}
+
+namespace {
+
+// A decimal number of 1 to `digits` digits without a leading zero at text[begin, end).
+bool plain_decimal(const std::string& text, std::size_t begin, std::size_t end, std::size_t digits, long long& value) {
+  if (begin >= end || end - begin > digits || text[begin] == '0') return false;
+  value = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    value = value * 10 + (text[i] - '0');
+  }
+  return true;
+}
+
+// The stale temporaries of the directory open at `fd` (named `dir` in the paths returned).
+void remove_stale_in(int fd, const std::string& dir, std::vector<std::string>& removed) {
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    return;
+  }
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
+  for (const std::string& name : names) {
+    long pid = 0;
+    if (!is_temporary_name(name, pid)) continue;
+    // A live process (or one of another user, EPERM) may still rename its temporary into place.
+    if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;
+    struct stat st;
+    if (::fstatat(::dirfd(d), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (::unlinkat(::dirfd(d), name.c_str(), 0) == 0) removed.push_back((fs::path(dir) / name).string());
+  }
+  ::closedir(d);
+}
+
+}  // namespace
+
+bool is_temporary_name(const std::string& name, long& pid) {
+  // The last ".tmp." whose rest is <pid> or <pid>.<n>.
+  for (std::size_t at = name.rfind(".tmp."); at != std::string::npos && at > 0; at = name.rfind(".tmp.", at - 1)) {
+    const std::size_t begin = at + 5;
+    const std::size_t dot = name.find('.', begin);
+    long long p = 0, n = 0;
+    if (!plain_decimal(name, begin, dot == std::string::npos ? name.size() : dot, 10, p) || p > 2147483647LL) continue;
+    if (dot != std::string::npos && !plain_decimal(name, dot + 1, name.size(), 19, n)) continue;
+    pid = long(p);
+    return true;
+  }
+  return false;
+}
+
+std::vector<std::string> remove_stale_temporaries(const std::string& dir,
+                                                  const std::vector<std::string>& subdirectories) {
+  std::vector<std::string> removed;
+  // The directory the user named may be a link; its entries are opened without following one.
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return removed;
+  for (const std::string& sub : subdirectories) {
+    const int sub_fd = ::openat(fd, sub.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub_fd >= 0) remove_stale_in(sub_fd, (fs::path(dir) / sub).string(), removed);
+  }
+  remove_stale_in(fd, dir, removed);
+  return removed;
 }
 
 std::string create_run_directory(const std::string& parent, const std::string& name) {

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "config.hpp"
 
@@ -43,6 +44,20 @@ class RunLock {
 // Throws qgml::Error unless `dir` exists and a new file can be created in it (the probe is created with
 // O_EXCL | O_NOFOLLOW under a fresh name and removed).
 void check_writable_directory(const std::string& dir);
+
+// Whether `name` is exactly the name of an atomic write's temporary (qgml/io/atomic_file.hpp):
+// <path>.tmp.<pid> or <path>.tmp.<pid>.<n>, <path> not empty, <pid> and <n> decimal without a leading
+// zero (pid at most 2^31 - 1). Sets `pid`.
+bool is_temporary_name(const std::string& name, long& pid);
+
+// Removes the temporaries that an interrupted write of an ended process left (a crash between the
+// temporary's creation and its rename) in `dir` and in each of its entries `subdirectories` (e.g.
+// "checkpoints", opened without following a link): only regular files (never a link, a directory or
+// anything else) whose name is_temporary_name, and only when the pid in the name is not a live process.
+// Call it while holding the directory's RunLock, so that no other qgml process writes there. Returns
+// the paths removed; a file that cannot be removed is left alone.
+std::vector<std::string> remove_stale_temporaries(const std::string& dir,
+                                                  const std::vector<std::string>& subdirectories = {});
 
 // A YAML scalar that reads back as exactly `text`: plain where that is unambiguous (letters, digits
 // and . _ + - /, not starting with a sign or dot that YAML could take otherwise), else double-quoted

@@ -25,6 +25,7 @@
 #include "qgml/io/parse_number.hpp"
 #include "qgml/sample/chain_diagnostics.hpp"
 #include "qgml/sample/chain_sampler.hpp"
+#include "qgml/train/checkpoint.hpp"
 #include "qgml/version.hpp"
 
 #include "commands.hpp"
@@ -73,6 +74,9 @@ struct SampleSetup {
   int thin = 1;
   std::string init;  // data | gaussian
   std::string thin_origin, init_origin, step_origin, target_origin;
+  // model_fingerprint of the run's model when the sample directory was started ("": not recorded, a
+  // sample directory written before the fingerprint was: --resume refuses it).
+  std::string model_fingerprint;
 };
 
 std::string read_text(const std::string& path) {
@@ -106,6 +110,17 @@ Affine run_standardization(const std::string& run_dir, int d) {
   return a;
 }
 
+// What the draws are drawn from: FNV-1a-64 (train/checkpoint.hpp) over D, N and the matrices' values
+// (as loaded, in double), then the standardisation's mean and scale (their 8-byte doubles).
+std::string model_fingerprint(const HostMatrices& m, const Affine& a) {
+  const std::int64_t shape[2] = {m.D, m.N};
+  std::uint64_t h = fnv1a64(shape, sizeof shape);
+  h = fnv1a64(m.values.data(), m.values.size() * sizeof(m.values[0]), h);
+  h = fnv1a64(a.mean.data(), a.mean.size() * sizeof(double), h);
+  h = fnv1a64(&a.scale, sizeof a.scale, h);
+  return hex64(h);
+}
+
 Json settings_json(const SampleSetup& s) {
   return Json{{"format", "qgml-sample"},
               {"version", 1},
@@ -122,6 +137,7 @@ Json settings_json(const SampleSetup& s) {
               {"target_acceptance", resolved_target_acceptance(s.sampler)},
               {"leapfrog", s.sampler.leapfrog_steps},
               {"seed", s.sampler.seed},
+              {"model_fingerprint", s.model_fingerprint},
               {"automatic",
                {{"thin", s.thin_origin},
                 {"init", s.init_origin},
@@ -182,6 +198,21 @@ int sample(SampleSetup s, bool resume, bool quiet) {
   const auto config = to_configuration<Real>(m, exec);
   const int d = m.D, n = m.N;
   const Affine affine = run_standardization(s.run_dir, d);
+  const std::string fingerprint = model_fingerprint(m, affine);
+  if (resume && s.model_fingerprint.empty())
+    throw Error("qgml sample --resume " + s.out +
+                ": its sample.json records no model fingerprint (a sample directory of an older qgml), so its "
+                "draws cannot be checked against the model of " +
+                s.run_dir + "; start a new sample directory: qgml sample " + s.run_dir + " --out NEW_DIR");
+  if (resume && s.model_fingerprint != fingerprint)
+    throw Error("qgml sample --resume " + s.out + ": the model of " + s.run_dir +
+                " has changed since this sample directory was started (its matrices or standardisation: "
+                "fingerprint " +
+                s.model_fingerprint + " then, " + fingerprint +
+                " now; was the run retrained?); resuming would mix the draws of two models; start a new sample "
+                "directory: qgml sample " +
+                s.run_dir + " --out NEW_DIR");
+  s.model_fingerprint = fingerprint;
 
   ChainSampler<Real, Exec> sampler(d, n, s.chains, s.sampler);
   const std::string state_path = (fs::path(s.out) / "state.npy").string();
@@ -221,6 +252,10 @@ int sample(SampleSetup s, bool resume, bool quiet) {
     }
     sampler.start(exec, config, x0);
   }
+  // Under the lock: the temporaries that an interrupted write left (the pid in their name has ended).
+  if (resume)
+    for (const std::string& path : remove_stale_temporaries(s.out))
+      std::printf("removed %s: a temporary file of an interrupted write (its process has ended)\n", path.c_str());
   write_json_file((fs::path(s.out) / "sample.json").string(), settings_json(s));
 
   const long total = long(s.sampler.warmup) + s.steps;
@@ -416,6 +451,7 @@ int sample_command(const std::vector<std::string>& args) {
       s.sampler.target_acceptance = j.at("target_acceptance").get<double>();
       s.sampler.leapfrog_steps = j.at("leapfrog").get<int>();
       s.sampler.seed = j.at("seed").get<std::uint64_t>();
+      if (j.contains("model_fingerprint")) s.model_fingerprint = j.at("model_fingerprint").get<std::string>();
       const Json& a = j.at("automatic");
       s.thin_origin = a.at("thin").get<std::string>();
       s.init_origin = a.at("init").get<std::string>();

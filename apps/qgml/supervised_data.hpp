@@ -76,6 +76,41 @@ inline HostData features_then_target(const HostData& raw, int target, const Host
   return out;
 }
 
+// The mean and the standard deviation (1/T) of column k of the T rows of `h`, the sums run on the values
+// divided by a power of two at least their largest magnitude (exact, as in data_statistics,
+// qgml/data/standardize.hpp): values of any magnitude a double holds, 1e200 or 1e-200, give finite
+// statistics. Throws naming `what` for a value that is not finite, or a spread beyond a double's range.
+struct ColumnStatistics {
+  double mean = 0, sd = 0;
+};
+
+inline ColumnStatistics column_statistics(const HostData& h, int k, const std::string& what) {
+  ColumnStatistics out;
+  if (h.rows == 0) return out;
+  double largest = 0;
+  for (int t = 0; t < h.rows; ++t) {
+    const double v = h(t, k);
+    if (!std::isfinite(v)) throw Error(format("%s: a value is not finite (%g)", what.c_str(), v));
+    largest = std::max(largest, std::fabs(v));
+  }
+  if (largest == 0) return out;
+  int shift = 0;
+  std::frexp(largest, &shift);
+  const double down1 = std::ldexp(1.0, -shift / 2), down2 = std::ldexp(1.0, -(shift - shift / 2));
+  double mean = 0, var = 0;
+  for (int t = 0; t < h.rows; ++t) mean += h(t, k) * down1 * down2;
+  mean /= h.rows;
+  for (int t = 0; t < h.rows; ++t) {
+    const double y = h(t, k) * down1 * down2 - mean;
+    var += y * y;
+  }
+  out.mean = std::ldexp(mean, shift);
+  out.sd = std::ldexp(std::sqrt(var / h.rows), shift);
+  if (!std::isfinite(out.sd) || !std::isfinite(out.mean))
+    throw Error(what + ": the spread of the values is beyond the range of a double");
+  return out;
+}
+
 inline HostData select_rows(const HostData& h, const std::vector<int>& rows) {
   HostData out;
   out.rows = int(rows.size());
@@ -88,14 +123,21 @@ inline HostData select_rows(const HostData& h, const std::vector<int>& rows) {
 
 }  // namespace detail
 
+// (x - mean) / scale; x / scale - mean / scale where x - mean could overflow (mean or scale near the
+// largest double), so that ordinary values keep their bits.
+inline double standardized(double x, double mean, double scale) {
+  return std::fabs(mean) > 1e300 || scale > 1e300 ? x / scale - mean / scale : (x - mean) / scale;
+}
+
 // The model's rows of `rows` (features then the target, as in the data file): the transform applied.
 inline void apply_supervised_transform(const SupervisedTransform& tr, HostData& rows, bool has_target = true) {
   const int d = int(tr.feature_mean.size());
   for (int t = 0; t < rows.rows; ++t) {
-    for (int k = 0; k < d; ++k) rows(t, k) = (rows(t, k) - tr.feature_mean[k]) / tr.feature_scale[k];
+    for (int k = 0; k < d; ++k) rows(t, k) = standardized(rows(t, k), tr.feature_mean[k], tr.feature_scale[k]);
     if (!has_target) continue;
     double& y = rows(t, d);
-    y = tr.task == Task::classification ? (y == tr.positive ? 1.0 : 0.0) : (y - tr.target_mean) / tr.target_scale;
+    y = tr.task == Task::classification ? (y == tr.positive ? 1.0 : 0.0)
+                                        : standardized(y, tr.target_mean, tr.target_scale);
   }
 }
 
@@ -200,12 +242,12 @@ inline SupervisedData load_supervised_data(const Config& c, const PointsInMemory
     out.automatic.push_back(
         format("classes: %.17g -> 0, %.17g -> 1 (the larger value is the positive class)", tr.negative, tr.positive));
   } else {
-    double mean = 0, var = 0;
-    for (int t = 0; t < out.train.rows; ++t) mean += out.train(t, d);
-    mean /= out.train.rows;
-    for (int t = 0; t < out.train.rows; ++t) var += (out.train(t, d) - mean) * (out.train(t, d) - mean);
-    tr.target_mean = mean;
-    tr.target_scale = var > 0 ? std::sqrt(var / out.train.rows) : 1.0;
+    // Overflow-safe: targets of any magnitude a double holds give a finite mean and scale (a scale that
+    // overflowed would be written to supervised.json as null, which qgml predict cannot use).
+    const detail::ColumnStatistics st = detail::column_statistics(
+        out.train, d, "the regression targets of " + (target_file.empty() ? name : target_file));
+    tr.target_mean = st.mean;
+    tr.target_scale = st.sd > 0 ? st.sd : 1.0;
     out.automatic.push_back(
         format("regression targets standardised: (y - %.6g) / %.6g on the training points "
                "(metrics and predictions in the targets' units)",
@@ -218,12 +260,10 @@ inline SupervisedData load_supervised_data(const Config& c, const PointsInMemory
   tr.feature_scale.assign(std::size_t(d), 1.0);
   if (standardize)
     for (int k = 0; k < d; ++k) {
-      double mean = 0, var = 0;
-      for (int t = 0; t < out.train.rows; ++t) mean += out.train(t, k);
-      mean /= out.train.rows;
-      for (int t = 0; t < out.train.rows; ++t) var += (out.train(t, k) - mean) * (out.train(t, k) - mean);
-      tr.feature_mean[k] = mean;
-      tr.feature_scale[k] = var > 0 ? std::sqrt(var / out.train.rows) : 1.0;
+      const detail::ColumnStatistics st =
+          detail::column_statistics(out.train, k, format("feature %d of %s", k, name.c_str()));
+      tr.feature_mean[k] = st.mean;
+      tr.feature_scale[k] = st.sd > 0 ? st.sd : 1.0;
     }
   if (automatic)
     out.automatic.push_back(

@@ -664,6 +664,14 @@ TrainOutcome train(Config c, const std::string& config_path, const TrainRequest&
   run_collectively(comm, [&] {
     if (root) log.open((fs::path(run_dir) / "log.txt").string());
   });
+  // Under the lock: the temporaries that an interrupted write left in the run directory and its
+  // checkpoints (the pid in their name has ended) are removed.
+  if (!resume_dir.empty())
+    run_collectively(comm, [&] {
+      if (!root) return;
+      for (const std::string& path : remove_stale_temporaries(run_dir, {"checkpoints"}))
+        log.line("removed " + path + ": a temporary file of an interrupted write (its process has ended)");
+    });
   // A fatal error from here on is also recorded in the run's log.txt (main prints it to stderr).
   try {
     return {train_in<Real, DataSpace>(c, request, log, popts, monitored, in, run_dir), run_dir};

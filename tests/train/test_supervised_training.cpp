@@ -122,6 +122,15 @@ TEST_CASE("supervised metrics: MAE, RMSE, R^2, accuracy and ROC AUC", "[supervis
   // Strided pairs (prediction, target) read like two arrays.
   const std::vector<double> interleaved{1.0, 1.0, 2.5, 2.0, 2.0, 3.0, 5.0, 4.0};
   CHECK(supervised_metrics(Task::regression, interleaved.data(), interleaved.data() + 1, 4, 2).mae == r.mae);
+  // Targets near 1e200 (issue 50): the metrics scale with them, finite rather than inf or nan; the
+  // ordinary ones keep their bits.
+  std::vector<double> big_hat, big;
+  for (const double v : y_hat) big_hat.push_back(v * 1e200);
+  for (const double v : y) big.push_back(v * 1e200);
+  const SupervisedMetrics b = supervised_metrics(Task::regression, big_hat.data(), big.data(), 4);
+  CHECK(std::abs(b.mae / 1e200 - r.mae) < 1e-14);
+  CHECK(std::abs(b.rmse / 1e200 - r.rmse) < 1e-14);
+  CHECK(std::abs(b.r2 - r.r2) < 1e-14);
 }
 
 TEMPLATE_TEST_CASE("supervised training: an epoch's loss and metrics are those of its predictions, and it learns",

@@ -43,18 +43,30 @@ SupervisedMetrics supervised_metrics(Task task, const double* y_hat, const doubl
     m.auc = roc_auc(y_hat, y, n, stride);
     return m;
   }
+  // The sums run on the values divided by 2^shift, a power of two at least their largest finite magnitude
+  // (exact: ordinary values keep their bits), so that targets near 1e200 give finite metrics, not inf.
+  double largest = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (const double v : {y_hat[i * stride], y[i * stride]})
+      if (std::isfinite(v)) largest = std::max(largest, std::fabs(v));
+  int shift = 0;
+  if (largest > 0) std::frexp(largest, &shift);
+  const double down1 = std::ldexp(1.0, -shift / 2), down2 = std::ldexp(1.0, -(shift - shift / 2));
   double abs_sum = 0, sq_sum = 0, mean = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const double e = y_hat[i * stride] - y[i * stride];
+    const double e = y_hat[i * stride] * down1 * down2 - y[i * stride] * down1 * down2;
     abs_sum += std::fabs(e);
     sq_sum += e * e;
-    mean += y[i * stride];
+    mean += y[i * stride] * down1 * down2;
   }
   mean /= double(n);
   double spread = 0;
-  for (std::size_t i = 0; i < n; ++i) spread += (y[i * stride] - mean) * (y[i * stride] - mean);
-  m.mae = abs_sum / double(n);
-  m.rmse = std::sqrt(sq_sum / double(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    const double c = y[i * stride] * down1 * down2 - mean;
+    spread += c * c;
+  }
+  m.mae = std::ldexp(abs_sum / double(n), shift);
+  m.rmse = std::ldexp(std::sqrt(sq_sum / double(n)), shift);
   m.r2 = spread > 0 ? 1 - sq_sum / spread : std::numeric_limits<double>::quiet_NaN();
   return m;
 }

@@ -31,6 +31,16 @@
 #   sample_lock  a second qgml sample into the --out of a running one (new or --resume) is refused
 #                naming the sample directory and the holder's pid; once the first has ended the directory
 #                can be used again
+#   sample_retrained  qgml sample --resume after the run was retrained (its matrices changed) or its
+#                standardisation changed is refused naming the sample directory, nothing written; a sample
+#                directory that records no model fingerprint (an older qgml's) is refused too
+#   target_scale  regression targets (and features) scaled by 1e200 give a finite target_scale in
+#                supervised.json (not null), finite metrics, and qgml predict the unscaled run's predictions
+#                times 1e200
+#   stale_temporaries  --resume of a run (or a sample directory) removes exactly the temporaries of an
+#                atomic write whose process has ended (<name>.tmp.<pid>[.<n>], regular files, in the
+#                directory and its checkpoints); near-misses, a live pid's, a directory, files elsewhere
+#                stay; a link at such a name refuses the resume and is not removed
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -306,6 +316,109 @@ sample_lock)
   grep -q "sample directory 'samples' is in use: another qgml process (pid $first)" resume2.log ||
     fail "no message naming the sample directory and the holder (resume)"
   echo "ok: a second sampler into a sample directory in use refused"
+  ;;
+sample_retrained)
+  train_once
+  "$qgml" sample "$run" --chains 4 --steps 20 --warmup 10 --out samples --kokkos-disable-warnings >sample.log 2>&1 ||
+    fail "qgml sample failed"
+  grep -q '"model_fingerprint": "[0-9a-f]\{16\}"' samples/sample.json || fail "no model fingerprint in sample.json"
+  for f in sample.json samples.npy state.npy; do cp "samples/$f" "$f.before"; done
+  # The run retrained: its final matrices change.
+  "$qgml" train --resume "$run" --training.epochs 4 --output.plots false --kokkos-disable-warnings >retrain.log 2>&1 ||
+    fail "the retraining failed"
+  "$qgml" sample --resume samples --steps 40 --kokkos-disable-warnings >resume.log 2>&1
+  [ $? -ne 0 ] || fail "a sample directory resumed on a retrained model (the draws of two models mixed)"
+  grep -q "qgml sample --resume samples: the model of .* has changed since this sample directory was started" \
+    resume.log || fail "no message naming the sample directory"
+  for f in sample.json samples.npy state.npy; do cmp -s "$f.before" "samples/$f" || fail "samples/$f rewritten"; done
+  # The unchanged model resumes; a changed standardisation is refused.
+  "$qgml" sample "$run" --chains 4 --steps 20 --warmup 10 --out again --kokkos-disable-warnings >again.log 2>&1 ||
+    fail "qgml sample of the retrained run failed"
+  "$qgml" sample --resume again --steps 30 --kokkos-disable-warnings >same.log 2>&1 ||
+    fail "the sample directory of an unchanged model did not resume"
+  [ -f "$run/standardization.json" ] && fail "the test expects a run without standardisation"
+  echo '{"mean": [0.5, 0, 0], "scale": 2.5}' >"$run/standardization.json"
+  cp again/sample.json again.json.before
+  "$qgml" sample --resume again --steps 40 --kokkos-disable-warnings >standardised.log 2>&1
+  [ $? -ne 0 ] || fail "a sample directory resumed after the run's standardisation changed"
+  grep -q "qgml sample --resume again: the model of .* has changed" standardised.log || fail "no message (standardisation)"
+  cmp -s again.json.before again/sample.json || fail "again/sample.json rewritten by a refused resume"
+  # A sample directory without a fingerprint: refused, with a message to start a new one.
+  rm "$run/standardization.json"
+  sed -i '/"model_fingerprint"/d' again/sample.json
+  "$qgml" sample --resume again --steps 40 --kokkos-disable-warnings >old.log 2>&1
+  [ $? -ne 0 ] || fail "a sample directory without a model fingerprint resumed"
+  grep -q "qgml sample --resume again: its sample.json records no model fingerprint.*start a new sample directory" \
+    old.log || fail "no message (no fingerprint)"
+  echo "ok: a sample directory refused on a retrained or restandardised model, and without a fingerprint"
+  ;;
+target_scale)
+  awk 'BEGIN { for (i = 0; i < 60; ++i) printf "%.17g,%.17g\n", cos(i / 9.549), sin(i / 9.549) }' >x.csv
+  awk 'BEGIN { for (i = 0; i < 60; ++i) printf "%.17g\n", 3 + cos(i / 9.549) + 0.5 * sin(2 * i / 9.549) }' >y.csv
+  awk -F, '{ printf "%.17g,%.17g\n", $1 * 1e200, $2 * 1e200 }' x.csv >xbig.csv
+  awk '{ printf "%.17g\n", $1 * 1e200 }' y.csv >ybig.csv
+  opts=(--task regression --training.epochs 3 --model.N 4 --analysis.enabled false --output.plots false
+    --kokkos-disable-warnings)
+  "$qgml" train x.csv --data.target_file y.csv "${opts[@]}" --output.directory base >base.log 2>&1 || fail "base failed"
+  "$qgml" train x.csv --data.target_file ybig.csv "${opts[@]}" --output.directory big >big.log 2>&1 ||
+    fail "targets near 1e200 refused"
+  "$qgml" train xbig.csv --data.target_file ybig.csv "${opts[@]}" --output.directory both >both.log 2>&1 ||
+    fail "features and targets near 1e200 refused"
+  for r in big both; do
+    grep -q null $r/*/supervised.json && fail "$r: a null in supervised.json: $(grep null $r/*/supervised.json)"
+    grep "final train RMSE" $r.log | grep -qi "nan\|inf" && fail "$r: a metric not finite: $(grep 'final train' $r.log)"
+  done
+  "$qgml" predict --run base/*/ --data x.csv --output base.csv >pbase.log 2>&1 || fail "predict (base) failed"
+  "$qgml" predict --run big/*/ --data x.csv --output big.csv >pbig.log 2>&1 || fail "predict (targets 1e200) failed"
+  "$qgml" predict --run both/*/ --data xbig.csv --output both.csv >pboth.log 2>&1 || fail "predict (both 1e200) failed"
+  for r in big both; do
+    paste -d, base.csv $r.csv | awk -F, 'NR > 1 { if ($2 !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) bad = 1
+      m = $1 < 0 ? -$1 : $1; if (m > top) top = m; e = $2 / 1e200 - $1; if (e < 0) e = -e; if (e > err) err = e }
+      END { exit !(NR == 61 && !bad && top > 0 && err <= 1e-6 * top) }' ||
+      fail "$r: predictions are not 1e200 times the base run's: $(paste -d, base.csv $r.csv | sed -n 2,4p)"
+  done
+  echo "ok: targets near 1e200 give a finite scale, finite metrics and the base run's predictions times 1e200"
+  ;;
+stale_temporaries)
+  outside
+  train_once
+  mkdir "$run/notes"
+  # Exactly the temporaries of an atomic write whose process has ended: removed by the next --resume.
+  stale=("$run/config.yaml.tmp.999999" "$run/history.csv.tmp.999998.3" "$run/checkpoints/LATEST.tmp.999997")
+  # Near-misses, a live process's (this shell's), and such names outside the run and its checkpoints (in
+  # the run's parent, in a subdirectory other than checkpoints).
+  keep=("$run/config.yaml.tmp.$$" "$run/config.yaml.tmp.0999999" "$run/config.yaml.tmp.99999x"
+    "$run/config.yaml.tmp.999999.txt" "$run/config.yaml.tmp." "$run/.tmp.999999" "$run/config.yaml.tmp.999999."
+    "$run/config.yaml.TMP.999999" "$run/config.yaml.tmp.99999999999" "$run/config.yaml.tmp.999999.0"
+    "runs/config.yaml.tmp.999999" "$run/notes/config.yaml.tmp.999999")
+  for f in "${stale[@]}" "${keep[@]}"; do echo planted >"$f" || fail "cannot plant $f"; done
+  mkdir "$run/dir.tmp.999996"
+  keep+=("$run/dir.tmp.999996")
+  # A link at such a name: the resume is refused and removes nothing.
+  ln -s "$PWD/outside/target" "$run/log.txt.tmp.999995"
+  "$qgml" train --resume "$run" --training.epochs 3 --output.plots false --kokkos-disable-warnings >link.log 2>&1
+  [ $? -ne 0 ] || fail "resumed with a link in the run directory"
+  [ -L "$run/log.txt.tmp.999995" ] || fail "the link was removed"
+  for f in "${stale[@]}"; do [ -f "$f" ] || fail "$f removed by a refused resume"; done
+  unchanged
+  rm "$run/log.txt.tmp.999995"
+  "$qgml" train --resume "$run" --training.epochs 3 --output.plots false --kokkos-disable-warnings >resume.log 2>&1 ||
+    fail "the resume failed"
+  for f in "${stale[@]}"; do [ ! -e "$f" ] || fail "the stale temporary $f was not removed"; done
+  for f in "${keep[@]}"; do [ -e "$f" ] || fail "$f was removed"; done
+  grep -q "removed $run/config.yaml.tmp.999999: a temporary file of an interrupted write" resume.log ||
+    fail "the removal is not said"
+  grep -q "removed $run/checkpoints/LATEST.tmp.999997" "$run/log.txt" || fail "log.txt does not say the removal"
+  # A sample directory: the same on qgml sample --resume.
+  "$qgml" sample "$run" --chains 4 --steps 20 --warmup 10 --out samples --kokkos-disable-warnings >sample.log 2>&1 ||
+    fail "qgml sample failed"
+  echo planted >samples/samples.npy.tmp.999999 && echo planted >samples/state.npy.tmp.999998.2
+  echo planted >samples/state.npy.tmp.$$ && echo planted >samples/state.npy.tmp.x1
+  "$qgml" sample --resume samples --steps 40 --kokkos-disable-warnings >sresume.log 2>&1 || fail "sample --resume failed"
+  [ ! -e samples/samples.npy.tmp.999999 ] && [ ! -e samples/state.npy.tmp.999998.2 ] ||
+    fail "stale temporaries of the sample directory not removed"
+  [ -e samples/state.npy.tmp.$$ ] && [ -e samples/state.npy.tmp.x1 ] || fail "a decoy in the sample directory removed"
+  echo "ok: exactly the stale temporaries removed"
   ;;
 *)
   echo "unknown case $case_"
