@@ -86,10 +86,10 @@ for line in open(sys.argv[1]):
                       "exit": f[3]}))
 EOF
   cat "$work/run/sanitizers.jsonl" 2>/dev/null
-  cat "$work/run/bench/bench.jsonl" 2>/dev/null
+  cat "$work/run/bench.jsonl" 2>/dev/null
 } >"$out/check.jsonl"
 cp "$work/run/logs/ctest.log" "$out/ctest.log" 2>/dev/null
-cp "$work/run/bench/bench.md" "$out/bench.md" 2>/dev/null
+cp "$work/run/bench.md" "$out/bench.md" 2>/dev/null
 {
   echo "# GPU check, $(date -u +%FT%TZ)"
   echo
@@ -119,7 +119,15 @@ cp "$work/run/bench/bench.md" "$out/bench.md" 2>/dev/null
   cat "$work/run/sanitizers.jsonl" 2>/dev/null
   echo '```'
 } >"$out/summary.md"
-tar -C "$work/run" -cf - logs steps.tsv $(cd "$work/run" && ls bench 2>/dev/null | sed 's|^|bench/|') 2>/dev/null |
+tar -C "$work/run" -cf - logs steps.tsv $(cd "$work/run" && ls bench.* sanitizers.jsonl 2>/dev/null) 2>/dev/null |
   xz -T0 -6 >"$out/logs.tar.xz"
+# The device tool returns files up to 16 MB: past 15 MB, the sanitizers' report logs keep their first and
+# last 20000 lines (their counts are in check.jsonl either way).
+if [ "$(stat -c %s "$out/logs.tar.xz")" -gt 15000000 ]; then
+  for f in "$work"/run/logs/*-reports.log; do
+    [ -f "$f" ] && { head -n 20000 "$f"; echo "... (cut by check.sh)"; tail -n 20000 "$f"; } >"$f.cut" && mv "$f.cut" "$f"
+  done
+  tar -C "$work/run" -cf - logs steps.tsv 2>/dev/null | xz -T0 -6 >"$out/logs.tar.xz"
+fi
 echo "check.sh: $(( $(date +%s) - t0 )) s; $out: $(cd "$out" && ls | tr '\n' ' ')" >&2
 exit $rc
