@@ -271,8 +271,9 @@ def check_issue15_ratios():
 
 def check_sanitizer_report():
     """perf/gpu/sanitizer_report.py: a racecheck report is suppressed only when every access lies in the
-    Kokkos reduction files; one access in qgml's code keeps it; memcheck is never filtered; hazards the
-    summary counts beyond the parsed reports are kept; a log without a summary exits 2."""
+    Kokkos reduction files; one access in qgml's code keeps it; an initcheck host copy only when Kokkos'
+    scratch-pool growth made it; memcheck is never filtered; hazards the summary counts beyond the parsed
+    reports are kept; a log without a summary exits 2."""
     kokkos = "/opt/kokkos/include/Cuda/Kokkos_Cuda_ReduceScan.hpp"
     team = "/opt/kokkos/include/Cuda/Kokkos_Cuda_Team.hpp"
     qgml = "/src/core/include/qgml/linalg/jacobi_team.hpp"
@@ -308,6 +309,22 @@ def check_sanitizer_report():
               f"{kokkos}:10:void k()\n=========\n========= ERROR SUMMARY: 1 error\n")
     r = run("gpu/sanitizer_report.py", "--tool", "memcheck", mem)
     expect(r.returncode == 1 and json.loads(r.stdout.splitlines()[-1])["kept"] == 1, "memcheck was filtered")
+    def host_copy(frames):
+        return ("========= Host API memory access error at host access to 0x7f00 of size 950 bytes\n"
+                "=========     Uninitialized access to 0x7f10 on access by cudaMemcpy source\n"
+                "=========     Saved host backtrace up to driver entry point at error\n" +
+                "".join(f"=========         Host Frame: {f} [0x1] in qgml_tests\n" for f in frames) + "=========\n")
+
+    pool = ["Kokkos::Impl::DeepCopy<>::DeepCopy(void*)", "Kokkos::Impl::SharedAllocationRecordCommon<>::reallocate_tracked",
+            "Kokkos::Impl::CudaInternal::resize_team_scratch_space(long, bool)", "qgml::detail::loss_gradient_team<>()"]
+    ours = ["Kokkos::Impl::DeepCopy<>::DeepCopy(void*)", "qgml::Trainer<>::checkpoint()"]
+    init = log("init.log", host_copy(pool) * 3 + host_copy(ours) + "========= ERROR SUMMARY: 4 errors\n")
+    r = run("gpu/sanitizer_report.py", "--tool", "initcheck", init)
+    rec = json.loads(r.stdout.splitlines()[-1])
+    expect(r.returncode == 1 and rec["suppressed"] == 3 and rec["kept"] == 1,
+           "initcheck: Kokkos' scratch-pool copies not filtered, or qgml's own copy filtered")
+    r = run("gpu/sanitizer_report.py", "--tool", "memcheck", init)
+    expect(json.loads(r.stdout.splitlines()[-1])["kept"] == 4, "the scratch-pool filter applied to memcheck")
     clean = log("clean.log", "========= ERROR SUMMARY: 0 errors\n")
     expect(run("gpu/sanitizer_report.py", "--tool", "memcheck", clean).returncode == 0, "a clean log failed")
     cut = log("cut.log", race(qgml, qgml))
