@@ -6,6 +6,7 @@ import pytest
 
 import qgml
 from conftest import sphere_points, spin_matrices
+from qgml._runtime import make_settings
 
 
 @pytest.fixture(params=[2, 3])
@@ -28,6 +29,16 @@ def test_evaluate_fuzzy_sphere(fuzzy):
     np.testing.assert_allclose(ev.energy, (d2 + c * c * j) / 2, atol=1e-10)  # 2 E_0 = d^2 + sigma^2
     assert ev.loss == pytest.approx(np.mean(d2 + w * c * c * j), abs=1e-10)
     assert ev.xbar.dtype == np.float64
+
+
+def test_evaluate_default_w_is_that_of_qgml_eval(fuzzy):
+    """w left out is the setting training.w's default (0.5), as for `qgml eval`, not 0.25."""
+    config, j, c, _ = fuzzy
+    x = sphere_points(50, seed=3, radius=1.1)
+    d2 = (np.linalg.norm(x, axis=1) - c * j) ** 2
+    assert float(make_settings().get("training.w")) == 0.5
+    assert qgml.evaluate(config, x).loss == pytest.approx(np.mean(d2 + 0.5 * c * c * j), abs=1e-10)
+    assert config.evaluate(x).loss == pytest.approx(qgml.evaluate(config, x, w=0.5).loss, abs=0)
 
 
 def test_evaluate_float32(fuzzy):

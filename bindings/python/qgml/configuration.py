@@ -112,7 +112,7 @@ class MatrixConfiguration:
     def __repr__(self) -> str:
         return f"MatrixConfiguration(D={self.D}, N={self.N})"
 
-    def evaluate(self, X: Any, w: float = 0.25) -> Evaluation:
+    def evaluate(self, X: Any, w: Optional[float] = None) -> Evaluation:
         """See :func:`qgml.evaluate`."""
         return evaluate(self, X, w)
 
@@ -134,13 +134,15 @@ def _model_of(config: Any) -> "_qgml.Model":
     raise TypeError(f"qgml: expected a MatrixConfiguration or a Run, got {type(config).__name__}")
 
 
-def evaluate(config: Any, X: Any, w: float = 0.25) -> Evaluation:
+def evaluate(config: Any, X: Any, w: Optional[float] = None) -> Evaluation:
     """The ground state of H(x) at every point of X (T, D): the reconstruction xbar, the quantum
     fluctuation sigma^2, the energy E_0, and the loss mean(|x - xbar|^2 + w sigma^2) (spec 1.3).
 
     X is used in place (no copy) when it is a C-contiguous float64 or float32 array; the outputs have
-    its dtype. ``w`` defaults to that of ``qgml eval``.
+    its dtype. ``w`` None (the default) is the default of the setting ``training.w``, as for ``qgml eval``.
     """
+    if w is None:
+        w = float(make_settings().get("training.w"))
     model = _model_of(config)
     x = as_points(X)
     t = x.shape[0]
