@@ -41,6 +41,10 @@
 #                atomic write whose process has ended (<name>.tmp.<pid>[.<n>], regular files, in the
 #                directory and its checkpoints); near-misses, a live pid's, a directory, files elsewhere
 #                stay; a link at such a name refuses the resume and is not removed
+#   analysis_preflight  data with D = 1000 coordinates, whose dimension analysis needs more team scratch
+#                per team (the packed kernel's D x D metrics) than Kokkos offers, is refused before the first
+#                epoch with a message naming D, N, the need and the settings that fit; no run directory is
+#                left; with analysis.enabled false (one of those settings) the same data train
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -419,6 +423,37 @@ stale_temporaries)
     fail "stale temporaries of the sample directory not removed"
   [ -e samples/state.npy.tmp.$$ ] && [ -e samples/state.npy.tmp.x1 ] || fail "a decoy in the sample directory removed"
   echo "ok: exactly the stale temporaries removed"
+  ;;
+analysis_preflight)
+  # D = 1000: on CPUs the packed kernel's scratch per team (8 points' 1000 x 1000 metrics, 62 MiB) exceeds
+  # the 20 MiB per team of Kokkos' host spaces. analysis.kernel packed (auto's choice on CPUs) so that a
+  # GPU build, which has no packed kernel, refuses before training too, and never spends minutes on the
+  # eigenvalues of 1000 x 1000 metrics.
+  awk 'BEGIN { srand(1); for (i = 0; i < 16; ++i) { for (k = 0; k < 1000; ++k)
+    printf "%s%.5f", k ? "," : "", (k == 0 ? cos(i / 2.5) : k == 1 ? sin(i / 2.5) : 0) + 0.01 * (rand() - 0.5)
+    printf "\n" } }' >wide.csv
+  outside
+  start=$(date +%s)
+  "$qgml" train wide.csv --model.N 4 --training.epochs 3 --analysis.kernel packed --output.directory runs \
+    --output.plots false --kokkos-disable-warnings >wide.log 2>&1
+  rc=$? took=$(($(date +%s) - start))
+  [ $rc -ne 0 ] || fail "a run whose analysis cannot run was not refused"
+  grep -q "^epoch [0-9]" wide.log && fail "the refusal came after training started: $(grep "^epoch" wide.log | head -n 2)"
+  if ! grep -q "the packed geometry kernel runs on host execution spaces only" wide.log; then
+    grep -q "the dimension analysis after training (analysis.kernel = packed, N = 4, D = 1000, 16 points in \
+chunks of 16) needs [0-9]* bytes ([0-9.]* MiB) of scratch per team, more than the [0-9]* bytes" wide.log ||
+      fail "no message naming the analysis, D, N and its scratch: $(head -c 600 wide.log)"
+    grep -q "set analysis.kernel team or separate, set analysis.enabled false" wide.log ||
+      fail "the message does not say what to do: $(head -c 600 wide.log)"
+  fi
+  [ -z "$(ls -A runs 2>/dev/null)" ] || fail "the refused run left files: $(find runs | head)"
+  [ $took -le 20 ] || fail "the refusal took $took s"
+  # What the message proposes: without the analysis the same data train (the other kernels fit, but
+  # the eigenvalues of 1000 x 1000 metrics take minutes).
+  "$qgml" train wide.csv --model.N 4 --training.epochs 2 --analysis.enabled false --output.directory off \
+    --output.plots false --kokkos-disable-warnings >off.log 2>&1 || fail "analysis.enabled false failed: $(tail -n 3 off.log)"
+  unchanged
+  echo "ok: an analysis that cannot run refused before training in $took s"
   ;;
 *)
   echo "unknown case $case_"

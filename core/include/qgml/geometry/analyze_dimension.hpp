@@ -51,6 +51,20 @@ DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metr
 
 }  // namespace detail
 
+// What analyze_dimension of `count` points of D = d coordinates (this rank's) in chunks of `chunk`
+// points needs at N = n, known before anything is allocated: QuantumGeometry::needs of one chunk, and on
+// host spaces the per-point rows (3 D + 4 doubles per point) of this rank's points and of `gathered`
+// points more (every rank's on rank 0, gathered and then copied into the result; 0 elsewhere).
+template <class Real, class ExecSpace>
+GeometryNeeds analyze_dimension_needs(int d, int n, std::int64_t count, std::int64_t gathered,
+                                      const GeometrySettings& settings, int chunk) {
+  const int c = int(std::max<std::int64_t>(1, std::min<std::int64_t>(chunk, count)));
+  GeometryNeeds needs = QuantumGeometry<Real, ExecSpace>::needs(d, n, c, settings);
+  if constexpr (is_host_space_v<ExecSpace>)
+    needs.memory_bytes += double(count + 2 * gathered) * (3.0 * d + 4) * sizeof(double);
+  return needs;
+}
+
 // A collective: each rank analyses its own points (`points`, count x D, its shard of all ranks'
 // points in rank order) in chunks of at most `chunk` points (buffers sized once).
 template <class Real, class ExecSpace, class PointsView>

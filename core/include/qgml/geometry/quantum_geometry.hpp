@@ -16,9 +16,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 
 #include "qgml/common/line_aligned_scratch.hpp"
+#include "qgml/common/memory_budget.hpp"
 #include "qgml/geometry/dimension_estimate.hpp"
 #include "qgml/geometry/ground_state_geometry.hpp"
 #include "qgml/geometry/ground_state_geometry_packed.hpp"
@@ -166,6 +169,15 @@ struct GeometrySpectrum {
 
 }  // namespace detail
 
+// What QuantumGeometry::compute needs, known before anything is allocated (QuantumGeometry::needs).
+struct GeometryNeeds {
+  GeometryKernel kernel = GeometryKernel::automatic;  // the kernel compute() runs
+  std::size_t scratch_bytes = 0;  // team scratch per team of that kernel's launch (0: the kernel takes none)
+  std::size_t scratch_limit = 0;  // the most the execution space offers per team (TeamPolicy::scratch_size_max)
+  double memory_bytes = 0;        // the buffers, and on host spaces every thread's share of the team scratch
+  bool scratch_fits() const { return scratch_bytes <= scratch_limit; }
+};
+
 template <class Real, class ExecSpace>
 class QuantumGeometry {
  public:
@@ -195,6 +207,51 @@ class QuantumGeometry {
       : QuantumGeometry(d, n, max_batch, settings.geometric_tensor) {}
 
   int max_batch() const { return max_batch_; }
+
+  // What compute() on chunks of max_batch points at D = d, N = n needs, before anything is allocated (the
+  // pre-flight check of qgml train): the team scratch per team of the kernel `settings` resolves to (the
+  // packed kernel's pack of W points, each with its D x D metric, 4 D N resolvent terms and the ground
+  // state's arrays; the team kernel's point, 8 D N and the ground state's), which the launch refuses
+  // when it exceeds scratch_limit; and the bytes of the buffers: those of the constructor (the T x D x D
+  // metric), the spectrum's copy of the metrics, the separate path's T x N x N eigenproblems, and on
+  // host spaces the team scratch of every thread.
+  static GeometryNeeds needs(int d, int n, int max_batch, const GeometrySettings& settings,
+                             const EighOptions& eigh = {}) {
+    using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+    GeometryNeeds out;
+    out.kernel = resolve_geometry_kernel<ExecSpace>(settings.kernel, n);
+    out.scratch_limit =
+        std::max(std::size_t(policy_type::scratch_size_max(0)), std::size_t(policy_type::scratch_size_max(1)));
+    const std::size_t c = std::size_t(std::max(1, max_batch)), dd = std::size_t(d), nn = std::size_t(n);
+    const auto reals = [](std::size_t count) { return double(view_allocation_bytes(count, sizeof(Real))); };
+    const auto ints = [](std::size_t count) { return double(view_allocation_bytes(count, sizeof(int))); };
+    const auto complexes = [](std::size_t count) {
+      return double(view_allocation_bytes(count, sizeof(complex_t<Real>)));
+    };
+    // info, xbar, energy, sigma2, metric, eigenvalues, dimension; the tensor storage where asked for.
+    double bytes = ints(c) + reals(c * dd) + 2 * reals(c) + reals(c * dd * dd) + reals(c * dd) + ints(c);
+    if (settings.geometric_tensor) bytes += 2 * reals(c * dd * dd);
+    const bool ground_state_kernel = !eigh.warm_start && eigh.variant == EighVariant::automatic;
+    if (out.kernel == GeometryKernel::packed && ground_state_kernel) {
+      if constexpr (is_host_space_v<ExecSpace>) {  // resolved on host spaces only
+        using functor_type = detail::PackedGroundStateGeometry<Real, ExecSpace, RealMatrix<Real, memory_space>>;
+        using scratch_type = decltype(functor_type::scratch);
+        out.scratch_bytes = scratch_type{detail::packed_geometry_scratch_reals(n, d, functor_type::W)}.bytes();
+      }
+    } else {
+      bytes += reals(c * dd * dd);  // the spectrum kernel's copy of the metrics
+      if (out.kernel == GeometryKernel::team && ground_state_kernel)
+        out.scratch_bytes =
+            plan_team_launch<Real, ExecSpace>(settings.team_shape, int(c), n,
+                                              detail::ground_state_geometry_scratch_reals(n, d), "team geometry")
+                .bytes;
+      else  // H, V, w, W of the separate path
+        bytes += 2 * complexes(c * nn * nn) + reals(c * nn) + complexes(c * nn * dd);
+    }
+    if constexpr (is_host_space_v<ExecSpace>) bytes += double(ExecSpace().concurrency()) * double(out.scratch_bytes);
+    out.memory_bytes = bytes;
+    return out;
+  }
 
   // Geometry of the points (count = points.extent(0) <= max_batch); asynchronous on exec.
   template <class PointsView>

@@ -137,12 +137,10 @@ struct TeamLaunch {
   }
 };
 
-// Resolves `requested` for `count` problems of size n with `reals` Reals of scratch each (count >= 1). `what` names the
-// kernel in errors. Automatic: host spaces one problem per team of one thread; devices the lanes mapping
-// with team_shape_default_lanes(n) lanes and team_shape_block_threads / lanes problems per team, fewer
-// where that keeps the team's scratch in shared memory (level 0).
+// The shape, stride, teams and bytes of resolve_team_shape, without its scratch-level choice and check
+// (level stays 0): what a launch would ask for, for checks made before anything runs.
 template <class Real, class ExecSpace>
-TeamLaunch<ExecSpace> resolve_team_shape(TeamShape requested, int count, int n, std::size_t reals, const char* what) {
+TeamLaunch<ExecSpace> plan_team_launch(TeamShape requested, int count, int n, std::size_t reals, const char* what) {
   using policy_type = Kokkos::TeamPolicy<ExecSpace>;
   using scratch_view =
       Kokkos::View<complex_t<Real>*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -172,7 +170,19 @@ TeamLaunch<ExecSpace> resolve_team_shape(TeamShape requested, int count, int n, 
     out.bytes = bytes_for(1);
   }
   out.shape = s;
-  if (out.bytes <= level0) {
+  return out;
+}
+
+// Resolves `requested` for `count` problems of size n with `reals` Reals of scratch each (count >= 1). `what` names the
+// kernel in errors. Automatic: host spaces one problem per team of one thread; devices the lanes mapping
+// with team_shape_default_lanes(n) lanes and team_shape_block_threads / lanes problems per team, fewer
+// where that keeps the team's scratch in shared memory (level 0).
+template <class Real, class ExecSpace>
+TeamLaunch<ExecSpace> resolve_team_shape(TeamShape requested, int count, int n, std::size_t reals, const char* what) {
+  using policy_type = Kokkos::TeamPolicy<ExecSpace>;
+  TeamLaunch<ExecSpace> out = plan_team_launch<Real, ExecSpace>(requested, count, n, reals, what);
+  const TeamShape& s = out.shape;
+  if (out.bytes <= std::size_t(policy_type::scratch_size_max(0))) {
     out.level = 0;
   } else {
     QGML_REQUIRE(out.bytes <= std::size_t(policy_type::scratch_size_max(1)),
