@@ -169,6 +169,10 @@ TEMPLATE_TEST_CASE("cuSOLVER backend: cusolverDnXsyevBatched for every N, in sli
   }
   for (int n : sizes) check_against_qgml<TestType>(n, {EighMethod::syev_batched});
   for (int n : {3, 40}) check_against_qgml<TestType>(n, {EighMethod::syev_batched}, 5);
+  // A workspace cap below one matrix's: every call solves one matrix.
+  cusolver::EighOptions one_at_a_time{EighMethod::syev_batched};
+  one_at_a_time.syev_workspace_bytes = 1;
+  for (int n : {4, 33}) check_against_qgml<TestType>(n, one_at_a_time);
 }
 
 TEMPLATE_TEST_CASE("cuSOLVER backend: batches larger than the solver's are solved in slices", "[cusolver]", double,
