@@ -15,6 +15,7 @@
 
 #include "qgml/common/file_error.hpp"
 #include "qgml/common/random.hpp"
+#include "qgml/io/atomic_file.hpp"
 
 namespace qgml::app {
 
@@ -97,17 +98,6 @@ void check_writable_directory(const std::string& dir) {
 
 namespace {
 
-// A decimal number of 1 to `digits` digits without a leading zero at text[begin, end).
-bool plain_decimal(const std::string& text, std::size_t begin, std::size_t end, std::size_t digits, long long& value) {
-  if (begin >= end || end - begin > digits || text[begin] == '0') return false;
-  value = 0;
-  for (std::size_t i = begin; i < end; ++i) {
-    if (text[i] < '0' || text[i] > '9') return false;
-    value = value * 10 + (text[i] - '0');
-  }
-  return true;
-}
-
 // The stale temporaries of the directory open at `fd` (named `dir` in the paths returned).
 void remove_stale_in(int fd, const std::string& dir, std::vector<std::string>& removed) {
   DIR* d = ::fdopendir(fd);
@@ -130,20 +120,6 @@ void remove_stale_in(int fd, const std::string& dir, std::vector<std::string>& r
 }
 
 }  // namespace
-
-bool is_temporary_name(const std::string& name, long& pid) {
-  // The last ".tmp." whose rest is <pid> or <pid>.<n>.
-  for (std::size_t at = name.rfind(".tmp."); at != std::string::npos && at > 0; at = name.rfind(".tmp.", at - 1)) {
-    const std::size_t begin = at + 5;
-    const std::size_t dot = name.find('.', begin);
-    long long p = 0, n = 0;
-    if (!plain_decimal(name, begin, dot == std::string::npos ? name.size() : dot, 10, p) || p > 2147483647LL) continue;
-    if (dot != std::string::npos && !plain_decimal(name, dot + 1, name.size(), 19, n)) continue;
-    pid = long(p);
-    return true;
-  }
-  return false;
-}
 
 std::vector<std::string> remove_stale_temporaries(const std::string& dir,
                                                   const std::vector<std::string>& subdirectories) {

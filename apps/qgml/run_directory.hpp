@@ -45,11 +45,6 @@ class RunLock {
 // O_EXCL | O_NOFOLLOW under a fresh name and removed).
 void check_writable_directory(const std::string& dir);
 
-// Whether `name` is exactly the name of an atomic write's temporary (qgml/io/atomic_file.hpp):
-// <path>.tmp.<pid> or <path>.tmp.<pid>.<n>, <path> not empty, <pid> and <n> decimal without a leading
-// zero (pid at most 2^31 - 1). Sets `pid`.
-bool is_temporary_name(const std::string& name, long& pid);
-
 // Removes the temporaries that an interrupted write of an ended process left (a crash between the
 // temporary's creation and its rename) in `dir` and in each of its entries `subdirectories` (e.g.
 // "checkpoints", opened without following a link): only regular files (never a link, a directory or

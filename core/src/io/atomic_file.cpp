@@ -32,6 +32,17 @@ int create_temporary(const std::string& path, std::string& tmp) {
   return -1;
 }
 
+// A decimal number of 1 to `digits` digits without a leading zero at text[begin, end).
+bool plain_decimal(const std::string& text, std::size_t begin, std::size_t end, std::size_t digits, long long& value) {
+  if (begin >= end || end - begin > digits || text[begin] == '0') return false;
+  value = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    value = value * 10 + (text[i] - '0');
+  }
+  return true;
+}
+
 bool write_all(int fd, const char* data, std::size_t size) {
   while (size > 0) {
     const ssize_t n = ::write(fd, data, size);
@@ -69,6 +80,20 @@ void write_file_atomically(const std::string& path, const void* data, std::size_
 
 void write_file_atomically(const std::string& path, const std::string& contents) {
   write_file_atomically(path, contents.data(), contents.size());
+}
+
+bool is_temporary_name(const std::string& name, long& pid) {
+  // The last ".tmp." whose rest is <pid> or <pid>.<n>.
+  for (std::size_t at = name.rfind(".tmp."); at != std::string::npos && at > 0; at = name.rfind(".tmp.", at - 1)) {
+    const std::size_t begin = at + 5;
+    const std::size_t dot = name.find('.', begin);
+    long long p = 0, n = 0;
+    if (!plain_decimal(name, begin, dot == std::string::npos ? name.size() : dot, 10, p) || p > 2147483647LL) continue;
+    if (dot != std::string::npos && !plain_decimal(name, dot + 1, name.size(), 19, n)) continue;
+    pid = long(p);
+    return true;
+  }
+  return false;
 }
 
 }  // namespace qgml
