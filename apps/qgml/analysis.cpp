@@ -25,6 +25,12 @@ GeometrySettings geometry_settings(const Config& c) {
   GeometrySettings s = geometry_settings(c.text("analysis.metric"), c.real("analysis.min_gap_ratio"),
                                          c.real("analysis.noise_floor"), c.real("analysis.first_gap_exponent"));
   s.kernel = parse_geometry_kernel(c.text("analysis.kernel"));
+  s.spread.enabled = c.boolean("analysis.spread_check");
+  s.spread.neighbours = int(c.integer("analysis.spread_neighbours"));
+  s.spread.promote = c.real("analysis.spread_promote");
+  s.spread.demote = c.real("analysis.spread_demote");
+  s.spread.band = c.real("analysis.spread_band");
+  s.spread.promote_max = c.real("analysis.spread_promote_max");
   return s;
 }
 

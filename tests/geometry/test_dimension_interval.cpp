@@ -76,3 +76,21 @@ TEST_CASE("dimension interval: failed points are left out; the same input gives 
   CHECK(dimension_interval(e, std::vector<bool>(200, false), 3, {}).resamples == 0);
   CHECK_THROWS(dimension_interval(e, std::vector<bool>(10, true), 3, {}));
 }
+
+TEST_CASE("dimension interval: the spread check's estimates move every rule's estimate with them",
+          "[geometry][dimension][interval][spread]") {
+  // The gap rule reads 2 at every point; the spread check promoted every point to 3
+  // (geometry/tangent_spread.hpp): the interval is about 3. Checked estimates of the wrong length are
+  // refused.
+  const std::vector<double> e = spectra({{1.0, 0.9, 5e-3}}, {300});
+  const std::vector<bool> valid(300, true);
+  const DimensionInterval plain = dimension_interval(e, valid, 3, {});
+  CHECK(plain.low == 2);
+  CHECK(plain.high == 2);
+  const DimensionInterval checked =
+      dimension_interval(e, valid, 3, {}, default_dimension_resamples, 1, std::vector<int>(300, 3));
+  CHECK(checked.low == 3);
+  CHECK(checked.high == 3);
+  CHECK(checked.error == 0);
+  CHECK_THROWS(dimension_interval(e, valid, 3, {}, default_dimension_resamples, 1, std::vector<int>(299, 3)));
+}

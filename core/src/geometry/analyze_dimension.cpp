@@ -5,7 +5,8 @@
 namespace qgml::detail {
 
 DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metric,
-                                            const DimensionEstimatorSettings& estimator, Communicator& comm) {
+                                            const DimensionEstimatorSettings& estimator, bool spread_checked,
+                                            Communicator& comm) {
   const int d = rows.d, width = rows.width();
   comm.allreduce_sum(rows.histogram.data(), rows.histogram.size());
   const std::vector<double> all = comm.gather_to_root(rows.values);
@@ -36,7 +37,8 @@ DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metr
   if (comm.rank() == 0) {
     std::vector<bool> valid(std::size_t(r.count));
     for (long t = 0; t < r.count; ++t) valid[std::size_t(t)] = r.dimension[std::size_t(t)] >= 0;
-    const DimensionInterval i = dimension_interval(r.eigenvalues, valid, d, estimator);
+    const DimensionInterval i = dimension_interval(r.eigenvalues, valid, d, estimator, default_dimension_resamples, 1,
+                                                   spread_checked ? r.dimension : std::vector<int>{});
     shared[0] = i.low;
     shared[1] = i.high;
     shared[2] = i.error;

@@ -37,12 +37,15 @@ double std_dev(const std::vector<double>& v) {
 
 DimensionInterval dimension_interval(const std::vector<double>& eigenvalues, const std::vector<bool>& valid,
                                      int ambient_dimension, const DimensionEstimatorSettings& settings, int resamples,
-                                     std::uint64_t seed) {
+                                     std::uint64_t seed, const std::vector<int>& checked) {
   const int d = ambient_dimension;
   QGML_REQUIRE(d >= 1 && eigenvalues.size() == valid.size() * std::size_t(d),
                "qgml::dimension_interval: " + std::to_string(eigenvalues.size()) + " eigenvalues for " +
                    std::to_string(valid.size()) + " points of D = " + std::to_string(d));
   QGML_REQUIRE(resamples >= 1, "qgml::dimension_interval: resamples must be positive");
+  QGML_REQUIRE(checked.empty() || checked.size() == valid.size(),
+               "qgml::dimension_interval: " + std::to_string(checked.size()) + " checked estimates for " +
+                   std::to_string(valid.size()) + " points");
   std::vector<std::size_t> points;
   for (std::size_t t = 0; t < valid.size(); ++t)
     if (valid[t]) points.push_back(t);
@@ -61,6 +64,12 @@ DimensionInterval dimension_interval(const std::vector<double>& eigenvalues, con
     for (std::size_t i = 0; i < count; ++i)
       estimate[std::size_t(k)][i] = estimate_dimension_from_descending(&eigenvalues[points[i] * std::size_t(d)], d,
                                                                        s.min_gap_ratio, floor, s.first_gap_exponent);
+  }
+  if (!checked.empty()) {
+    const std::vector<int> chosen = estimate[rules / 2];
+    for (int k = 0; k < rules; ++k)
+      for (std::size_t i = 0; i < count; ++i)
+        estimate[std::size_t(k)][i] = std::clamp(estimate[std::size_t(k)][i] + checked[points[i]] - chosen[i], 0, d);
   }
 
   const CounterRng rng(seed, 0x64696d);

@@ -47,7 +47,8 @@ struct DimensionRows {
 // Sums the histogram over the ranks, gathers the rows to rank 0, builds the result and the summary's
 // error bar (dimension_interval on rank 0, then shared with every rank). A collective.
 DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metric,
-                                            const DimensionEstimatorSettings& estimator, Communicator& comm);
+                                            const DimensionEstimatorSettings& estimator, bool spread_checked,
+                                            Communicator& comm);
 
 }  // namespace detail
 
@@ -60,6 +61,7 @@ GeometryNeeds analyze_dimension_needs(int d, int n, std::int64_t count, std::int
                                       const GeometrySettings& settings, int chunk) {
   const int c = int(std::max<std::int64_t>(1, std::min<std::int64_t>(chunk, count)));
   GeometryNeeds needs = QuantumGeometry<Real, ExecSpace>::needs(d, n, c, settings);
+  needs.memory_bytes += TangentSpreadCheck<Real, ExecSpace>::needs_bytes(d, c, settings.spread);
   if constexpr (is_host_space_v<ExecSpace>)
     needs.memory_bytes += double(count + 2 * gathered) * (3.0 * d + 4) * sizeof(double);
   return needs;
@@ -77,6 +79,7 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
                                                " coordinates, D = " + std::to_string(d));
   const int c = std::max(1, std::min(chunk, count));
   QuantumGeometry<Real, ExecSpace> geometry(d, config.matrix_size(), c, settings);
+  TangentSpreadCheck<Real, ExecSpace> spread(d, c, settings.spread);
   detail::DimensionRows rows(d);
   rows.values.reserve(std::size_t(count) * rows.width());
   auto x = Kokkos::create_mirror_view(Kokkos::HostSpace(), points);
@@ -87,7 +90,10 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
   auto dim = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.dimension());
   for (int start = 0; start < count; start += c) {
     const int m = std::min(c, count - start);
-    geometry.compute(exec, config, Kokkos::subview(points, Kokkos::make_pair(start, start + m), Kokkos::ALL), settings);
+    const auto chunk_points = Kokkos::subview(points, Kokkos::make_pair(start, start + m), Kokkos::ALL);
+    geometry.compute(exec, config, chunk_points, settings);
+    spread.apply(exec, points, chunk_points, start, geometry.metric(), geometry.dimension(), settings.spread,
+                 effective_noise_floor<Real>(settings.estimator));
     Kokkos::deep_copy(exec, xbar, geometry.xbar());
     Kokkos::deep_copy(exec, energy, geometry.energy());
     Kokkos::deep_copy(exec, ev, geometry.eigenvalues());
@@ -109,7 +115,7 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
       ++rows.histogram[dim(t) >= 0 && dim(t) <= d ? dim(t) : d + 1];
     }
   }
-  return detail::finish_dimension_analysis(rows, settings.metric, settings.estimator, comm);
+  return detail::finish_dimension_analysis(rows, settings.metric, settings.estimator, settings.spread.enabled, comm);
 }
 
 // One process.

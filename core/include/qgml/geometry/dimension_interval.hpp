@@ -23,9 +23,12 @@ namespace qgml {
 constexpr int default_dimension_resamples = 200;
 
 // eigenvalues: count x D, row-major, each row descending; valid[t] = false for a failed eigensolve
-// (such points are left out, as in the histogram).
+// (such points are left out, as in the histogram). checked: empty, or per point the estimate after the
+// spread check (geometry/tangent_spread.hpp); each rule's estimate then moves by the check's change of
+// the chosen rule's estimate at that point (clamped to 0 .. D).
 DimensionInterval dimension_interval(const std::vector<double>& eigenvalues, const std::vector<bool>& valid,
                                      int ambient_dimension, const DimensionEstimatorSettings& settings,
-                                     int resamples = default_dimension_resamples, std::uint64_t seed = 1);
+                                     int resamples = default_dimension_resamples, std::uint64_t seed = 1,
+                                     const std::vector<int>& checked = {});
 
 }  // namespace qgml

@@ -25,6 +25,7 @@
 #include "qgml/geometry/dimension_estimate.hpp"
 #include "qgml/geometry/ground_state_geometry.hpp"
 #include "qgml/geometry/ground_state_geometry_packed.hpp"
+#include "qgml/geometry/tangent_spread.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/linalg/symmetric_eigenvalues.hpp"
 #include "qgml/linalg/team_shape.hpp"
@@ -82,7 +83,8 @@ struct GeometrySettings {
   DimensionEstimatorSettings estimator;
   double degeneracy_eta = -1;  // relative regulariser of 1/g; < 0: default_degeneracy_tolerance
   GeometryKernel kernel = GeometryKernel::automatic;
-  TeamShape team_shape = {};  // how the team kernel lays points on teams (linalg/team_shape.hpp)
+  TeamShape team_shape = {};     // how the team kernel lays points on teams (linalg/team_shape.hpp)
+  TangentSpreadSettings spread;  // the data's check of the tangent directions (geometry/tangent_spread.hpp)
 };
 
 namespace detail {
