@@ -32,6 +32,22 @@ struct PointsInMemory {
   }
 };
 
+// Throws naming the array (data.array `name`), features or targets (column `target`; -1: none), the row
+// and the column of the first value that is not finite: points in memory are checked before any copy
+// to the device, as a file's values are when read.
+inline void check_finite(const PointsInMemory& m, const std::string& name, int target = -1) {
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    for (int k = 0; k < m.columns; ++k)
+      if (const double v = m(r, k); !std::isfinite(v))
+        throw Error("data.array '" + name + "': the " + (k == target ? "targets" : "features") + " have " +
+                    (std::isnan(v) ? std::string("NaN")
+                     : v > 0       ? std::string("inf")
+                                   : std::string("-inf")) +
+                    " at row " + std::to_string(r) + ", column " + std::to_string(k) +
+                    (k == target ? " (the target column)" : "") +
+                    " of the array (counting from 0): expected finite numbers");
+}
+
 // This process's rows [first, first + points.extent(0)) of the T = total points.
 template <class Real, class ExecSpace>
 struct DataShard {
@@ -73,6 +89,7 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
         throw Error("data.array = '" + array + "': " + std::to_string(memory->rows) + " x " +
                     std::to_string(memory->columns) + " points, need at least " + std::to_string(comm.size()) +
                     " point(s) of at least 1 coordinate");
+      check_finite(*memory, array);
       const ShardRange r = shard_range(memory->rows, comm.size(), comm.rank());
       HostData h;
       h.rows = int(r.size());

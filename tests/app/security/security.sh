@@ -45,6 +45,9 @@
 #                per team (the packed kernel's D x D metrics) than Kokkos offers, is refused before the first
 #                epoch with a message naming D, N, the need and the settings that fit; no run directory is
 #                left; with analysis.enabled false (one of those settings) the same data train
+#   estimate_preflight  qgml estimate on the same D = 1000 data (the matrices of a run without the
+#                analysis) is refused by the same check before the analysis, naming --kernel, N, D and the
+#                need, with no output directory; with --kernel team (what the message proposes) it runs
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -454,6 +457,31 @@ chunks of 16) needs [0-9]* bytes ([0-9.]* MiB) of scratch per team, more than th
     --output.plots false --kokkos-disable-warnings >off.log 2>&1 || fail "analysis.enabled false failed: $(tail -n 3 off.log)"
   unchanged
   echo "ok: an analysis that cannot run refused before training in $took s"
+  ;;
+estimate_preflight)
+  awk 'BEGIN { srand(1); for (i = 0; i < 16; ++i) { for (k = 0; k < 1000; ++k)
+    printf "%s%.5f", k ? "," : "", (k == 0 ? cos(i / 2.5) : k == 1 ? sin(i / 2.5) : 0) + 0.01 * (rand() - 0.5)
+    printf "\n" } }' >wide.csv
+  "$qgml" train wide.csv --model.N 4 --training.epochs 2 --analysis.enabled false --output.directory runs \
+    --output.plots false --kokkos-disable-warnings >train.log 2>&1 || fail "training without the analysis failed"
+  matrices=$(run_dir)final_matrices.npy
+  "$qgml" estimate --matrices "$matrices" --data wide.csv --kernel packed --out est --kokkos-disable-warnings \
+    >est.log 2>&1
+  [ $? -ne 0 ] || fail "an estimate whose analysis cannot run was not refused"
+  if ! grep -q "the packed geometry kernel runs on host execution spaces only" est.log; then
+    grep -q "qgml estimate's dimension analysis (--kernel = packed, N = 4, D = 1000, 16 points in chunks of 16) \
+needs [0-9]* bytes ([0-9.]* MiB) of scratch per team, more than the [0-9]* bytes" est.log ||
+      fail "no message naming the analysis, D, N and its scratch: $(head -c 600 est.log)"
+    grep -q "refused before the analysis starts (set --kernel team or separate, or use data" est.log ||
+      fail "the message does not say what to do: $(head -c 600 est.log)"
+  fi
+  [ ! -e est ] || fail "the refused estimate left its output directory"
+  # Two of the points: the eigenvalues of 1000 x 1000 metrics take seconds each.
+  head -n 2 wide.csv >two.csv
+  "$qgml" estimate --matrices "$matrices" --data two.csv --kernel team --out est --kokkos-disable-warnings \
+    >team.log 2>&1 || fail "--kernel team failed: $(tail -n 3 team.log)"
+  [ -f est/dimension_summary.json ] || fail "--kernel team wrote no dimension_summary.json"
+  echo "ok: qgml estimate refused by the analysis pre-flight, and runs with the kernel it proposes"
   ;;
 *)
   echo "unknown case $case_"
