@@ -157,21 +157,29 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
     shard.first = r.begin;
     shard.total = total;
   });
-  if (c.is_auto("data.standardize")) {
-    shard.automatic = true;
-    const Standardization st = data_statistics(exec, shard.points, comm);
-    shard.standardized = standardization_needed(st);
-    char buffer[160];
-    std::snprintf(buffer, sizeof buffer, "spread s = %.3g per coordinate, mean %.3g per coordinate", st.scale,
-                  mean_rms(st));
-    shard.reason = buffer;
-    if (shard.standardized) {
-      apply_standardization(exec, shard.points, st);
-      shard.standardization = st;
+  // A standardisation error (identical points, a spread beyond a double) names the data it is about.
+  const std::string source = !c.text("data.array").empty()  ? "data.array '" + c.text("data.array") + "'"
+                             : !c.text("data.file").empty() ? "data file '" + c.text("data.file") + "'"
+                                                            : "data.generator " + c.text("data.generator");
+  try {
+    if (c.is_auto("data.standardize")) {
+      shard.automatic = true;
+      const Standardization st = data_statistics(exec, shard.points, comm);
+      shard.standardized = standardization_needed(st);
+      char buffer[160];
+      std::snprintf(buffer, sizeof buffer, "spread s = %.3g per coordinate, mean %.3g per coordinate", st.scale,
+                    mean_rms(st));
+      shard.reason = buffer;
+      if (shard.standardized) {
+        apply_standardization(exec, shard.points, st);
+        shard.standardization = st;
+      }
+    } else if (c.boolean("data.standardize")) {
+      shard.standardization = standardize(exec, shard.points, comm);
+      shard.standardized = true;
     }
-  } else if (c.boolean("data.standardize")) {
-    shard.standardization = standardize(exec, shard.points, comm);
-    shard.standardized = true;
+  } catch (const Error& e) {
+    throw Error(source + ": " + e.what());
   }
   return shard;
 }

@@ -442,6 +442,9 @@ std::string open_run_directory(const Config& c, const std::string& config_path, 
              : !file.empty()                 ? fs::path(file).stem().string()
              : !c.text("data.array").empty() ? std::string("array")
                                              : c.text("data.generator");
+      // A file's name may hold control characters (a newline, a terminal escape): not in the run's name.
+      for (char& ch : name)
+        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '_';
     }
     run_dir = create_run_directory(c.text("output.directory"), name);
     write_file_atomically((fs::path(run_dir) / "config.yaml").string(), config_yaml(c));
