@@ -32,6 +32,22 @@ struct PointsInMemory {
   }
 };
 
+// Throws naming the array (data.array `name`), features or targets (column `target`; -1: none), the row
+// and the column of the first value that is not finite: points in memory are checked before any copy
+// to the device, as a file's values are when read.
+inline void check_finite(const PointsInMemory& m, const std::string& name, int target = -1) {
+  for (std::int64_t r = 0; r < m.rows; ++r)
+    for (int k = 0; k < m.columns; ++k)
+      if (const double v = m(r, k); !std::isfinite(v))
+        throw Error("data.array '" + name + "': the " + (k == target ? "targets" : "features") + " have " +
+                    (std::isnan(v) ? std::string("NaN")
+                     : v > 0       ? std::string("inf")
+                                   : std::string("-inf")) +
+                    " at row " + std::to_string(r) + ", column " + std::to_string(k) +
+                    (k == target ? " (the target column)" : "") +
+                    " of the array (counting from 0): expected finite numbers");
+}
+
 // This process's rows [first, first + points.extent(0)) of the T = total points.
 template <class Real, class ExecSpace>
 struct DataShard {
@@ -73,6 +89,7 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
         throw Error("data.array = '" + array + "': " + std::to_string(memory->rows) + " x " +
                     std::to_string(memory->columns) + " points, need at least " + std::to_string(comm.size()) +
                     " point(s) of at least 1 coordinate");
+      check_finite(*memory, array);
       const ShardRange r = shard_range(memory->rows, comm.size(), comm.rank());
       HostData h;
       h.rows = int(r.size());
@@ -140,21 +157,29 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
     shard.first = r.begin;
     shard.total = total;
   });
-  if (c.is_auto("data.standardize")) {
-    shard.automatic = true;
-    const Standardization st = data_statistics(exec, shard.points, comm);
-    shard.standardized = standardization_needed(st);
-    char buffer[160];
-    std::snprintf(buffer, sizeof buffer, "spread s = %.3g per coordinate, mean %.3g per coordinate", st.scale,
-                  mean_rms(st));
-    shard.reason = buffer;
-    if (shard.standardized) {
-      apply_standardization(exec, shard.points, st);
-      shard.standardization = st;
+  // A standardisation error (identical points, a spread beyond a double) names the data it is about.
+  const std::string source = !c.text("data.array").empty()  ? "data.array '" + c.text("data.array") + "'"
+                             : !c.text("data.file").empty() ? "data file '" + c.text("data.file") + "'"
+                                                            : "data.generator " + c.text("data.generator");
+  try {
+    if (c.is_auto("data.standardize")) {
+      shard.automatic = true;
+      const Standardization st = data_statistics(exec, shard.points, comm);
+      shard.standardized = standardization_needed(st);
+      char buffer[160];
+      std::snprintf(buffer, sizeof buffer, "spread s = %.3g per coordinate, mean %.3g per coordinate", st.scale,
+                    mean_rms(st));
+      shard.reason = buffer;
+      if (shard.standardized) {
+        apply_standardization(exec, shard.points, st);
+        shard.standardization = st;
+      }
+    } else if (c.boolean("data.standardize")) {
+      shard.standardization = standardize(exec, shard.points, comm);
+      shard.standardized = true;
     }
-  } else if (c.boolean("data.standardize")) {
-    shard.standardization = standardize(exec, shard.points, comm);
-    shard.standardized = true;
+  } catch (const Error& e) {
+    throw Error(source + ": " + e.what());
   }
   return shard;
 }

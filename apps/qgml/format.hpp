@@ -9,12 +9,16 @@ namespace qgml::app {
 
 inline std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 inline std::string format(const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
+  // Any length: a long path or message is not cut at a fixed buffer.
+  va_list ap, again;
   va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_copy(again, ap);
+  const int size = std::vsnprintf(nullptr, 0, fmt, ap);
   va_end(ap);
-  return buf;
+  std::string out(size > 0 ? std::size_t(size) : 0, '\0');
+  if (size > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, again);
+  va_end(again);
+  return out;
 }
 
 }  // namespace qgml::app

@@ -1,5 +1,6 @@
 #include "run_directory.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -22,11 +23,17 @@ namespace qgml::app {
 namespace fs = std::filesystem;
 
 void check_run_name(const std::string& name) {
-  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
-      name.find('\0') != std::string::npos)
-    throw Error("output.name = '" + name +
-                "': expected a single directory name (no '/', not '.' or '..'); run directories are created "
-                "in output.directory");
+  // No control character either: the name is printed on the terminal and in every message about the run.
+  const bool control = std::any_of(name.begin(), name.end(),
+                                   [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || control) {
+    std::string shown = name;
+    for (char& ch : shown)
+      if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+    throw Error("output.name = '" + shown +
+                "': expected a single directory name (no '/', not '.' or '..', no control character); run "
+                "directories are created in output.directory");
+  }
 }
 
 void refuse_links(const std::string& dir, const std::string& what) {

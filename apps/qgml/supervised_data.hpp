@@ -192,6 +192,7 @@ inline SupervisedData load_supervised_data(const Config& c, const PointsInMemory
     target = detail::target_column_index(c, raw.cols, name);
     out.source = format("targets from column %d of %s", target, name.c_str());
   }
+  if (memory && !c.text("data.array").empty()) check_finite(*memory, c.text("data.array"), target);
   HostData all = detail::features_then_target(raw, target, target_file.empty() ? nullptr : &targets);
   const int d = all.cols - 1;
   out.d = d;

@@ -109,10 +109,15 @@ int estimate(const std::map<std::string, std::string>& o) {
   Communicator& comm = communicator();
   Loaded<Real> in;
   GeometrySettings s;
+  int chunk = 0;
   run_collectively(comm, [&] {
     s = geometry_settings(o.at("metric"), number(o, "min-gap-ratio", "analysis.min_gap_ratio"),
                           number(o, "noise-floor", "analysis.noise_floor"),
                           number(o, "first-gap-exponent", "analysis.first_gap_exponent"));
+    if (const std::string problem = setting_problem("analysis.kernel", o.at("kernel")); !problem.empty())
+      throw Error("--kernel = '" + o.at("kernel") + "': " + problem);
+    s.kernel = parse_geometry_kernel(o.at("kernel"));
+    chunk = int(number(o, "chunk", "analysis.chunk"));
     const HostMatrices m = load_matrices(o.at("matrices"));
     const HostShard shard = read_points_shard(o.at("data"), comm.rank(), comm.size());
     if (shard.data.cols != m.D)
@@ -144,10 +149,21 @@ int estimate(const std::map<std::string, std::string>& o) {
                  "H(x) = 1/2 sum_k (A_k - x_k)^2 in %s precision; standardise the data or rescale the matrices",
                  o.at("data").c_str(), std::size_t(shard.data.rows), o.at("matrices").c_str(), a,
                  std::is_same_v<Real, float> ? "single" : "double"));
+    // The analysis's scratch and buffers, checked before the data go to the device (one rule with train's).
+    AnalysisPreflight p;
+    p.what = "qgml estimate's dimension analysis";
+    p.refusal = "refused before the analysis starts";
+    p.kernel_setting = "--kernel";
+    p.chunk_setting = "--chunk";
+    p.beside = "data and matrices";
+    const double data_bytes = double(shard.data.values.size()) * (sizeof(double) + sizeof(Real)),
+                 matrix_bytes = double(m.D + 1) * m.N * m.N * sizeof(complex_t<Real>);
+    check_analysis_needs<Real, Exec>(s, chunk, std::int64_t(shard.data.rows), comm.rank() == 0 ? shard.total : 0,
+                                     int(m.D), int(m.N), data_bytes + matrix_bytes, memory_budget(exec), p);
     in = {to_configuration<Real>(m, exec), to_device_points<Real>(exec, shard.data)};
     if (comm.rank() == 0) prepare_output(o.at("out"));
   });
-  const DimensionAnalysis analysis = analyze_dimension(exec, in.config, in.data, s, 25000, comm);
+  const DimensionAnalysis analysis = analyze_dimension(exec, in.config, in.data, s, chunk, comm);
   write_analysis(analysis, o.at("out"), comm,
                  JsonFields()
                      .add("min_gap_ratio", s.estimator.min_gap_ratio)
@@ -232,6 +248,8 @@ int estimate_command(const std::vector<std::string>& args) {
                           {"min-gap-ratio", schema_default("analysis.min_gap_ratio")},
                           {"noise-floor", schema_default("analysis.noise_floor")},
                           {"first-gap-exponent", schema_default("analysis.first_gap_exponent")},
+                          {"kernel", schema_default("analysis.kernel")},
+                          {"chunk", schema_default("analysis.chunk")},
                           {"out", "estimate-output"},
                           {"precision", "double"}},
                          "estimate");

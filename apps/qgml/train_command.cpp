@@ -229,77 +229,18 @@ struct RunInputs {
 };
 
 // Throws when the dimension analysis after training (analysis.enabled) cannot run on this rank's `local`
-// points of D = d coordinates at N = n, so that the run is refused before its first epoch and not after
-// its last (issue 50): when the team scratch per team of the analysis's kernel exceeds what Kokkos
-// offers per team (the packed kernel's D x D metric per point, on CPUs from D of about 570 at any
-// chunk), or when its buffers (chunk x D x D metrics) beside the training's `training_bytes`
-// exceed the memory budget. The message names the settings that make it fit.
+// points of D = d coordinates at N = n beside the training's `training_bytes` (check_analysis_needs), so
+// that the run is refused before its first epoch and not after its last (issue 50).
 template <class Real>
 void check_analysis_needs(const Config& c, const Communicator& comm, std::int64_t points, std::int64_t local, int d,
                           int n, double training_bytes, const MemoryBudget& budget) {
-  const GeometrySettings settings = geometry_settings(c);
-  const int chunk = int(c.integer("analysis.chunk"));
-  const std::int64_t gathered = comm.rank() == 0 ? points : 0;
-  const auto needs_of = [&](GeometryKernel kernel, int chunk_points) {
-    GeometrySettings s = settings;
-    s.kernel = kernel;
-    return analyze_dimension_needs<Real, Exec>(d, n, local, gathered, s, chunk_points);
-  };
-  const auto fits_memory = [&](const GeometryNeeds& g) {
-    return !budget.known() || training_bytes + g.memory_bytes <= budget.bytes;
-  };
-  const GeometryNeeds needs = needs_of(settings.kernel, chunk);
-  const long long chunk_points = std::max<long long>(1, std::min<long long>(chunk, local));
-  // The largest chunk of `kernel` that fits the budget beside the training (0: none), below chunk_points;
-  // the needs grow linearly in the chunk.
-  const auto largest_chunk = [&](GeometryKernel kernel) -> long long {
-    if (chunk_points <= 1 || !budget.known()) return 0;
-    const double one = needs_of(kernel, 1).memory_bytes, per_point = needs_of(kernel, 2).memory_bytes - one;
-    const double room = budget.bytes - training_bytes - (one - per_point);
-    const long long most = per_point > 0 && room > 0 ? (long long)(room / per_point) : 0;
-    return std::min(most, chunk_points - 1);
-  };
-  const std::string what = format(
-      "the dimension analysis after training (analysis.kernel = %s, N = %d, D = %d, %lld points in chunks of "
-      "%lld)",
-      to_string(needs.kernel).c_str(), n, d, (long long)local, chunk_points);
-  // The other kernels that would fit (at a smaller analysis.chunk where only that fits), for the message.
-  std::string others;
-  for (const GeometryKernel k : {GeometryKernel::packed, GeometryKernel::team, GeometryKernel::separate}) {
-    if (k == needs.kernel || (k == GeometryKernel::packed && !is_host_space_v<Exec>)) continue;
-    try {
-      const GeometryNeeds g = needs_of(k, chunk);
-      if (!g.scratch_fits()) continue;
-      if (fits_memory(g))
-        others += (others.empty() ? "" : " or ") + to_string(k);
-      else if (const long long most = largest_chunk(k); most >= 1)
-        others +=
-            (others.empty() ? "" : " or ") + format("%s with analysis.chunk %lld or less", to_string(k).c_str(), most);
-    } catch (const Error&) {
-      // a kernel this N or this execution space does not take
-    }
-  }
-  const std::string kernels = others.empty() ? "" : "set analysis.kernel " + others + ", ";
-  if (!needs.scratch_fits())
-    throw Error(
-        format("%s needs %zu bytes (%.1f MiB) of scratch per team, more than the %zu bytes (%.1f MiB) per team "
-               "that %s offers: the analysis would fail after training, so the run is refused before it "
-               "starts (%sset analysis.enabled false to train without the analysis, or use data with fewer "
-               "coordinates D; the packed kernel's scratch grows as D^2, the team kernel's as D N)",
-               what.c_str(), needs.scratch_bytes, needs.scratch_bytes / 1048576.0, needs.scratch_limit,
-               needs.scratch_limit / 1048576.0, Exec::name(), kernels.c_str()));
-  if (fits_memory(needs)) return;
-  const long long most = largest_chunk(needs.kernel);
-  const std::string smaller = most >= 1 ? format("set analysis.chunk %lld or less, ", most) : std::string();
-  throw Error(
-      format("%s needs about %.2f GiB of memory beside the %.2f GiB of training; this machine has %.2f GiB "
-             "available (%s; %.0f bytes needed in all, %.0f bytes available), of which qgml uses at most "
-             "%.0f %%: the analysis would fail after training, so the run is refused before it starts (%s%s"
-             "set analysis.enabled false to train without the analysis, or use data with fewer coordinates "
-             "D; each point of a chunk holds D x D metrics)",
-             what.c_str(), needs.memory_bytes / (1 << 30), training_bytes / (1 << 30), budget.available / (1 << 30),
-             budget.source.c_str(), training_bytes + needs.memory_bytes, budget.available, 100 * memory_budget_share,
-             smaller.c_str(), kernels.c_str()));
+  AnalysisPreflight p;
+  p.what = "the dimension analysis after training";
+  p.refusal = "the analysis would fail after training, so the run is refused before it starts";
+  p.otherwise = "set analysis.enabled false to train without the analysis, ";
+  p.beside = "training";
+  check_analysis_needs<Real, Exec>(geometry_settings(c), int(c.integer("analysis.chunk")), local,
+                                   comm.rank() == 0 ? points : 0, d, n, training_bytes, budget, p);
 }
 
 // Throws when the run does not fit in memory: `points` of D = d coordinates (this rank's `local`), the
@@ -501,6 +442,9 @@ std::string open_run_directory(const Config& c, const std::string& config_path, 
              : !file.empty()                 ? fs::path(file).stem().string()
              : !c.text("data.array").empty() ? std::string("array")
                                              : c.text("data.generator");
+      // A file's name may hold control characters (a newline, a terminal escape): not in the run's name.
+      for (char& ch : name)
+        if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '_';
     }
     run_dir = create_run_directory(c.text("output.directory"), name);
     write_file_atomically((fs::path(run_dir) / "config.yaml").string(), config_yaml(c));

@@ -186,6 +186,9 @@ TuneOptions parse_options(const std::vector<std::string>& args) {
     const fs::path parent = fs::path(o.json).parent_path();
     const std::string dir = parent.empty() ? "." : parent.string();
     if (!fs::is_directory(dir)) throw Error("--json " + o.json + ": the directory '" + dir + "' does not exist");
+    // Before the trials, not after them: the report replaces a file, never a directory.
+    if (std::error_code ec; fs::is_directory(fs::symlink_status(o.json, ec)))
+      throw Error("--json " + o.json + ": is a directory; expected the name of the report file to write");
     try {
       check_writable_directory(dir);
     } catch (const Error& e) {

@@ -546,3 +546,88 @@ TEST_CASE("C API: a computing call from another thread is refused with the rule,
   REQUIRE_OK(qgml_model_destroy(m));
 }
 #endif
+
+TEST_CASE("C API: an analysis whose scratch cannot fit is refused before any work, naming what fits",
+          "[bindings][c-api][security]") {
+  // D = 1000, N = 4: the packed kernel's scratch per team (8 points' 1000 x 1000 metrics) exceeds what
+  // Kokkos' host spaces offer per team; the pre-flight check of qgml train refuses it in the C API too.
+  const int d = 1000, n = 4, t = 4;
+  std::vector<double> a(std::size_t(2) * d * n * n, 0.0);
+  for (int k = 0; k < d; ++k)
+    for (int i = 0; i < n; ++i) a[2 * ((std::size_t(k) * n + i) * n + i)] = 0.01 * (k + i);
+  qgml_model* m = nullptr;
+  REQUIRE_OK(qgml_model_create(d, n, a.data(), QGML_FLOAT64, &m));
+  std::vector<double> x(std::size_t(t) * d, 0.0);
+  Settings s;
+  s.set("analysis.kernel", "packed");
+  int dimension = -1;
+  const int status = qgml_dimension(m, s.s, x.data(), t, d, QGML_FLOAT64, &dimension, nullptr, nullptr);
+  const std::string message = qgml_last_error();
+  CHECK(status == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(dimension == -1);
+  if (message.find("host execution spaces only") == std::string::npos) {  // a GPU build has no packed kernel
+    CHECK(message.find("qgml_dimension: qgml_dimension (analysis.kernel = packed, N = 4, D = 1000, 4 points in "
+                       "chunks of 4) needs") == 0);
+    CHECK(message.find("of scratch per team, more than the") != std::string::npos);
+    CHECK(message.find("refused before any work (set analysis.kernel team or separate") != std::string::npos);
+    // qgml_quantum_metric takes the default kernel (packed on CPUs) and has no setting to change it.
+    std::vector<double> metric(std::size_t(t) * d * d);
+    CHECK(qgml_quantum_metric(m, x.data(), t, d, QGML_FLOAT64, metric.data(), nullptr) == QGML_ERROR_INVALID_ARGUMENT);
+    CHECK(std::string(qgml_last_error()).find("qgml_quantum_metric (kernel = packed, N = 4, D = 1000") !=
+          std::string::npos);
+  }
+  // What the message proposes: the team kernel analyses the same points.
+  s.set("analysis.kernel", "team");
+  REQUIRE_OK(qgml_dimension(m, s.s, x.data(), 2, d, QGML_FLOAT64, &dimension, nullptr, nullptr));
+  REQUIRE_OK(qgml_model_destroy(m));
+}
+
+TEST_CASE("C API: supervised training on arrays with NaN or inf is refused naming the array, row and column",
+          "[bindings][c-api][security]") {
+  const fs::path dir = scratch("supervised-nonfinite");
+  const int t = 60;
+  std::vector<double> x(std::size_t(t) * 3);
+  for (int i = 0; i < t; ++i) {
+    x[3 * i] = std::cos(0.1 * i);
+    x[3 * i + 1] = std::sin(0.1 * i);
+    x[3 * i + 2] = i % 2;  // the target column
+  }
+  for (const char* task : {"regression", "classification"}) {
+    for (const int column : {1, 2}) {
+      for (const double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+        std::vector<double> y = x;
+        y[std::size_t(3) * 17 + column] = bad;
+        Settings s;
+        s.set("task", task);
+        s.set("model.N", "3");
+        s.set("training.epochs", "2");
+        s.set("data.standardize", "false");
+        s.set("output.directory", (dir / "runs").string());
+        s.set("output.plots", "false");
+        qgml_run* r = nullptr;
+        CHECK(qgml_train(s.s, y.data(), t, 3, QGML_FLOAT64, 1, nullptr, nullptr, &r) == QGML_ERROR_INVALID_ARGUMENT);
+        CHECK(r == nullptr);
+        const std::string message = qgml_last_error();
+        INFO(task << " column " << column << " value " << bad << ": " << message);
+        CHECK(message.find(std::string("the ") + (column == 2 ? "targets" : "features") + " have " +
+                           (std::isnan(bad) ? "NaN"
+                            : bad > 0       ? "inf"
+                                            : "-inf") +
+                           " at row 17, column " + std::to_string(column)) != std::string::npos);
+        CHECK(message.find("data.array 'C array, 60 x 3 float64'") != std::string::npos);
+      }
+    }
+  }
+  // Unsupervised, float32: the same check.
+  std::vector<float> xf(x.begin(), x.end());
+  xf[5] = std::nanf("");
+  Settings s;
+  s.set("model.N", "3");
+  s.set("training.epochs", "2");
+  s.set("output.directory", (dir / "runs").string());
+  qgml_run* r = nullptr;
+  CHECK(qgml_train(s.s, xf.data(), t, 3, QGML_FLOAT32, 1, nullptr, nullptr, &r) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("the features have NaN at row 1, column 2") != std::string::npos);
+  CHECK((!fs::exists(dir / "runs") || fs::is_empty(dir / "runs")));
+  fs::remove_all(dir);
+}

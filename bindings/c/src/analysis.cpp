@@ -67,6 +67,25 @@ void dispatch(qgml_dtype dtype, Body&& body) {
 
 int default_chunk() { return int(std::stol(qgml::app::schema_default("analysis.chunk"))); }
 
+// The pre-flight check of qgml train and qgml estimate (qgml::app::check_analysis_needs) for an analysis
+// of t points in chunks of `chunk`: refused with a message before the model goes to the device.
+template <class Real>
+void check_needs(const qgml_model* m, const qgml::GeometrySettings& settings, int chunk, std::int64_t t, int d,
+                 const char* f, const std::string& kernel_setting, const std::string& chunk_setting) {
+  qgml::app::AnalysisPreflight p;
+  p.what = f;
+  p.refusal = "refused before any work";
+  p.kernel_setting = kernel_setting;
+  p.chunk_setting = chunk_setting;
+  p.beside = "points and matrices";
+  const int n = m->matrices.N;
+  const double own =
+      Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible ? 0.0 : double(t) * d * sizeof(Real);
+  qgml::app::check_analysis_needs<Real, Exec>(settings, chunk, t, 0, d, n,
+                                              own + double(d + 1) * n * n * sizeof(qgml::complex_t<Real>),
+                                              qgml::memory_budget(Exec()), p);
+}
+
 // The dimension analysis of qgml_dimension and qgml_dimension_error; fails with QGML_ERROR_NUMERICAL
 // when the eigensolve failed at every point.
 qgml::DimensionAnalysis analyze(const qgml_model* m, const qgml_settings* s, const void* points, std::int64_t t, int d,
@@ -78,6 +97,7 @@ qgml::DimensionAnalysis analyze(const qgml_model* m, const qgml_settings* s, con
   qgml::DimensionAnalysis a;
   dispatch(dtype, [&](auto zero) {
     using Real = decltype(zero);
+    check_needs<Real>(m, settings, int(c.integer("analysis.chunk")), t, d, f, "analysis.kernel", "analysis.chunk");
     const Exec exec;
     const auto config = qgml::to_configuration<Real>(m->matrices, exec);
     with_points<Real>(exec, points, t, d, [&](const auto& x) {
@@ -137,10 +157,11 @@ int qgml_quantum_metric(const qgml_model* m, const void* points, int64_t t, int 
     check_model_points(m, points, t, d, dtype, f);
     dispatch(dtype, [&](auto zero) {
       using Real = decltype(zero);
-      const Exec exec;
-      const auto config = qgml::to_configuration<Real>(m->matrices, exec);
       qgml::GeometrySettings settings;  // the quantum metric
       const int chunk = int(std::min<std::int64_t>(t, default_chunk()));
+      check_needs<Real>(m, settings, chunk, t, d, f, "", "t (points per call)");
+      const Exec exec;
+      const auto config = qgml::to_configuration<Real>(m->matrices, exec);
       qgml::QuantumGeometry<Real, Exec> geometry(d, m->matrices.N, chunk, settings);
       auto ev = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.eigenvalues());
       const HostArray<Real***> g(static_cast<Real*>(metric), metric ? std::size_t(t) : 0, std::size_t(d),

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "qgml/common/file_error.hpp"
@@ -56,6 +57,10 @@ bool write_all(int fd, const char* data, std::size_t size) {
 }  // namespace
 
 void write_file_atomically(const std::string& path, const void* data, std::size_t size) {
+  // A directory at `path` (not a link to one) cannot be replaced: said before any temporary is made.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw FileError("'" + path + "' is a directory; expected the name of a file to write (nothing written)");
   std::string tmp;
   const int fd = create_temporary(path, tmp);
   if (fd < 0) throw FileError(system_error("cannot create", tmp));

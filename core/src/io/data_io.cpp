@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <charconv>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -37,7 +38,17 @@ std::string_view trim(std::string_view s) {
 // A cell as quoted in an error message, shortened if long.
 std::string quoted(std::string_view cell) {
   constexpr std::size_t max_shown = 40;
-  std::string s(cell.substr(0, max_shown));
+  // Control bytes as \xNN: a NUL would end the message, an escape sequence would reach the terminal.
+  std::string s;
+  for (const char ch : cell.substr(0, max_shown)) {
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(ch)));
+      s += hex;
+    } else {
+      s += ch;
+    }
+  }
   if (cell.size() > max_shown) s += "...";
   return "'" + s + "'";
 }

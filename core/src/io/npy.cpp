@@ -73,6 +73,29 @@ int key_count(const std::string& header, const std::string& key) {
   return count;
 }
 
+// The header dictionary has the keys descr, fortran_order and shape and no other, as numpy's reader
+// requires (it refuses any other key): a file numpy cannot load is not read here either.
+void check_header_keys(const std::string& header, const std::string& path) {
+  int depth = 0;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    const char ch = header[i];
+    if (ch == '{' || ch == '(' || ch == '[') ++depth;
+    if (ch == '}' || ch == ')' || ch == ']') --depth;
+    if (ch != '\'' && ch != '"') continue;
+    const std::size_t close = header.find(ch, i + 1);
+    if (close == std::string::npos) fail(path, "malformed header (an unclosed quote): " + header);
+    std::size_t q = close + 1;
+    while (q < header.size() && header[q] == ' ') ++q;
+    const std::string key = header.substr(i + 1, close - i - 1);
+    if (depth == 1 && q < header.size() && header[q] == ':' && key != "descr" && key != "fortran_order" &&
+        key != "shape")
+      fail(path,
+           "header has the key '" + key +
+               "', which numpy's reader refuses (expected exactly 'descr', 'fortran_order' and 'shape'): " + header);
+    i = close;
+  }
+}
+
 // Value of 'key' in the header dictionary, e.g. "'<f8'", "False", "(3, 4, 4)". A key given twice is an
 // error: numpy's reader (a Python dict literal) would keep the last value, this one the first.
 std::string header_value(const std::string& header, const std::string& key, const std::string& path) {
@@ -143,6 +166,7 @@ NpyArray read_npy_rows(const std::string& path, const NpyRowSelector& select) {
   if (!in) fail(path, "read error in the header");
 
   NpyArray a;
+  check_header_keys(header, path);
   const std::string descr = header_value(header, "descr", path);
   if (descr == "'<f4'")
     a.type = NpyType::float32;

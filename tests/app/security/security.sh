@@ -16,7 +16,8 @@
 #   csv_header   a first line with NA among numbers is an error naming line 1, not a dropped header; a
 #                real header is skipped and the log says so
 #   fifo         a FIFO as data (CSV or NPY) is refused at once, not waited on
-#   scale        a circle scaled by 1e200 or 1e-200 gives the unscaled circle's estimate
+#   scale        a circle scaled by 1e200 or 1e-200 gives the unscaled circle's estimate; identical points
+#                are refused naming the file
 #   epochs0      training.epochs 0 says that no epoch ran, never "final loss 0"
 #   eval_nonfinite  qgml eval with a non-finite loss exits non-zero with a message
 #   resume_changes  --resume-with-changes model.N (a change that cannot apply to the checkpoint) is
@@ -24,7 +25,8 @@
 #   target_both  data.target_column beside data.target_file is refused naming both (not ignored); the
 #                target file alone trains
 #   npy_repeated_key  an NPY header giving 'shape' (or 'descr') twice is refused naming the key (numpy
-#                keeps the last value); the same file with each key once is read
+#                keeps the last value), one with a key numpy refuses ('evil') too; the same file with each
+#                key once is read
 #   sample_fewer_steps  qgml sample --resume with --steps below the steps already done is refused with a
 #                message, sample.json and the draws unchanged (no acceptance above 1); the same --steps
 #                reports an acceptance of at most 1
@@ -45,6 +47,14 @@
 #                per team (the packed kernel's D x D metrics) than Kokkos offers, is refused before the first
 #                epoch with a message naming D, N, the need and the settings that fit; no run directory is
 #                left; with analysis.enabled false (one of those settings) the same data train
+#   estimate_preflight  qgml estimate on the same D = 1000 data (the matrices of a run without the
+#                analysis) is refused by the same check before the analysis, naming --kernel, N, D and the
+#                need, with no output directory; with --kernel team (what the message proposes) it runs
+#   control_names  a data file whose name holds a newline and an escape gives a run directory without
+#                them; output.name with a control character is refused; a CSV cell with a NUL or an escape
+#                byte is shown as \x00 / \x1b in a complete message (the NUL ended it)
+#   tune_json_directory  qgml tune --json naming a directory is refused before the trials, not after them;
+#                qgml generate --out naming a directory is refused naming it, nothing written
 set -u
 case_=$1 work=$2 qgml=$3 config=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
@@ -193,7 +203,8 @@ scale)
   done
   for i in 1 2 3; do echo "5e-300,7e-300"; done >same.csv
   "$qgml" train same.csv "${opts[@]}" >same.log 2>&1 && fail "identical points accepted"
-  grep -q "all points are identical" same.log || fail "identical points: no message"
+  grep -q "data file '.*/same.csv': standardisation: all points are identical" same.log ||
+    fail "identical points: no message naming the file: $(tail -n 1 same.log)"
   echo "ok: 1e200 and 1e-200 give the unscaled estimate and loss, identical points refused"
   ;;
 epochs0)
@@ -269,6 +280,12 @@ npy_repeated_key)
     [ $? -ne 0 ] || fail "$key.npy: a repeated '$key' read"
     grep -q "header repeats the key '$key'" $key.log || fail "$key.npy: no message naming the repeated key"
   done
+  # A key numpy's reader does not take (it refuses the file) is refused too, naming it.
+  npy "{'descr': '<f8', 'fortran_order': False, 'shape': (6, 2), 'evil': (3, 4), }" >unknown.npy
+  "$qgml" train unknown.npy "${opts[@]}" >unknown.log 2>&1
+  [ $? -ne 0 ] || fail "unknown.npy: a header with an unknown key read"
+  grep -q "header has the key 'evil', which numpy's reader refuses" unknown.log ||
+    fail "unknown.npy: no message naming the key: $(tail -n 2 unknown.log)"
   "$qgml" train once.npy "${opts[@]}" >once.log 2>&1 || fail "the NPY file with each key once was not read"
   grep -q "6 points" once.log || fail "once.npy: not read as 6 points"
   echo "ok: a repeated NPY header key refused"
@@ -454,6 +471,69 @@ chunks of 16) needs [0-9]* bytes ([0-9.]* MiB) of scratch per team, more than th
     --output.plots false --kokkos-disable-warnings >off.log 2>&1 || fail "analysis.enabled false failed: $(tail -n 3 off.log)"
   unchanged
   echo "ok: an analysis that cannot run refused before training in $took s"
+  ;;
+estimate_preflight)
+  awk 'BEGIN { srand(1); for (i = 0; i < 16; ++i) { for (k = 0; k < 1000; ++k)
+    printf "%s%.5f", k ? "," : "", (k == 0 ? cos(i / 2.5) : k == 1 ? sin(i / 2.5) : 0) + 0.01 * (rand() - 0.5)
+    printf "\n" } }' >wide.csv
+  "$qgml" train wide.csv --model.N 4 --training.epochs 2 --analysis.enabled false --output.directory runs \
+    --output.plots false --kokkos-disable-warnings >train.log 2>&1 || fail "training without the analysis failed"
+  matrices=$(run_dir)final_matrices.npy
+  "$qgml" estimate --matrices "$matrices" --data wide.csv --kernel packed --out est --kokkos-disable-warnings \
+    >est.log 2>&1
+  [ $? -ne 0 ] || fail "an estimate whose analysis cannot run was not refused"
+  if ! grep -q "the packed geometry kernel runs on host execution spaces only" est.log; then
+    grep -q "qgml estimate's dimension analysis (--kernel = packed, N = 4, D = 1000, 16 points in chunks of 16) \
+needs [0-9]* bytes ([0-9.]* MiB) of scratch per team, more than the [0-9]* bytes" est.log ||
+      fail "no message naming the analysis, D, N and its scratch: $(head -c 600 est.log)"
+    grep -q "refused before the analysis starts (set --kernel team or separate, or use data" est.log ||
+      fail "the message does not say what to do: $(head -c 600 est.log)"
+  fi
+  [ ! -e est ] || fail "the refused estimate left its output directory"
+  # Two of the points: the eigenvalues of 1000 x 1000 metrics take seconds each.
+  head -n 2 wide.csv >two.csv
+  "$qgml" estimate --matrices "$matrices" --data two.csv --kernel team --out est --kokkos-disable-warnings \
+    >team.log 2>&1 || fail "--kernel team failed: $(tail -n 3 team.log)"
+  [ -f est/dimension_summary.json ] || fail "--kernel team wrote no dimension_summary.json"
+  echo "ok: qgml estimate refused by the analysis pre-flight, and runs with the kernel it proposes"
+  ;;
+control_names)
+  awk 'BEGIN { for (i = 0; i < 60; ++i) printf "%.6f,%.6f\n", cos(i / 9.549), sin(i / 9.549) }' >base.csv
+  name=$(printf 'a\nb\033[31mc')
+  cp base.csv "$name.csv"
+  "$qgml" train "$name.csv" "${quick[@]}" --output.directory runs >train.log 2>&1 || fail "training failed"
+  [ "$(ls runs | wc -l)" -eq 1 ] || fail "not one run directory: $(ls runs | od -c | head)"
+  ls runs | grep -q '^a_b_\[31mc_' || fail "the run directory keeps the control characters: $(ls runs | od -c | head -n 3)"
+  "$qgml" train base.csv "${quick[@]}" --output.directory named --output.name "$name" >name.log 2>&1 &&
+    fail "output.name with control characters accepted"
+  grep -qF "output.name = 'a?b?[31mc': expected a single directory name" name.log ||
+    fail "output.name with control characters: no message: $(tail -n 1 name.log | od -c | head -n 3)"
+  [ ! -e named ] || [ -z "$(ls -A named)" ] || fail "a run directory was created: $(ls named)"
+  { head -n 5 base.csv; printf '1.0\000,0.5\n'; printf '\033[2J,0.5\n'; tail -n 54 base.csv; } >nul.csv
+  "$qgml" train nul.csv "${quick[@]}" --output.directory runs >nul.log 2>&1 && fail "a cell with a NUL accepted"
+  grep -qF "line 6, column 1: '1.0\x00' is not a number" nul.log || fail "the NUL cell: $(tail -n 1 nul.log | od -c | head)"
+  sed -i 6d nul.csv
+  "$qgml" train nul.csv "${quick[@]}" --output.directory runs >esc.log 2>&1 && fail "a cell with an escape accepted"
+  grep -qF "line 6, column 1: '\x1b[2J' is not a number" esc.log || fail "the escape cell: $(tail -n 1 esc.log | od -c | head)"
+  grep -q $'\033' esc.log && fail "an escape byte reached the output"
+  echo "ok: control characters kept out of run names and messages"
+  ;;
+tune_json_directory)
+  mkdir report
+  start=$(date +%s)
+  "$qgml" tune "$config" --data.points 200 --model.N 3 --batches 50,100 --epochs-per-trial 1 --json report \
+    --kokkos-disable-warnings >tune.log 2>&1 && fail "--json naming a directory accepted"
+  grep -q -- "--json report: is a directory; expected the name of the report file" tune.log ||
+    fail "no message naming --json: $(tail -n 2 tune.log)"
+  grep -q "^fastest" tune.log && fail "the refusal came after the trials"
+  [ -z "$(ls -A report)" ] && [ -z "$(ls -A . | grep tmp)" ] || fail "files left: $(ls -A . report)"
+  mkdir points.csv
+  "$qgml" generate --data.generator circle --data.points 10 --out points.csv --kokkos-disable-warnings \
+    >generate.log 2>&1 && fail "generate --out naming a directory accepted"
+  grep -q "'points.csv' is a directory; expected the name of a file to write" generate.log ||
+    fail "generate: no message naming the directory: $(tail -n 1 generate.log)"
+  [ -z "$(ls -A points.csv)" ] && [ -z "$(ls -A . | grep tmp)" ] || fail "files left: $(ls -A . points.csv)"
+  echo "ok: --json and --out naming a directory refused"
   ;;
 *)
   echo "unknown case $case_"

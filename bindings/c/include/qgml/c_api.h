@@ -101,7 +101,9 @@ typedef int (*qgml_stop_callback)(void* user_data);
 /* Trains as `qgml train` with these settings: a run directory under output.directory with config.yaml,
  * checkpoints, history, final_matrices.npy and, with analysis.enabled, the dimension analysis; the same
  * loss history as the program for the same settings. points: T x D in host memory (dtype), or NULL to
- * take the data from the settings (data.file or data.generator); they are read during the call only.
+ * take the data from the settings (data.file or data.generator); they are read during the call only
+ * and must be finite: a NaN or inf (features, or the target column of a supervised task) is
+ * QGML_ERROR_INVALID_ARGUMENT naming the array, features or targets, the row and the column.
  * `quiet` non-zero prints nothing on the terminal (log.txt in the run directory has it all). */
 int qgml_train(const qgml_settings* s, const void* points, int64_t t, int d, qgml_dtype dtype, int quiet,
                qgml_stop_callback stop, void* user_data, qgml_run** out);
@@ -127,7 +129,10 @@ int qgml_run_dimension_error(const qgml_run* r, double* error, int* low, int* hi
 int qgml_run_destroy(qgml_run* r);
 
 /* ---- analysis of a configuration on caller-owned points ---- */
-/* Each takes finite points only: a NaN or infinite coordinate is QGML_ERROR_INVALID_ARGUMENT naming it. */
+/* Each takes finite points only: a NaN or infinite coordinate is QGML_ERROR_INVALID_ARGUMENT naming it.
+ * An analysis whose team scratch or buffers cannot fit (e.g. D ~ 1000 with the packed kernel) is
+ * QGML_ERROR_INVALID_ARGUMENT before any work, naming the kernel, N, D, the need, the limit and the
+ * settings that fit (analysis.kernel, analysis.chunk; fewer points per call for the metric). */
 /* Per point: the reconstruction xbar (T x D), sigma^2 (T) and E_0 (T); each output may be NULL. *loss
  * (may be NULL) gets mean(|x - xbar|^2 + w sigma^2) (spec 1.3). */
 int qgml_evaluate(const qgml_model* m, const void* points, int64_t t, int d, qgml_dtype dtype, double w, void* xbar,
