@@ -2,6 +2,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "qgml/geometry/analyze_dimension.hpp"
@@ -42,11 +43,14 @@ class RecordingRank final : public Communicator {
   bool accepts_device_memory() const override { return true; }
   void allreduce_sum(std::int64_t* data, std::size_t count) override { histogram.assign(data, data + count); }
   void allreduce_max(std::int64_t*, std::size_t) override { throw std::logic_error("not used"); }
+  std::vector<std::vector<double>> gathers;  // what it contributed to each gather, in order
+  std::string root_broadcast;                // what rank 0 will broadcast (set by the test)
   std::vector<double> gather_to_root(const std::vector<double>& local) override {
+    gathers.push_back(local);
     rows = local;
     return {};
   }
-  std::string broadcast(const std::string& text, int) override { return text; }
+  std::string broadcast(const std::string&, int) override { return root_broadcast; }
   std::string agree_on_error(const std::string& e) override { return e; }
   [[noreturn]] void abort(int) override { throw std::logic_error("abort"); }
 };
@@ -68,8 +72,10 @@ class RootRank final : public Communicator {
   }
   void allreduce_max(std::int64_t*, std::size_t) override { throw std::logic_error("not used"); }
   std::vector<double> gather_to_root(const std::vector<double>& local) override {
+    REQUIRE(gathers_ < peer_.gathers.size());
+    const std::vector<double>& theirs = peer_.gathers[gathers_++];
     std::vector<double> all = local;
-    all.insert(all.end(), peer_.rows.begin(), peer_.rows.end());
+    all.insert(all.end(), theirs.begin(), theirs.end());
     return all;
   }
   std::string broadcast(const std::string& text, int) override { return text; }
@@ -78,7 +84,16 @@ class RootRank final : public Communicator {
 
  private:
   const RecordingRank& peer_;
+  std::size_t gathers_ = 0;
 };
+
+// What rank 0 of `ranks` broadcasts for the spread check's neighbours: the counts, then every point.
+std::string shared_points(const std::vector<double>& counts, const std::vector<double>& points) {
+  std::string bytes((counts.size() + points.size()) * sizeof(double), '\0');
+  std::memcpy(bytes.data(), counts.data(), counts.size() * sizeof(double));
+  std::memcpy(bytes.data() + counts.size() * sizeof(double), points.data(), points.size() * sizeof(double));
+  return bytes;
+}
 
 }  // namespace
 
@@ -207,6 +222,10 @@ TEMPLATE_TEST_CASE("analyze_dimension over two ranks equals one rank over all po
   const auto first = Kokkos::subview(points, Kokkos::make_pair(0, split), Kokkos::ALL);
   const auto second = Kokkos::subview(points, Kokkos::make_pair(split, count), Kokkos::ALL);
   RecordingRank rank1;
+  const auto x = random_points(count, d, 1.0, 6);
+  std::vector<double> rounded(x.size());  // the points as Real, as both ranks hold them
+  for (std::size_t i = 0; i < x.size(); ++i) rounded[i] = double(Real(x[i]));
+  rank1.root_broadcast = shared_points({double(split), double(count - split)}, rounded);
   const DimensionAnalysis on_rank1 = analyze_dimension(exec, config, second, s, 5, rank1);
   CHECK(on_rank1.count == 0);  // the rows go to rank 0
   RootRank rank0(rank1);

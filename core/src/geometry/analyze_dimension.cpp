@@ -1,8 +1,35 @@
 #include "qgml/geometry/analyze_dimension.hpp"
 
+#include <cstring>
+
 #include "qgml/geometry/dimension_interval.hpp"
 
 namespace qgml::detail {
+
+AllPoints share_points(const std::vector<double>& mine, int d, Communicator& comm) {
+  AllPoints r;
+  if (comm.size() == 1) {
+    r.values = mine;
+    return r;
+  }
+  const std::vector<double> counts = comm.gather_to_root({double(mine.size() / std::size_t(std::max(1, d)))});
+  const std::vector<double> points = comm.gather_to_root(mine);
+  std::string bytes;
+  if (comm.rank() == 0) {  // the counts, then the points
+    bytes.resize((counts.size() + points.size()) * sizeof(double));
+    std::memcpy(bytes.data(), counts.data(), counts.size() * sizeof(double));
+    std::memcpy(bytes.data() + counts.size() * sizeof(double), points.data(), points.size() * sizeof(double));
+  }
+  bytes = comm.broadcast(bytes, 0);
+  const std::size_t ranks = std::size_t(comm.size());
+  QGML_REQUIRE(bytes.size() >= ranks * sizeof(double) && bytes.size() % sizeof(double) == 0,
+               "qgml::analyze_dimension: the shared points have " + std::to_string(bytes.size()) + " bytes");
+  std::vector<double> all(bytes.size() / sizeof(double));
+  std::memcpy(all.data(), bytes.data(), bytes.size());
+  for (int k = 0; k < comm.rank(); ++k) r.offset += std::int64_t(all[std::size_t(k)]);
+  r.values.assign(all.begin() + std::ptrdiff_t(ranks), all.end());
+  return r;
+}
 
 DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metric,
                                             const DimensionEstimatorSettings& estimator, bool spread_checked,

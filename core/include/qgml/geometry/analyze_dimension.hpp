@@ -62,10 +62,25 @@ GeometryNeeds analyze_dimension_needs(int d, int n, std::int64_t count, std::int
   const int c = int(std::max<std::int64_t>(1, std::min<std::int64_t>(chunk, count)));
   GeometryNeeds needs = QuantumGeometry<Real, ExecSpace>::needs(d, n, c, settings);
   needs.memory_bytes += TangentSpreadCheck<Real, ExecSpace>::needs_bytes(d, c, settings.spread);
+  if (settings.spread.enabled)  // every rank's points, on every rank (gathered counts rank 0's view of them)
+    needs.memory_bytes += double(std::max(count, gathered)) * d * (2.0 * sizeof(double) + sizeof(Real));
   if constexpr (is_host_space_v<ExecSpace>)
     needs.memory_bytes += double(count + 2 * gathered) * (3.0 * d + 4) * sizeof(double);
   return needs;
 }
+
+namespace detail {
+
+// Every rank's points in rank order (the spread check's neighbours, the same on every rank, so that
+// the estimates do not depend on the number of ranks) and this rank's offset among them: the counts and
+// the points gathered to rank 0, then broadcast as bytes. A collective.
+struct AllPoints {
+  std::vector<double> values;  // total x D, row-major
+  std::int64_t offset = 0;     // of this rank's first point
+};
+AllPoints share_points(const std::vector<double>& mine, int d, Communicator& comm);
+
+}  // namespace detail
 
 // A collective: each rank analyses its own points (`points`, count x D, its shard of all ranks'
 // points in rank order) in chunks of at most `chunk` points (buffers sized once).
@@ -88,12 +103,30 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
   auto energy = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.energy());
   auto ev = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.eigenvalues());
   auto dim = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.dimension());
+  // The spread check's neighbours: every rank's points (only this rank's on one process).
+  RealMatrix<Real, typename ExecSpace::memory_space> reference("qgml::analyze_dimension::reference", 0, d);
+  std::int64_t offset = 0;
+  if (settings.spread.enabled) {
+    std::vector<double> mine(std::size_t(count) * std::size_t(d));
+    for (int t = 0; t < count; ++t)
+      for (int k = 0; k < d; ++k) mine[std::size_t(t) * d + k] = double(x(t, k));
+    const detail::AllPoints all = detail::share_points(mine, d, comm);
+    offset = all.offset;
+    const std::int64_t total = std::int64_t(all.values.size()) / std::max(1, d);
+    reference = RealMatrix<Real, typename ExecSpace::memory_space>(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "qgml::analyze_dimension::reference"), total, d);
+    auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), reference);
+    for (std::int64_t t = 0; t < total; ++t)
+      for (int k = 0; k < d; ++k) host(t, k) = Real(all.values[std::size_t(t) * d + k]);
+    Kokkos::deep_copy(exec, reference, host);
+    qgml::fence(exec, "qgml::analyze_dimension: reference points");
+  }
   for (int start = 0; start < count; start += c) {
     const int m = std::min(c, count - start);
     const auto chunk_points = Kokkos::subview(points, Kokkos::make_pair(start, start + m), Kokkos::ALL);
     geometry.compute(exec, config, chunk_points, settings);
-    spread.apply(exec, points, chunk_points, start, geometry.metric(), geometry.dimension(), settings.spread,
-                 effective_noise_floor<Real>(settings.estimator));
+    spread.apply(exec, reference, chunk_points, offset + start, geometry.metric(), geometry.dimension(),
+                 settings.spread, effective_noise_floor<Real>(settings.estimator));
     Kokkos::deep_copy(exec, xbar, geometry.xbar());
     Kokkos::deep_copy(exec, energy, geometry.energy());
     Kokkos::deep_copy(exec, ev, geometry.eigenvalues());

@@ -17,7 +17,7 @@
 // the data fill it as they fill the others, where a normal direction wider than the tangents is the
 // curvature of a neighbourhood that is not small, as on a 10-sphere of 2000 points).
 // The neighbours are searched among a strided subset of at most max_reference of the points analysed
-// (on each rank, its own points), so that the cost is O(T min(T, max_reference) D), and the k spreads
+// (every rank's, analyze_dimension.hpp), so that the cost is O(T min(T, max_reference) D), and the k spreads
 // cost O(k D^2) per point after one Jacobi eigensystem of g (linalg/symmetric_eigensystem.hpp).
 #pragma once
 
