@@ -11,6 +11,21 @@
 
 namespace qgml::linalg {
 
+namespace detail {
+
+// V <- V J for each rotation of the sweeps.
+template <class VView>
+struct RotationAccumulator {
+  VView v;
+  int d;
+  template <class Rotation>
+  KOKKOS_INLINE_FUNCTION void operator()(int p, int q, const Rotation& rot) const {
+    for (int k = 0; k < d; ++k) rot.apply_right(v(k, p), v(k, q));
+  }
+};
+
+}  // namespace detail
+
 // a: D x D symmetric (overwritten), v: D x D (out: column j the eigenvector of e(j)), e: D (out),
 // order: D ints (work); eigenpairs sorted by descending eigenvalue. Returns the sweeps used as
 // symmetric_eigenvalues_descending does (max_sweeps + 1 when the off-diagonal part did not reach
@@ -23,28 +38,7 @@ KOKKOS_FUNCTION int symmetric_eigensystem_descending(const AView& a, const VView
   const int d = static_cast<int>(a.extent(0));
   for (int i = 0; i < d; ++i)
     for (int j = 0; j < d; ++j) v(i, j) = i == j ? Real(1) : Real(0);
-  int sweep = 0;
-  for (;; ++sweep) {
-    Real off = 0, total = 0;
-    for (int i = 0; i < d; ++i)
-      for (int j = 0; j < d; ++j) {
-        const Real x = a(i, j) * a(i, j);
-        total += x;
-        if (i != j) off += x;
-      }
-    if (off <= symmetric_eigenvalues_tolerance<Real> * total || off == Real(0)) break;
-    if (sweep == max_sweeps) {
-      sweep = max_sweeps + 1;
-      break;
-    }
-    for (int p = 0; p < d; ++p)
-      for (int q = p + 1; q < d; ++q)
-        if (a(p, q) != Real(0)) {
-          const auto rot = jacobi_rotation(a(p, p), a(q, q), Real(a(p, q)));
-          jacobi_rotate(a, d, p, q, rot);                                 // A <- J^T A J
-          for (int k = 0; k < d; ++k) rot.apply_right(v(k, p), v(k, q));  // V <- V J
-        }
-  }
+  const int sweep = symmetric_jacobi_sweeps<Real>(a, detail::RotationAccumulator<VView>{v, d}, max_sweeps);
   // Descending order of the diagonal (insertion sort of indices), then the columns of V in that order,
   // built in a (no longer needed).
   for (int i = 0; i < d; ++i) order(i) = i;
