@@ -8,7 +8,9 @@
 #   on CMAKE_PREFIX_PATH or in QGML_DEPS_CACHE, else the bootstrap builds Catch2 alone (tests/).
 # - otherwise, with QGML_BOOTSTRAP_DEPS=ON (the default), cmake/bootstrap/qgml-deps.sh builds the
 #   pinned versions for QGML_BACKEND into QGML_DEPS_CACHE (default ~/.cache/qgml); for cuda, for the
-#   GPU architecture QGML_CUDA_ARCH (one Kokkos prefix per architecture).
+#   GPU architecture QGML_CUDA_ARCH (one Kokkos prefix per architecture). QGML_KOKKOS_VERSION picks
+#   Kokkos 3.4.01 (Debian's trilinos source package, the default) or 4.6.01 (the release archives in
+#   QGML_KOKKOS_ARCHIVES, else downloaded from the projects' release pages).
 # With the cuda backend, the end of the configure step reports the GPU architecture the Kokkos in use was
 # built for and warns when it is not QGML_CUDA_ARCH (a user's Kokkos decides; QGML_CUDA_ARCH only selects
 # what the bootstrap builds).
@@ -18,6 +20,11 @@ set_property(CACHE QGML_BACKEND PROPERTY STRINGS serial openmp cuda)
 set(QGML_CUDA_ARCH "AMPERE80" CACHE STRING
     "Kokkos GPU architecture the bootstrap builds Kokkos for (cuda backend): AMPERE80 (A100, sm_80), HOPPER90 (H100/H200, sm_90), AMPERE86, TURING75, VOLTA70, VOLTA72")
 set_property(CACHE QGML_CUDA_ARCH PROPERTY STRINGS VOLTA70 VOLTA72 TURING75 AMPERE80 AMPERE86 HOPPER90)
+set(QGML_KOKKOS_VERSION "3.4.01" CACHE STRING
+    "Kokkos and KokkosKernels version the bootstrap builds: 3.4.01 (from Debian's archive) or 4.6.01")
+set_property(CACHE QGML_KOKKOS_VERSION PROPERTY STRINGS 3.4.01 4.6.01)
+set(QGML_KOKKOS_ARCHIVES "$ENV{QGML_KOKKOS_ARCHIVES}" CACHE PATH
+    "Directory with kokkos-<version>.tar.gz and kokkos-kernels-<version>.tar.gz (Kokkos 4.6.01 bootstrap); empty: download")
 option(QGML_ENABLE_MPI "Build the MPI data-parallel layer (qgml::mpi) and the program with MPI" OFF)
 option(QGML_BOOTSTRAP_DEPS "Build Kokkos, KokkosKernels and Catch2 into QGML_DEPS_CACHE when Kokkos_ROOT is not given" ON)
 if(DEFINED ENV{QGML_DEPS_CACHE})
@@ -31,6 +38,9 @@ set(QGML_DEPS_CACHE "${_qgml_cache_default}" CACHE PATH "Where the dependency bo
 
 if(NOT QGML_BACKEND MATCHES "^(serial|openmp|cuda)$")
   message(FATAL_ERROR "QGML_BACKEND must be serial, openmp or cuda, got '${QGML_BACKEND}'")
+endif()
+if(NOT QGML_KOKKOS_VERSION MATCHES "^(3\\.4\\.01|4\\.6\\.01)$")
+  message(FATAL_ERROR "QGML_KOKKOS_VERSION must be 3.4.01 or 4.6.01, got '${QGML_KOKKOS_VERSION}'")
 endif()
 if(NOT QGML_CUDA_ARCH MATCHES "^(VOLTA70|VOLTA72|TURING75|AMPERE80|AMPERE86|HOPPER90)$")
   message(FATAL_ERROR "QGML_CUDA_ARCH must be VOLTA70, VOLTA72, TURING75, AMPERE80, AMPERE86 or HOPPER90, "
@@ -47,8 +57,13 @@ endif()
 
 set(_qgml_deps_script "${CMAKE_CURRENT_LIST_DIR}/bootstrap/qgml-deps.sh")
 if(NOT _qgml_user_kokkos AND QGML_BOOTSTRAP_DEPS)
-  message(STATUS "qgml: bootstrapping dependencies for backend '${QGML_BACKEND}' in ${QGML_DEPS_CACHE}")
-  set(_qgml_deps_args --backend "${QGML_BACKEND}" --cache "${QGML_DEPS_CACHE}")
+  message(STATUS "qgml: bootstrapping dependencies (Kokkos ${QGML_KOKKOS_VERSION}) for backend "
+                 "'${QGML_BACKEND}' in ${QGML_DEPS_CACHE}")
+  set(_qgml_deps_args --backend "${QGML_BACKEND}" --cache "${QGML_DEPS_CACHE}"
+                      --kokkos-version "${QGML_KOKKOS_VERSION}")
+  if(QGML_KOKKOS_ARCHIVES)
+    list(APPEND _qgml_deps_args --archives "${QGML_KOKKOS_ARCHIVES}")
+  endif()
   if(QGML_ENABLE_MPI)
     list(APPEND _qgml_deps_args --mpi)
   endif()

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # qgml dependency bootstrap.
 #
-# Installs the Debian packages the build needs, obtains Kokkos and KokkosKernels 3.4.01 from Debian's
-# trilinos 13.2 source package and Catch2 3.7.1 from Debian's catch2 source package, and builds them
-# into a cache prefix outside the repository. Idempotent: a finished step leaves a stamp and is skipped.
+# Installs the Debian packages the build needs, obtains Kokkos and KokkosKernels (3.4.01 from Debian's
+# trilinos 13.2 source package, or 4.6.01 from the projects' release archives) and Catch2 3.7.1 from
+# Debian's catch2 source package, and builds them into a cache prefix outside the repository.
+# Idempotent: a finished step leaves a stamp and is skipped.
 #
 #   qgml-deps.sh [--backend serial|openmp|cuda] [--arch ARCH] [--mpi] [--cache DIR] [--no-apt|--offline]
-#                [--print-prefix]
+#                [--kokkos-version 3.4.01|4.6.01] [--archives DIR] [--print-prefix]
 #   qgml-deps.sh --catch2-only [--cache DIR] [--no-apt|--offline]
 #   qgml-deps.sh --sources-only [--cache DIR]
 #
@@ -18,11 +19,16 @@
 # --offline (a machine without network, e.g. with sources from perf/gpu/pack_sources.sh): installs
 #   nothing, downloads nothing; checks for the tools and the extracted sources instead.
 # --mpi also installs Debian's Open MPI (libopenmpi-dev, openmpi-bin) for QGML_ENABLE_MPI builds.
+# --kokkos-version: 3.4.01 (the default; Debian's archive is all it needs) or 4.6.01. 4.6.01 is built from
+#   the upstream release archives kokkos-4.6.01.tar.gz and kokkos-kernels-4.6.01.tar.gz, taken from
+#   --archives DIR (default $QGML_KOKKOS_ARCHIVES) or, when no directory is given, downloaded from the
+#   projects' GitHub release pages; either way their SHA-256 must match the checksums pinned below.
 #
 # Cache layout (DIR defaults to $QGML_DEPS_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/qgml):
 #   DIR/src/                     downloaded source packages and extracted trees
-#   DIR/kokkos-<backend>/        Kokkos + KokkosKernels installed for serial or openmp
+#   DIR/kokkos-<backend>/        Kokkos + KokkosKernels 3.4.01 installed for serial or openmp
 #   DIR/kokkos-cuda-<arch>/      the same for CUDA, one per architecture (e.g. kokkos-cuda-hopper90)
+#   DIR/kokkos-4.6.01-<backend>/, DIR/kokkos-4.6.01-cuda-<arch>/   the same for Kokkos 4.6.01
 #   DIR/catch2/                  Catch2 v3 (host compiler)
 # The last line printed on success is the backend's install prefix.
 set -euo pipefail
@@ -36,6 +42,8 @@ catch2_only=0
 sources_only=0
 offline=0
 arch=AMPERE80
+kokkos_version=3.4.01
+archives="${QGML_KOKKOS_ARCHIVES:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --backend) backend="$2"; shift 2 ;;
@@ -50,7 +58,11 @@ while [ $# -gt 0 ]; do
     --mpi) use_mpi=1; shift ;;
     --catch2-only) catch2_only=1; shift ;;
     --print-prefix) print_prefix=1; shift ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    --kokkos-version) kokkos_version="$2"; shift 2 ;;
+    --kokkos-version=*) kokkos_version="${1#*=}"; shift ;;
+    --archives) archives="$2"; shift 2 ;;
+    --archives=*) archives="${1#*=}"; shift ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "qgml-deps: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -61,20 +73,33 @@ case "$arch" in VOLTA70|VOLTA72|TURING75|AMPERE80|AMPERE86|HOPPER90) ;; *)
   echo "qgml-deps: --arch must be VOLTA70, VOLTA72, TURING75, AMPERE80, AMPERE86 or HOPPER90, got '$arch'" >&2
   exit 2 ;;
 esac
+case "$kokkos_version" in 3.4.01|4.6.01) ;; *)
+  echo "qgml-deps: --kokkos-version must be 3.4.01 or 4.6.01, got '$kokkos_version'" >&2; exit 2 ;;
+esac
+if [ -n "$archives" ] && [ ! -d "$archives" ]; then
+  echo "qgml-deps: --archives '$archives' is not a directory" >&2; exit 2
+fi
 if [ "$offline" = 1 ] && [ "$sources_only" = 1 ]; then
   echo "qgml-deps: --sources-only downloads; it cannot be combined with --offline" >&2; exit 2
 fi
 
 # Bump when the build recipe changes, so stale caches are rebuilt.
 recipe=3
-kokkos_version=3.4.01
 trilinos_deb=13.2.0-4
+# Kokkos 4.6.01 release archives (git archive of the release tags 1b1383c6 and 38ed37e8).
+kokkos4_sha256=b9d70e4653b87a06dbb48d63291bf248058c7c7db4bd91979676ad5609bb1a3a
+kokkos_kernels4_sha256=95b9357f37ab3b9c3913c00741acb2501831c28ea8664de67818ae79c69c5908
 catch2_deb=3.7.1-0.6
 yaml_cpp_deb=0.7.0+dfsg-8
-prefix="$cache/kokkos-$backend"
-[ "$backend" = cuda ] && prefix="$cache/kokkos-cuda-$(echo "$arch" | tr '[:upper:]' '[:lower:]')"
+flavour="$backend"
+[ "$backend" = cuda ] && flavour="cuda-$(echo "$arch" | tr '[:upper:]' '[:lower:]')"
+[ "$kokkos_version" = 3.4.01 ] || flavour="$kokkos_version-$flavour"
+prefix="$cache/kokkos-$flavour"
 if [ "$print_prefix" = 1 ]; then echo "$prefix"; exit 0; fi
 
+# Temporary directories, removed however the script ends (die exits from inside functions).
+temporary_dirs=()
+trap 'rm -rf "${temporary_dirs[@]}"' EXIT
 log() { echo "qgml-deps: $*" >&2; }
 die() { echo "qgml-deps: error: $*" >&2; exit 1; }
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -123,7 +148,7 @@ fi
 fetch_sources() {
   local tmp uris signed
   tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' RETURN
+  temporary_dirs+=("$tmp")
   mkdir -p "$tmp/lists/partial"
   local sources=/etc/apt/sources.list.d/debian.sources
   if [ -f "$sources" ]; then
@@ -149,10 +174,12 @@ fetch_sources() {
 }
 
 kokkos_src="$src/trilinos-$trilinos_deb"
+[ "$kokkos_version" = 3.4.01 ] || kokkos_src="$src/kokkos-sources-$kokkos_version"
 catch2_src="$src/Catch2-3.7.1"
 yaml_cpp_src="$src/yaml-cpp-0.7.0"
 need=()
-[ "$catch2_only" = 1 ] || [ -f "$kokkos_src/.extracted" ] || need+=("trilinos=$trilinos_deb")
+[ "$catch2_only" = 1 ] || [ "$kokkos_version" != 3.4.01 ] || [ -f "$kokkos_src/.extracted" ] ||
+  need+=("trilinos=$trilinos_deb")
 [ -f "$catch2_src/.extracted" ] || need+=("catch2=$catch2_deb")
 [ "$sources_only" = 0 ] || [ -f "$yaml_cpp_src/.extracted" ] || need+=("yaml-cpp=$yaml_cpp_deb")
 if [ ${#need[@]} -gt 0 ] && [ "$offline" = 1 ]; then
@@ -162,6 +189,49 @@ fi
 if [ ${#need[@]} -gt 0 ]; then
   log "downloading source packages: ${need[*]}"
   fetch_sources "${need[@]}"
+fi
+# Kokkos 4.6.01: the release archives from --archives or the release pages, checked against the pinned
+# SHA-256, each unpacked into $kokkos_src/<project> (the layout the trilinos extraction gives).
+fetch_kokkos4() {
+  local project sum file url tmp
+  tmp=$(mktemp -d "$src/kokkos4.XXXXXX")
+  temporary_dirs+=("$tmp")
+  for project in kokkos kokkos-kernels; do
+    file="$project-$kokkos_version.tar.gz"
+    sum=$kokkos4_sha256
+    [ "$project" = kokkos ] || sum=$kokkos_kernels4_sha256
+    if [ -n "$archives" ]; then
+      [ -f "$archives/$file" ] ||
+        die "the Kokkos $kokkos_version archives are not in '$archives': $file is missing (expected" \
+            "kokkos-$kokkos_version.tar.gz and kokkos-kernels-$kokkos_version.tar.gz, the projects' release archives)"
+      cp "$archives/$file" "$tmp/$file"
+    elif [ "$offline" = 1 ]; then
+      die "--offline: Kokkos $kokkos_version needs its release archives; pass --archives DIR (or set" \
+          "QGML_KOKKOS_ARCHIVES) with kokkos-$kokkos_version.tar.gz and kokkos-kernels-$kokkos_version.tar.gz"
+    else
+      url="https://github.com/kokkos/$project/releases/download/$kokkos_version/$file"
+      log "downloading $url"
+      if command -v curl >/dev/null; then
+        curl -fsSL --proto '=https' -o "$tmp/$file" "$url" || die "download of $url failed (no network? use --archives DIR)"
+      elif command -v wget >/dev/null; then
+        wget -q --https-only -O "$tmp/$file" "$url" || die "download of $url failed (no network? use --archives DIR)"
+      else
+        die "neither curl nor wget is installed to download $url; use --archives DIR"
+      fi
+    fi
+    echo "$sum  $tmp/$file" | sha256sum -c --status ||
+      die "$file: SHA-256 $(sha256sum "$tmp/$file" | cut -d' ' -f1) is not the pinned $sum (a different or damaged archive)"
+    mkdir -p "$tmp/$project"
+    tar -xzf "$tmp/$file" -C "$tmp/$project" --strip-components=1 ||
+      die "$file: not a readable tar.gz archive"
+  done
+  rm -rf "$kokkos_src" && mkdir -p "$kokkos_src"
+  mv "$tmp/kokkos" "$tmp/kokkos-kernels" "$kokkos_src/"
+  touch "$kokkos_src/.extracted"
+}
+if [ "$catch2_only" = 0 ] && [ "$kokkos_version" != 3.4.01 ] && [ ! -f "$kokkos_src/.extracted" ]; then
+  log "unpacking Kokkos and KokkosKernels $kokkos_version"
+  fetch_kokkos4
 fi
 if [ "$catch2_only" = 0 ] && [ ! -f "$kokkos_src/.extracted" ]; then
   log "extracting Kokkos and KokkosKernels from trilinos $trilinos_deb"
@@ -221,15 +291,22 @@ fi
 stamp="$prefix/.qgml-recipe-$recipe"
 if [ ! -f "$stamp" ]; then
   rm -rf "$prefix"
-  tree="$cache/src/kokkos-$backend-tree"
+  tree="$cache/src/kokkos-$flavour-tree"
   rm -rf "$tree" && mkdir -p "$tree"
   cp -a "$kokkos_src/kokkos" "$kokkos_src/kokkos-kernels" "$tree/"
   kokkos_args=(-DCMAKE_CXX_STANDARD=17 -DCMAKE_CXX_EXTENSIONS=OFF -DKokkos_ENABLE_SERIAL=ON
                -DCMAKE_POSITION_INDEPENDENT_CODE=ON)
-  kk_args=(-DKokkos_ROOT="$prefix" "-DKokkosKernels_ENABLED_COMPONENTS=BATCHED;BLAS"
-           -DKokkosKernels_ADD_DEFAULT_ETI=OFF -DKokkosKernels_INST_DOUBLE=OFF
+  kk_args=(-DKokkos_ROOT="$prefix" -DKokkosKernels_ADD_DEFAULT_ETI=OFF -DKokkosKernels_INST_DOUBLE=OFF
            -DKokkosKernels_INST_COMPLEX_DOUBLE=OFF -DKokkosKernels_ENABLE_TESTS=OFF
            -DCMAKE_CXX_STANDARD=17 -DCMAKE_CXX_EXTENSIONS=OFF)
+  if [ "$kokkos_version" = 3.4.01 ]; then
+    kk_args+=("-DKokkosKernels_ENABLED_COMPONENTS=BATCHED;BLAS")
+  else
+    # Kokkos 4: no code deprecated in 4.x (what Kokkos 5 removes) may be used by qgml.
+    kokkos_args+=(-DKokkos_ENABLE_DEPRECATED_CODE_4=OFF)
+    kk_args+=(-DKokkosKernels_ENABLE_ALL_COMPONENTS=OFF -DKokkosKernels_ENABLE_COMPONENT_BLAS=ON
+              -DKokkosKernels_ENABLE_COMPONENT_BATCHED=ON -DKokkosKernels_ENABLE_COMPONENT_LAPACK=ON)
+  fi
   case "$backend" in
     serial) ;;
     openmp) kokkos_args+=(-DKokkos_ENABLE_OPENMP=ON) ;;
@@ -237,7 +314,11 @@ if [ ! -f "$stamp" ]; then
       command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] ||
         die "the cuda backend needs the CUDA toolkit (nvcc); none found on PATH or in /usr/local/cuda"
       export PATH="$PATH:/usr/local/cuda/bin"
-      bash "$(dirname "$0")/patch-kokkos-cuda13.sh" "$tree/kokkos"
+      if [ "$kokkos_version" = 3.4.01 ]; then
+        bash "$(dirname "$0")/patch-kokkos-cuda13.sh" "$tree/kokkos"
+      else
+        bash "$(dirname "$0")/patch-kokkos4-cuda13.sh" "$tree/kokkos"
+      fi
       # KokkosBlas::gemm on CUDA Views calls cuBLAS (checked with KokkosKernels 3.4.01 and CUDA 13).
       kokkos_args+=(-DKokkos_ENABLE_CUDA=ON "-DKokkos_ARCH_$arch=ON" -DKokkos_ENABLE_CUDA_LAMBDA=ON
                     -DCMAKE_CXX_COMPILER="$tree/kokkos/bin/nvcc_wrapper")
@@ -254,10 +335,10 @@ if [ ! -f "$stamp" ]; then
   fi
   label="$backend"
   [ "$backend" = cuda ] && label="cuda $arch"
-  cmake_build "kokkos $kokkos_version ($label)" "$tree/kokkos" "$cache/build-kokkos-$backend" "$prefix" \
+  cmake_build "kokkos $kokkos_version ($label)" "$tree/kokkos" "$cache/build-kokkos-$flavour" "$prefix" \
     "${kokkos_args[@]}"
   cmake_build "kokkos-kernels $kokkos_version ($label)" "$tree/kokkos-kernels" \
-    "$cache/build-kk-$backend" "$prefix" "${kk_args[@]}"
+    "$cache/build-kk-$flavour" "$prefix" "${kk_args[@]}"
   rm -rf "$tree"
   touch "$stamp"
 fi
