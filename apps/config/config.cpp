@@ -275,6 +275,12 @@ std::vector<Setting> make_schema() {
        {},
        0,
        1e300},
+      {"analysis.spread_scales",
+       T::text,
+       "10,20,50,100,200",
+       "the dimension per scale: the spread check's estimate with these neighbour counts, ascending, at most 8 "
+       "(docs/dimension.md, \"The dimension per scale\"); none: no report",
+       {}},
       {"analysis.chunk", T::integer, "25000", "points per analysis chunk (bounds memory)", {}, 1, 1e9},
       {"output.directory", T::text, "runs", "where run directories are created", {}},
       {"output.name", T::text, "", "run name (default: the config file's name)", {}},

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
+#include <stdexcept>
 #include <variant>
 
 #include "qgml/io/atomic_file.hpp"
@@ -31,7 +32,33 @@ GeometrySettings geometry_settings(const Config& c) {
   s.spread.demote = c.real("analysis.spread_demote");
   s.spread.band = c.real("analysis.spread_band");
   s.spread.promote_max = c.real("analysis.spread_promote_max");
+  s.spread.scales = parse_spread_scales(c.text("analysis.spread_scales"));
   return s;
+}
+
+std::vector<int> parse_spread_scales(const std::string& text) {
+  std::vector<int> scales;
+  if (text == "none" || text.empty()) return scales;
+  auto bad = [&](const std::string& why) {
+    return Error("analysis.spread_scales: '" + text + "': " + why +
+                 "; expected neighbour counts >= 1 in ascending order, separated by commas "
+                 "(at most " +
+                 std::to_string(TangentSpreadSettings::max_scales) + "), e.g. 10,20,50, or none");
+  };
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    if (item.empty() || item.size() > 9 || item.find_first_not_of("0123456789") != std::string::npos)
+      throw bad("'" + item + "' is not a whole number");
+    const int k = std::stoi(item);
+    if (k < 1) throw bad("a count must be at least 1");
+    if (!scales.empty() && k <= scales.back()) throw bad("the counts must ascend");
+    scales.push_back(k);
+    if (int(scales.size()) > TangentSpreadSettings::max_scales) throw bad("too many counts");
+    start = end + 1;
+  }
+  return scales;
 }
 
 std::vector<std::string> summary_lines(const DimensionSummary& s) {
@@ -54,6 +81,17 @@ std::vector<std::string> summary_lines(const DimensionSummary& s) {
                 s.mode, spread, s.median, s.mean, mean_spread, s.points > 0 ? s.fraction()[std::size_t(s.mode)] : 0.0,
                 s.ambient_dimension, s.verdict.c_str());
   lines.emplace_back(line);
+  if (!s.scales.empty()) {  // the dimension per scale (geometry/tangent_spread.hpp)
+    std::string text = "dimension per scale (k nearest points, mean radius: mode, fraction at it):";
+    for (const ScaleDimension& sc : s.scales) {
+      if (sc.mode < 0) continue;
+      std::snprintf(line, sizeof line, " k %d, r %.3g: %d (%.0f %%);", sc.neighbours, sc.radius, sc.mode,
+                    100 * sc.fraction);
+      text += line;
+    }
+    if (!s.scale_verdict.empty()) text += " " + s.scale_verdict;
+    lines.push_back(text);
+  }
   return lines;
 }
 

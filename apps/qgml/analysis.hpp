@@ -21,6 +21,9 @@ namespace qgml::app {
 
 // The analysis.* settings (metric and gap rule).
 GeometrySettings geometry_settings(const Config& c);
+// analysis.spread_scales: "10,20,50" (ascending neighbour counts) or "none"; an error naming
+// the setting otherwise (qgml::Error).
+std::vector<int> parse_spread_scales(const std::string& text);
 GeometrySettings geometry_settings(const std::string& metric, double min_gap_ratio, double noise_floor,
                                    double first_gap_exponent);
 

@@ -118,6 +118,7 @@ int estimate(const std::map<std::string, std::string>& o) {
       throw Error("--kernel = '" + o.at("kernel") + "': " + problem);
     s.kernel = parse_geometry_kernel(o.at("kernel"));
     chunk = int(number(o, "chunk", "analysis.chunk"));
+    s.spread.scales = parse_spread_scales(o.at("scales"));
     const HostMatrices m = load_matrices(o.at("matrices"));
     const HostShard shard = read_points_shard(o.at("data"), comm.rank(), comm.size());
     if (shard.data.cols != m.D)
@@ -250,6 +251,7 @@ int estimate_command(const std::vector<std::string>& args) {
                           {"first-gap-exponent", schema_default("analysis.first_gap_exponent")},
                           {"kernel", schema_default("analysis.kernel")},
                           {"chunk", schema_default("analysis.chunk")},
+                          {"scales", schema_default("analysis.spread_scales")},
                           {"out", "estimate-output"},
                           {"precision", "double"}},
                          "estimate");

@@ -41,7 +41,11 @@ class RecordingRank final : public Communicator {
   int size() const override { return 2; }
   void allreduce_sum(double* data, std::size_t count, bool) override { sums.assign(data, data + count); }
   bool accepts_device_memory() const override { return true; }
-  void allreduce_sum(std::int64_t* data, std::size_t count) override { histogram.assign(data, data + count); }
+  std::vector<std::vector<std::int64_t>> integer_sums;  // each integer all-reduce's contribution, in order
+  void allreduce_sum(std::int64_t* data, std::size_t count) override {
+    integer_sums.emplace_back(data, data + count);
+    if (integer_sums.size() == 1) histogram = integer_sums.front();
+  }
   void allreduce_max(std::int64_t*, std::size_t) override { throw std::logic_error("not used"); }
   std::vector<std::vector<double>> gathers;  // what it contributed to each gather, in order
   std::string root_broadcast;                // what rank 0 will broadcast (set by the test)
@@ -67,8 +71,10 @@ class RootRank final : public Communicator {
   }
   bool accepts_device_memory() const override { return true; }
   void allreduce_sum(std::int64_t* data, std::size_t count) override {
-    REQUIRE(peer_.histogram.size() == count);
-    for (std::size_t i = 0; i < count; ++i) data[i] += peer_.histogram[i];
+    REQUIRE(integer_sums_ < peer_.integer_sums.size());
+    const std::vector<std::int64_t>& theirs = peer_.integer_sums[integer_sums_++];
+    REQUIRE(theirs.size() == count);
+    for (std::size_t i = 0; i < count; ++i) data[i] += theirs[i];
   }
   void allreduce_max(std::int64_t*, std::size_t) override { throw std::logic_error("not used"); }
   std::vector<double> gather_to_root(const std::vector<double>& local) override {
@@ -84,7 +90,7 @@ class RootRank final : public Communicator {
 
  private:
   const RecordingRank& peer_;
-  std::size_t gathers_ = 0;
+  std::size_t gathers_ = 0, integer_sums_ = 0;
 };
 
 // What rank 0 of `ranks` broadcasts for the spread check's neighbours: the counts, then every point.
@@ -248,6 +254,19 @@ TEMPLATE_TEST_CASE("analyze_dimension over two ranks equals one rank over all po
   CHECK(two.summary.interval.error == one.summary.interval.error);
   CHECK(two.summary.interval.mean_error == one.summary.interval.mean_error);
   CHECK(one.summary.interval.resamples == default_dimension_resamples);
+  // The dimension per scale: histograms and radii summed over the ranks, the same as on one.
+  REQUIRE(one.summary.scales.size() == s.spread.scales.size());
+  REQUIRE(two.summary.scales.size() == one.summary.scales.size());
+  for (std::size_t i = 0; i < one.summary.scales.size(); ++i) {
+    CHECK(two.summary.scales[i].neighbours == one.summary.scales[i].neighbours);
+    CHECK(two.summary.scales[i].points == one.summary.scales[i].points);
+    CHECK(two.summary.scales[i].mode == one.summary.scales[i].mode);
+    CHECK(two.summary.scales[i].fraction == one.summary.scales[i].fraction);
+    CHECK(two.summary.scales[i].radius == one.summary.scales[i].radius);
+    CHECK(one.summary.scales[i].radius > 0);
+  }
+  CHECK(two.summary.scale_verdict == one.summary.scale_verdict);
+  CHECK_FALSE(one.summary.scale_verdict.empty());
 }
 
 TEST_CASE("QuantumGeometry asks for tensor storage only for the geometric tensor", "[geometry]") {

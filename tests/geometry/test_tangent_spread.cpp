@@ -3,10 +3,12 @@
 // points built by hand.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <cmath>
 #include <vector>
 
+#include "qgml/geometry/dimension_estimate.hpp"
 #include "qgml/geometry/tangent_spread.hpp"
 #include "qgml/linalg/symmetric_eigensystem.hpp"
 
@@ -173,4 +175,104 @@ TEST_CASE("spread check: neighbours, eigenvectors and spreads on the device", "[
   strided.neighbours = 20;
   CHECK(tangent_spread_stride(600, 100) == 6);
   CHECK(count_of(checked(600, 1.0, {1.0, 0.6, 0.004}, 2, strided), 3) >= 520);
+}
+
+namespace {
+
+// A comb: `lines` parallel segments x in [-1, 1] at y = 0, gap, 2 gap, ... (`per_line` points each, in 2-d);
+// every point's metric diag(1, 0.01) (the second direction in the band), its gap-rule estimate 1. Returns
+// the check's estimate at k and, per scale, the estimates (scale-major).
+struct CombReading {
+  std::vector<int> estimate, scales;
+};
+CombReading comb(int lines, int per_line, double gap, const TangentSpreadSettings& s) {
+  const int count = lines * per_line;
+  const std::vector<double> u = random_points(count, 1, 1.0, 11);
+  Kokkos::View<double**, Kokkos::LayoutRight> points("points", count, 2);
+  Kokkos::View<double***, Kokkos::LayoutRight> metric("metric", count, 2, 2);
+  IntVector<Kokkos::DefaultExecutionSpace::memory_space> dimension("dimension", count);
+  auto hp = Kokkos::create_mirror_view(points);
+  auto hm = Kokkos::create_mirror_view(metric);
+  auto hd = Kokkos::create_mirror_view(dimension);
+  for (int t = 0; t < count; ++t) {
+    hp(t, 0) = u[std::size_t(t)];
+    hp(t, 1) = gap * (t % lines);
+    hm(t, 0, 0) = 1.0;
+    hm(t, 1, 1) = 0.01;
+    hd(t) = 1;
+  }
+  Kokkos::deep_copy(points, hp);
+  Kokkos::deep_copy(metric, hm);
+  Kokkos::deep_copy(dimension, hd);
+  TangentSpreadCheck<double, Exec> check(2, count, s);
+  const Exec exec;
+  check.apply(exec, points, points, 0, metric, dimension, s, 1e-3);
+  exec.fence();
+  CombReading r;
+  Kokkos::deep_copy(hd, dimension);
+  r.estimate.assign(hd.data(), hd.data() + count);
+  auto hs = Kokkos::create_mirror_view(check.scale_dimension());
+  Kokkos::deep_copy(hs, check.scale_dimension());
+  for (int sc = 0; sc < check.scales(); ++sc)
+    for (int t = 0; t < count; ++t) r.scales.push_back(hs(t, sc));
+  return r;
+}
+
+std::vector<int> scale_of(const CombReading& r, int scale, int count) {
+  return std::vector<int>(r.scales.begin() + std::ptrdiff_t(scale) * count,
+                          r.scales.begin() + std::ptrdiff_t(scale + 1) * count);
+}
+
+}  // namespace
+
+TEST_CASE("dimension per scale: a comb of lines reads 1 among few neighbours, 2 among many",
+          "[geometry][dimension][spread][scales]") {
+  TangentSpreadSettings s;
+  s.neighbours = 50;
+  s.scales = {5, 300};
+  const int lines = 10, per_line = 100, count = lines * per_line;
+  const CombReading r = comb(lines, per_line, 0.1, s);
+  REQUIRE(r.scales.size() == 2 * std::size_t(count));
+  // 5 neighbours lie on the point's own line (spacing 0.02 along it, 0.1 across): no spread across.
+  CHECK(count_of(scale_of(r, 0, count), 1) >= 950);
+  // 300 neighbours (radius about 0.4) fill a disc of the comb: as wide across as along, except near its
+  // ends and edges, where the neighbourhood is one-sided.
+  CHECK(count_of(scale_of(r, 1, count), 2) >= 600);
+  // The scales do not change the estimate at k: the same as without them, point for point.
+  TangentSpreadSettings none = s;
+  none.scales.clear();
+  const CombReading plain = comb(lines, per_line, 0.1, none);
+  CHECK(plain.scales.empty());
+  CHECK(plain.estimate == r.estimate);
+  // A scale beyond the reference points reads with all of them; a point with no estimate has none.
+  TangentSpreadSettings wide = s;
+  wide.scales = {5, 5000};
+  const CombReading all = comb(lines, per_line, 0.1, wide);
+  CHECK(count_of(scale_of(all, 1, count), -1) == 0);
+  CHECK(all.estimate == r.estimate);
+}
+
+TEST_CASE("dimension per scale: the settings are checked", "[geometry][dimension][spread][scales]") {
+  TangentSpreadSettings s;
+  CHECK_NOTHROW(check_tangent_spread_scales(s));
+  s.scales = {10, 10};
+  CHECK_THROWS_WITH(check_tangent_spread_scales(s), Catch::Matchers::ContainsSubstring("ascending order"));
+  s.scales = {0, 10};
+  CHECK_THROWS_WITH(check_tangent_spread_scales(s), Catch::Matchers::ContainsSubstring(">= 1"));
+  s.scales = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  CHECK_THROWS_WITH(check_tangent_spread_scales(s), Catch::Matchers::ContainsSubstring("at most 8 scales"));
+  s.scales = {7, 300};
+  s.neighbours = 50;
+  CHECK(tangent_spread_search(s) == 300);
+  s.scales.clear();
+  CHECK(tangent_spread_search(s) == 50);
+}
+
+TEST_CASE("dimension per scale: the verdict sentence", "[geometry][dimension][scales]") {
+  CHECK(scale_verdict({}).empty());
+  CHECK(scale_verdict({{10, 0.05, 100, 2, 0.9}, {50, 0.1, 100, 2, 0.95}}) ==
+        "the same at every scale: d = 2 at k = 10 .. 50 (radius 0.05 .. 0.1)");
+  CHECK(
+      scale_verdict({{10, 0.02, 100, 1, 0.9}, {20, 0.05, 100, 1, 0.8}, {50, 0.1, 0, -1, 0}, {100, 0.3, 100, 2, 0.7}}) ==
+      "scale-dependent: d = 1 at k = 10 .. 20 (radius 0.02 .. 0.05), d = 2 at k = 100 (radius 0.3)");
 }

@@ -23,6 +23,19 @@ def test_fit_on_the_sphere():
     assert np.array_equal(est.transform_pw(), est.dimension_pw_)
     # The error bar (docs/dimension.md, "Error bars"): > 90 % of the points read 2, so every resample does.
     assert est.dimension_interval_ == (2, 2) and est.dimension_error_ == 0.0
+    # The dimension per scale (docs/dimension.md): the default neighbour counts, 2 among the nearest.
+    assert sorted(est.dimension_per_scale_) == [10, 20, 50, 100, 200]
+    assert est.dimension_per_scale_[10] == 2 and est.dimension_per_scale_[50] == 2
+    assert est.scale_verdict_.startswith(("the same at every scale", "scale-dependent"))
+
+
+def test_dimension_per_scale_setting():
+    est = qgml.QGMLDimension(settings={"analysis.spread_scales": "5,40"}, **FAST).fit(sphere_points(300, seed=4))
+    assert sorted(est.dimension_per_scale_) == [5, 40]
+    est = qgml.QGMLDimension(settings={"analysis.spread_scales": "none"}, **FAST).fit(sphere_points(300, seed=4))
+    assert est.dimension_per_scale_ is None and est.scale_verdict_ is None
+    with pytest.raises(ValueError, match="analysis.spread_scales"):
+        qgml.QGMLDimension(settings={"analysis.spread_scales": "40,5"}, **FAST).fit(sphere_points(50))
 
 
 def test_defaults_are_the_programs():

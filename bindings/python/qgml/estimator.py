@@ -92,6 +92,12 @@ class QGMLDimension(*_bases):
         resamples of the points with neighbouring gap rules (docs/dimension.md, "Error bars").
     dimension_interval_ : tuple of int
         The 90 % interval (low, high) of those resampled modes.
+    dimension_per_scale_ : dict of int to int or None
+        The dimension per scale: for each neighbour count k of ``analysis.spread_scales`` (default 10,
+        20, 50, 100, 200), the estimate with the spreads of the k nearest points (docs/dimension.md, "The
+        dimension per scale").
+    scale_verdict_ : str or None
+        "the same at every scale: ..." or "scale-dependent: d = 1 at k = 10 .. 20 (...), d = 2 at ..."
     model_ : MatrixConfiguration
         The trained configuration (in the coordinates of the standardised data when the data were
         standardised).
@@ -149,6 +155,7 @@ class QGMLDimension(*_bases):
             self.dimension_ = int(dimension)
             self.uncertain_ = bool(uncertain)
             self.dimension_error_, self.dimension_interval_ = run.dimension_error, run.dimension_interval
+            self.dimension_per_scale_, self.scale_verdict_ = run.dimension_per_scale, run.scale_verdict
             self.dimension_pw_ = run.per_point_dimension
             self.model_ = run.model
             self.run_dir_ = run.run_dir if self.output_directory is not None else None

@@ -98,6 +98,29 @@ class Run:
         return float(s["error"]), (int(s["interval"][0]), int(s["interval"][1]))
 
     @property
+    def dimension_per_scale(self) -> Optional[Dict[int, int]]:
+        """The dimension per scale (docs/dimension.md, "The dimension per scale"): for each neighbour count
+        k of ``analysis.spread_scales``, the mode of the per-point estimates with the spreads of the k
+        nearest points; None without it."""
+        try:
+            s = self.summary
+        except OSError:
+            return None
+        if "scales" not in s:
+            return None
+        return {int(x["neighbours"]): int(x["mode"]) for x in s["scales"] if int(x["mode"]) >= 0}
+
+    @property
+    def scale_verdict(self) -> Optional[str]:
+        """One sentence on the dimension per scale ("the same at every scale: ..." or
+        "scale-dependent: ..."); None without it."""
+        try:
+            s = self.summary
+        except OSError:
+            return None
+        return s.get("scale_verdict")
+
+    @property
     def summary(self) -> dict:
         """The run's dimension_summary.json (histogram, verdict, N, w, epochs, ...)."""
         with open(os.path.join(self.run_dir, "dimension_summary.json")) as f:

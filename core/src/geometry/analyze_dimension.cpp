@@ -74,6 +74,30 @@ DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metr
   }
   comm.allreduce_sum(shared, 5, false);
   r.summary.interval = {int(shared[0]), int(shared[1]), shared[2], shared[3], int(shared[4])};
+  // The dimension per scale: each scale's histogram and radii summed over the ranks.
+  if (!rows.scales.empty()) {
+    comm.allreduce_sum(rows.scale_histogram.data(), rows.scale_histogram.size());
+    comm.allreduce_sum(rows.scale_radius.data(), rows.scale_radius.size());
+    for (std::size_t s = 0; s < rows.scales.size(); ++s) {
+      ScaleDimension sc;
+      sc.neighbours = rows.scales[s];
+      std::int64_t best = 0;
+      for (int k = 0; k <= d; ++k) {
+        const std::int64_t n = rows.scale_histogram[s * (std::size_t(d) + 1) + std::size_t(k)];
+        sc.points += long(n);
+        if (n > best) {
+          best = n;
+          sc.mode = k;
+        }
+      }
+      if (sc.points > 0) {
+        sc.radius = double(rows.scale_radius[s]) * DimensionRows::radius_unit / double(sc.points);
+        sc.fraction = double(best) / double(sc.points);
+      }
+      r.summary.scales.push_back(sc);
+    }
+    r.summary.scale_verdict = scale_verdict(r.summary.scales);
+  }
   return r;
 }
 

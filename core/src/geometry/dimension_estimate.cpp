@@ -74,6 +74,36 @@ DimensionSummary summarize_dimensions(const std::vector<long>& histogram) {
   return s;
 }
 
+std::string scale_verdict(const std::vector<ScaleDimension>& scales) {
+  struct Run {
+    int mode, k0, k1;
+    double r0, r1;
+  };
+  std::vector<Run> runs;
+  for (const ScaleDimension& s : scales) {
+    if (s.mode < 0) continue;
+    if (!runs.empty() && runs.back().mode == s.mode) {
+      runs.back().k1 = s.neighbours;
+      runs.back().r1 = s.radius;
+    } else {
+      runs.push_back({s.mode, s.neighbours, s.neighbours, s.radius, s.radius});
+    }
+  }
+  if (runs.empty()) return "";
+  auto range = [](const Run& r) {
+    char text[160];
+    if (r.k0 == r.k1)
+      std::snprintf(text, sizeof text, "d = %d at k = %d (radius %.3g)", r.mode, r.k0, r.r0);
+    else
+      std::snprintf(text, sizeof text, "d = %d at k = %d .. %d (radius %.3g .. %.3g)", r.mode, r.k0, r.k1, r.r0, r.r1);
+    return std::string(text);
+  };
+  if (runs.size() == 1) return "the same at every scale: " + range(runs[0]);
+  std::string text = "scale-dependent: ";
+  for (std::size_t i = 0; i < runs.size(); ++i) text += (i ? ", " : "") + range(runs[i]);
+  return text;
+}
+
 void write_dimension_summary_json(const std::string& path, const DimensionSummary& s, const JsonFields& extra) {
   detail::Json j = {{"ambient_dimension", s.ambient_dimension},
                     {"points", s.points},
@@ -90,6 +120,17 @@ void write_dimension_summary_json(const std::string& path, const DimensionSummar
     j["interval"] = {s.interval.low, s.interval.high};
     j["mean_error"] = s.interval.mean_error;
     j["resamples"] = s.interval.resamples;
+  }
+  if (!s.scales.empty()) {
+    detail::Json scales = detail::Json::array();
+    for (const ScaleDimension& sc : s.scales)
+      scales.push_back({{"neighbours", sc.neighbours},
+                        {"radius", sc.radius},
+                        {"points", sc.points},
+                        {"mode", sc.mode},
+                        {"fraction", sc.fraction}});
+    j["scales"] = scales;
+    j["scale_verdict"] = s.scale_verdict;
   }
   detail::append_fields(j, extra);
   detail::write_json_file(path, j);

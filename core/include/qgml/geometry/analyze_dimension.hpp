@@ -7,11 +7,13 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "qgml/geometry/dimension_estimate.hpp"
 #include "qgml/geometry/quantum_geometry.hpp"
+#include "qgml/geometry/tangent_spread.hpp"
 #include "qgml/parallel/communicator.hpp"
 
 namespace qgml {
@@ -40,12 +42,25 @@ struct DimensionRows {
   int d = 0;
   std::vector<double> values;
   std::vector<std::int64_t> histogram;  // estimates 0 .. D, then failures
-  explicit DimensionRows(int d_) : d(d_), histogram(std::size_t(d_) + 2, 0) {}
+  // The dimension per scale (tangent_spread.hpp): the neighbour counts, per scale the histogram of
+  // estimates 0 .. D (scale-major) and the sum of the neighbourhood radii over the points counted, in
+  // units of radius_unit (integers, so that the sum is the same on any number of ranks).
+  static constexpr double radius_unit = 1e-6;
+  std::vector<int> scales;
+  std::vector<std::int64_t> scale_histogram;
+  std::vector<std::int64_t> scale_radius;
+  DimensionRows(int d_, const std::vector<int>& scales_)
+      : d(d_),
+        histogram(std::size_t(d_) + 2, 0),
+        scales(scales_),
+        scale_histogram(scales_.size() * (std::size_t(d_) + 1), 0),
+        scale_radius(scales_.size(), 0) {}
   int width() const { return 3 * d + 4; }
 };
 
-// Sums the histogram over the ranks, gathers the rows to rank 0, builds the result and the summary's
-// error bar (dimension_interval on rank 0, then shared with every rank). A collective.
+// Sums the histograms over the ranks, gathers the rows to rank 0, builds the result, the summary's
+// error bar (dimension_interval on rank 0, then shared with every rank) and the dimension per scale. A
+// collective.
 DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metric,
                                             const DimensionEstimatorSettings& estimator, bool spread_checked,
                                             Communicator& comm);
@@ -62,6 +77,8 @@ GeometryNeeds analyze_dimension_needs(int d, int n, std::int64_t count, std::int
   const int c = int(std::max<std::int64_t>(1, std::min<std::int64_t>(chunk, count)));
   GeometryNeeds needs = QuantumGeometry<Real, ExecSpace>::needs(d, n, c, settings);
   needs.memory_bytes += TangentSpreadCheck<Real, ExecSpace>::needs_bytes(d, c, settings.spread);
+  if (settings.spread.enabled && !settings.spread.scales.empty())  // their host mirrors
+    needs.memory_bytes += double(c) * double(settings.spread.scales.size()) * (sizeof(int) + sizeof(Real));
   if (settings.spread.enabled)  // every rank's points, on every rank (gathered counts rank 0's view of them)
     needs.memory_bytes += double(std::max(count, gathered)) * d * (2.0 * sizeof(double) + sizeof(Real));
   if constexpr (is_host_space_v<ExecSpace>)
@@ -95,7 +112,7 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
   const int c = std::max(1, std::min(chunk, count));
   QuantumGeometry<Real, ExecSpace> geometry(d, config.matrix_size(), c, settings);
   TangentSpreadCheck<Real, ExecSpace> spread(d, c, settings.spread);
-  detail::DimensionRows rows(d);
+  detail::DimensionRows rows(d, settings.spread.enabled ? settings.spread.scales : std::vector<int>{});
   rows.values.reserve(std::size_t(count) * rows.width());
   auto x = Kokkos::create_mirror_view(Kokkos::HostSpace(), points);
   Kokkos::deep_copy(exec, x, points);
@@ -103,6 +120,8 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
   auto energy = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.energy());
   auto ev = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.eigenvalues());
   auto dim = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.dimension());
+  auto scale_dim = Kokkos::create_mirror_view(Kokkos::HostSpace(), spread.scale_dimension());
+  auto scale_radius = Kokkos::create_mirror_view(Kokkos::HostSpace(), spread.scale_radius());
   // The spread check's neighbours: every rank's points (only this rank's on one process).
   RealMatrix<Real, typename ExecSpace::memory_space> reference("qgml::analyze_dimension::reference", 0, d);
   std::int64_t offset = 0;
@@ -131,7 +150,18 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
     Kokkos::deep_copy(exec, energy, geometry.energy());
     Kokkos::deep_copy(exec, ev, geometry.eigenvalues());
     Kokkos::deep_copy(exec, dim, geometry.dimension());
+    if (spread.scales() > 0) {
+      Kokkos::deep_copy(exec, scale_dim, spread.scale_dimension());
+      Kokkos::deep_copy(exec, scale_radius, spread.scale_radius());
+    }
     qgml::fence(exec, "qgml::analyze_dimension: chunk on the host");
+    for (int s = 0; s < spread.scales(); ++s)
+      for (int t = 0; t < m; ++t)
+        if (scale_dim(t, s) >= 0 && scale_dim(t, s) <= d) {
+          ++rows.scale_histogram[std::size_t(s) * (d + 1) + scale_dim(t, s)];
+          rows.scale_radius[std::size_t(s)] +=
+              std::int64_t(std::llround(double(scale_radius(t, s)) / detail::DimensionRows::radius_unit));
+        }
     for (int t = 0; t < m; ++t) {
       for (int k = 0; k < d; ++k) rows.values.push_back(double(x(start + t, k)));
       for (int k = 0; k < d; ++k) rows.values.push_back(double(xbar(t, k)));

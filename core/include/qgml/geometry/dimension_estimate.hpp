@@ -121,6 +121,21 @@ struct DimensionInterval {
   int resamples = 0;        // R; 0: not computed
 };
 
+// The estimate at one scale of the spread check (geometry/tangent_spread.hpp; docs/dimension.md, "The
+// dimension per scale"): the k nearest neighbours, their mean distance to the k-th (in the analysed
+// coordinates), the points with an estimate, the mode of their estimates and the fraction at it.
+struct ScaleDimension {
+  int neighbours = 0;
+  double radius = 0;
+  long points = 0;
+  int mode = -1;  // -1: no point had an estimate at this scale
+  double fraction = 0;
+};
+
+// One sentence on the scales (ascending): "the same at every scale: ..." or "scale-dependent: d = 1 at
+// k = 10 .. 20 (radius 0.02 .. 0.05), d = 2 at k = 50 .. 200 (radius 0.1 .. 0.3)"; empty without scales.
+std::string scale_verdict(const std::vector<ScaleDimension>& scales);
+
 // Statistics of per-point estimates: histogram over d = 0 .. D and the derived summary.
 //   mode: the most frequent d; among tied counts, the one nearest the median (then the smaller);
 //   uncertain: the mode holds less than uncertain_fraction of the points, or the runner-up (the
@@ -133,8 +148,10 @@ struct DimensionSummary {
   int runner_up = -1;  // the second most frequent d (-1: every point has the mode)
   double median = 0, mean = 0;
   bool uncertain = false;
-  std::string verdict;         // "clear" or "uncertain: <why>"
-  DimensionInterval interval;  // set by the analysis that has the per-point spectra
+  std::string verdict;                 // "clear" or "uncertain: <why>"
+  DimensionInterval interval;          // set by the analysis that has the per-point spectra
+  std::vector<ScaleDimension> scales;  // the dimension per scale, set by the analysis with the spread check
+  std::string scale_verdict;           // scale_verdict(scales)
   std::vector<double> fraction() const;
 };
 
