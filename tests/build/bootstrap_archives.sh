@@ -5,6 +5,8 @@
 #   bootstrap_archives.sh SOURCE WORK
 set -euo pipefail
 src=$1 work=$2
+# Each case names its archives explicitly; CI exports QGML_KOKKOS_ARCHIVES for its own Kokkos 4.6 leg.
+unset QGML_KOKKOS_ARCHIVES
 rm -rf "$work" && mkdir -p "$work"
 deps="$src/cmake/bootstrap/qgml-deps.sh"
 fail() { echo "FAIL: $*"; [ -f "$work/out.log" ] && tail -n 20 "$work/out.log"; exit 1; }
@@ -29,6 +31,9 @@ expect "--archives '$work/nowhere' is not a directory"
 
 run 1 --kokkos-version 4.6.01 --archives "$work/empty"
 expect "kokkos-4.6.01.tar.gz is missing"
+# The directory may come from the environment instead of --archives.
+QGML_KOKKOS_ARCHIVES="$work/empty" run 1 --kokkos-version 4.6.01
+expect "are not in '$work/empty': kokkos-4.6.01.tar.gz is missing"
 
 # Right names, wrong contents: the pinned SHA-256 must refuse them.
 mkdir -p "$work/fake/kokkos-4.6.01"
