@@ -4,7 +4,6 @@
 // targets, the metrics are printed and a target column is written. The output, a CSV written
 // atomically (default RUN_DIR/predictions.csv): regression `prediction` in the targets' units;
 // classification `probability,label` (P(positive class) = sigmoid(y_hat), the label a class value).
-#include <Kokkos_Core.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -16,11 +15,11 @@
 #include "qgml/io/configuration_io.hpp"
 #include "qgml/io/data_io.hpp"
 #include "qgml/train/supervised_metrics.hpp"
-#include "qgml/train/target_predictor.hpp"
 
 #include "commands.hpp"
 #include "format.hpp"
 #include "supervised_data.hpp"
+#include "supervised_prediction.hpp"
 
 namespace qgml::app {
 
@@ -69,61 +68,44 @@ int predict_command(const std::vector<std::string>& args) {
                       ? detail::features_then_target(raw, tr.target_column < 0 ? d : tr.target_column, nullptr)
                       : raw;
   if (with_targets) check_labels(tr, rows, data_path);
-  HostData model = rows;
-  apply_supervised_transform(tr, model, with_targets);
-
-  using Exec = Kokkos::DefaultExecutionSpace;
-  using Memory = Exec::memory_space;
-  const Exec exec;
-  HostMatrices features{d, operators.N, {}};
-  features.values.assign(operators.values.begin(),
-                         operators.values.begin() + std::size_t(d) * operators.N * operators.N);
-  const auto feature_config = to_configuration<double>(features, exec);
-  const auto all = to_configuration<double>(operators, exec);
-  const Matrix<double, Memory> b = Kokkos::subview(all.matrices(), d, Kokkos::ALL, Kokkos::ALL);
-  HostData x = model;
+  HostData features = rows;
   if (with_targets) {
-    x.cols = d;
-    x.values.clear();
-    for (int t = 0; t < model.rows; ++t)
-      for (int k = 0; k < d; ++k) x.values.push_back(model(t, k));
+    features.cols = d;
+    features.values.clear();
+    for (int t = 0; t < rows.rows; ++t)
+      for (int k = 0; k < d; ++k) features.values.push_back(rows(t, k));
   }
-  const auto points = to_device_points<double>(exec, x);
-  RealVector<double, Memory> y_hat("qgml::predict::y_hat", x.rows);
-  TargetPredictor<double, Exec> predictor(operators.N, std::min(x.rows, 25000));
-  predictor.predict(exec, feature_config, b, points, y_hat);
-  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_hat);
+  const SupervisedPrediction p = predict_supervised(tr, operators, features, matrices_path);
 
-  // Back to the targets' units: the regression prediction, or the logit for classification.
+  // The metrics compare in the model's units for classification (the logit against the 0/1 target) and
+  // in the targets' units for regression.
   std::vector<double> pairs;
   std::ostringstream csv;
   csv.precision(17);
   const bool classification = tr.task == Task::classification;
   csv << (classification ? "probability,label" : "prediction") << (with_targets ? ",target" : "") << "\n";
-  int failed = 0;
-  for (int t = 0; t < x.rows; ++t) {
-    const double v = h(t);
-    failed += std::isfinite(v) ? 0 : 1;
+  for (int t = 0; t < features.rows; ++t) {
+    const double y = with_targets ? rows(t, d) : 0.0;
     if (classification) {
-      const double p = v >= 0 ? 1 / (1 + std::exp(-v)) : std::exp(v) / (1 + std::exp(v));
-      csv << p << "," << (v > 0 ? tr.positive : tr.negative);
-      pairs.insert(pairs.end(), {v, with_targets ? model(t, d) : 0.0});
+      csv << p.probability[t] << "," << p.value[t];
+      pairs.insert(pairs.end(), {p.model_output[t], y == tr.positive ? 1.0 : 0.0});
     } else {
-      const double y = tr.target_mean + tr.target_scale * v;
-      csv << y;
-      pairs.insert(pairs.end(), {y, with_targets ? rows(t, d) : 0.0});
+      csv << p.value[t];
+      pairs.insert(pairs.end(), {p.value[t], y});
     }
-    if (with_targets) csv << "," << rows(t, d);
+    if (with_targets) csv << "," << y;
     csv << "\n";
   }
+  const int failed = int(p.failed);
   if (output.empty()) output = (fs::path(run_dir) / "predictions.csv").string();
   write_file_atomically(output, csv.str());
   if (!quiet) {
-    std::printf("qgml predict: %d points of %s with the %s model of %s (N = %d, D = %d) -> %s\n", x.rows,
+    std::printf("qgml predict: %d points of %s with the %s model of %s (N = %d, D = %d) -> %s\n", features.rows,
                 data_path.c_str(), to_string(tr.task).c_str(), run_dir.c_str(), operators.N, d, output.c_str());
     if (failed > 0) std::printf("warning: %d points have no prediction (their eigensolve failed): nan\n", failed);
     if (with_targets) {
-      const SupervisedMetrics m = supervised_metrics(tr.task, pairs.data(), pairs.data() + 1, std::size_t(x.rows), 2);
+      const SupervisedMetrics m =
+          supervised_metrics(tr.task, pairs.data(), pairs.data() + 1, std::size_t(features.rows), 2);
       if (classification)
         std::printf("accuracy %.6f  ROC AUC %.6f\n", m.accuracy, m.auc);
       else

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -298,11 +299,10 @@ inline void write_supervised_transform(const std::string& path, const Supervised
   write_json_file(path, j);
 }
 
-// Reads what write_supervised_transform wrote; errors name the file and the field.
-inline SupervisedTransform read_supervised_transform(const std::string& path, int& d) {
-  std::ifstream in(path);
-  if (!in) throw Error("'" + path + "': cannot open (not the run directory of a regression or classification run?)");
-  const Json j = Json::parse(in, nullptr, false);
+// Parses what write_supervised_transform wrote (the text of a supervised.json); errors name `path` (the
+// file, or what the text came from) and the field.
+inline SupervisedTransform parse_supervised_transform(const std::string& text, const std::string& path, int& d) {
+  const Json j = Json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw Error("'" + path + "': not a JSON object");
   const auto field = [&](const char* key) -> const Json& {
     if (!j.contains(key)) throw Error("'" + path + "': the field '" + key + "' is missing");
@@ -318,7 +318,11 @@ inline SupervisedTransform read_supervised_transform(const std::string& path, in
   if (!task.is_string()) throw Error("'" + path + "': the field 'task' is not text");
   tr.task = parse_task(task.get<std::string>());
   if (!is_supervised(tr.task)) throw Error("'" + path + "': task " + task.get<std::string>() + " has no targets");
-  d = int(number("D"));
+  const double features = number("D");
+  if (!(features >= 1 && features <= 1e6) || features != std::floor(features))
+    throw Error(format("'%s': the field 'D' is %.17g (expected the number of features, an integer >= 1)", path.c_str(),
+                       features));
+  d = int(features);
   tr.target_column = int(number("target_column"));
   for (const char* key : {"feature_mean", "feature_scale"}) {
     const Json& v = field(key);
@@ -330,14 +334,30 @@ inline SupervisedTransform read_supervised_transform(const std::string& path, in
       out.push_back(x.get<double>());
     }
   }
+  for (int k = 0; k < d; ++k)
+    if (!std::isfinite(tr.feature_mean[k]) || !(tr.feature_scale[k] > 0) || !std::isfinite(tr.feature_scale[k]))
+      throw Error(
+          format("'%s': feature %d has mean %.17g and scale %.17g (expected a finite mean and a finite "
+                 "scale > 0)",
+                 path.c_str(), k, tr.feature_mean[k], tr.feature_scale[k]));
   if (tr.task == Task::regression) {
     tr.target_mean = number("target_mean");
     tr.target_scale = number("target_scale");
+    if (!std::isfinite(tr.target_mean) || !(tr.target_scale > 0) || !std::isfinite(tr.target_scale))
+      throw Error("'" + path + "': target_mean and target_scale must be finite, target_scale > 0");
   } else {
     tr.negative = number("negative_class");
     tr.positive = number("positive_class");
   }
   return tr;
+}
+
+// Reads what write_supervised_transform wrote; errors name the file and the field.
+inline SupervisedTransform read_supervised_transform(const std::string& path, int& d) {
+  std::ifstream in(path);
+  if (!in) throw Error("'" + path + "': cannot open (not the run directory of a regression or classification run?)");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_supervised_transform(text, path, d);
 }
 
 }  // namespace qgml::app

@@ -43,6 +43,7 @@ module qgml
   public :: qgml_train, qgml_resume, qgml_run_open, qgml_run_directory, qgml_run_model, qgml_run_epochs, &
             qgml_run_history, qgml_run_dimension, qgml_run_dimension_error, qgml_run_destroy
   public :: qgml_evaluate, qgml_quantum_metric, qgml_dimension
+  public :: qgml_run_predict
 
   interface qgml_train
     module procedure train_double, train_float, train_settings_data
@@ -235,6 +236,14 @@ module qgml
       integer(c_int), value :: d, dtype
       integer(c_int) :: dimension
       integer(c_int) :: c_dimension
+    end function
+    function c_run_predict(r, points, t, d, dtype, prediction, probability, output, failed) &
+      bind(C, name="qgml_run_predict")
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: r, points, prediction, probability, output, failed
+      integer(c_int64_t), value :: t
+      integer(c_int), value :: d, dtype
+      integer(c_int) :: c_run_predict
     end function
     function c_report_error(status, message) bind(C, name="qgml_report_error")
       import :: c_int, c_char
@@ -651,6 +660,47 @@ contains
     status = c_run_destroy(r%ptr)
     r%ptr = c_null_ptr
   end subroutine
+
+  ! The predictions of a regression or classification run at the points x(D, T), in the training data's
+  ! units (docs/supervised.md): prediction(T) the target, or the class's label value; probability(T)
+  ! P(positive class) (classification only); output(T) <psi_0|B|psi_0>; failed the points without a
+  ! prediction (NaN).
+  function qgml_run_predict(r, x, prediction, probability, output, failed) result(status)
+    type(qgml_run_t), intent(in) :: r
+    real(c_double), intent(in), target, contiguous :: x(:, :)
+    real(c_double), intent(out), target, contiguous :: prediction(:)
+    real(c_double), intent(out), target, contiguous, optional :: probability(:), output(:)
+    integer(c_int64_t), intent(out), target, optional :: failed
+    integer :: status
+    type(c_ptr) :: pp, po, pf
+    pp = c_null_ptr
+    po = c_null_ptr
+    pf = c_null_ptr
+    if (size(prediction) /= size(x, 2)) then
+      status = shape_error("qgml_run_predict", "prediction must have T = size(x, 2) = "//extents([size(x, 2)])// &
+                           " entries", shape(prediction))
+      return
+    end if
+    if (present(probability)) then
+      if (size(probability) /= size(x, 2)) then
+        status = shape_error("qgml_run_predict", "probability must have T = size(x, 2) = "// &
+                             extents([size(x, 2)])//" entries", shape(probability))
+        return
+      end if
+      pp = c_loc(probability)
+    end if
+    if (present(output)) then
+      if (size(output) /= size(x, 2)) then
+        status = shape_error("qgml_run_predict", "output must have T = size(x, 2) = "//extents([size(x, 2)])// &
+                             " entries", shape(output))
+        return
+      end if
+      po = c_loc(output)
+    end if
+    if (present(failed)) pf = c_loc(failed)
+    status = int(c_run_predict(r%ptr, c_loc(x), size(x, 2, kind=c_int64_t), int(size(x, 1), c_int), QGML_FLOAT64, &
+                               c_loc(prediction), pp, po, pf))
+  end function
 
   ! ---- analyses on the caller's points x(D, T) ----
   function evaluate_double(m, x, w, xbar, sigma2, energy, loss) result(status)

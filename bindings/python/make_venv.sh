@@ -3,7 +3,8 @@
 #   bindings/python/make_venv.sh                  # build/python-venv under the repository root
 #   QGML_PYTHON_VENV=/some/dir bindings/python/make_venv.sh
 # Installs from PyPI what building (`pip install --no-build-isolation .`) and testing the package need:
-# scikit-build-core, nanobind, numpy, pytest, scikit-learn and scikit-dimension (the estimator's API
+# scikit-build-core, nanobind, numpy, pytest, scikit-learn, pandas (scikit-learn's checks on data frames) and
+# scikit-dimension (the estimator's API
 # check; skipped by the tests when it does not install). Idempotent; the log goes to stderr so stdout
 # is only the path. Debian's python3 needs python3-venv: installed with apt-get when running as root.
 set -eu

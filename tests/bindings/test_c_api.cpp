@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -16,10 +17,12 @@
 
 #include "qgml/c_api.h"
 #include "qgml/io/configuration_io.hpp"
+#include "qgml/io/data_io.hpp"
 #include "qgml/io/npy.hpp"
 #include "qgml/model/initializers.hpp"
 #include "qgml/train/evaluate.hpp"
 
+#include "commands.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -629,5 +632,168 @@ TEST_CASE("C API: supervised training on arrays with NaN or inf is refused namin
   CHECK(qgml_train(s.s, xf.data(), t, 3, QGML_FLOAT32, 1, nullptr, nullptr, &r) == QGML_ERROR_INVALID_ARGUMENT);
   CHECK(std::string(qgml_last_error()).find("the features have NaN at row 1, column 2") != std::string::npos);
   CHECK((!fs::exists(dir / "runs") || fs::is_empty(dir / "runs")));
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// A model with the closed form of docs/supervised.md section 1 for D = 1, N = 2: A_1 = diag(0, 1) puts
+// the ground state of H(x) = 1/2 (A_1 - x)^2 on e_0 for x < 1/2 and on e_1 for x > 1/2, so
+// <psi_0|B|psi_0> = b0 or b1 for B = diag(b0, b1) (an off-diagonal entry of B does not change it).
+qgml_model* step_model(double b0, double b1) {
+  const std::vector<double> m = {0,  0, 0,    0,   0,    0,    1,  0,   // A_1 = diag(0, 1)
+                                 b0, 0, 0.25, 0.5, 0.25, -0.5, b1, 0};  // B, Hermitian
+  qgml_model* out = nullptr;
+  REQUIRE_OK(qgml_model_create(2, 2, m.data(), QGML_FLOAT64, &out));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("C API: qgml_predict applies the transform of supervised.json and reads <psi_0|B|psi_0>",
+          "[bindings][c-api]") {
+  qgml_model* m = step_model(-1.5, 2.0);
+  // Model coordinate (x - 10) / 4: the step at x = 12 in the data's units.
+  const std::string regression = R"({"task": "regression", "D": 1, "target_column": -1, "feature_mean": [10],
+      "feature_scale": [4], "target_mean": 100, "target_scale": 3})";
+  const std::vector<double> x = {5, 11.9, 12.1, 40};
+  std::vector<double> y(4, -7), out(4, -7);
+  std::int64_t failed = -1;
+  REQUIRE_OK(qgml_predict(m, regression.c_str(), x.data(), 4, 1, QGML_FLOAT64, y.data(), nullptr, out.data(), &failed));
+  CHECK(failed == 0);
+  const double expected_output[] = {-1.5, -1.5, 2.0, 2.0};
+  for (int t = 0; t < 4; ++t) {
+    INFO("point " << t);
+    CHECK(std::fabs(out[t] - expected_output[t]) < 1e-14);
+    CHECK(std::fabs(y[t] - (100 + 3 * expected_output[t])) < 1e-12);
+  }
+  // float32 points: the same predictions.
+  const std::vector<float> xf(x.begin(), x.end());
+  std::vector<double> yf(4);
+  REQUIRE_OK(qgml_predict(m, regression.c_str(), xf.data(), 4, 1, QGML_FLOAT32, yf.data(), nullptr, nullptr, nullptr));
+  for (int t = 0; t < 4; ++t) CHECK(yf[t] == y[t]);
+
+  const std::string classification = R"({"task": "classification", "D": 1, "target_column": -1,
+      "feature_mean": [10], "feature_scale": [4], "negative_class": 3, "positive_class": 7})";
+  std::vector<double> label(4), p(4);
+  REQUIRE_OK(
+      qgml_predict(m, classification.c_str(), x.data(), 4, 1, QGML_FLOAT64, label.data(), p.data(), nullptr, nullptr));
+  for (int t = 0; t < 4; ++t) {
+    INFO("point " << t);
+    const double z = expected_output[t];
+    CHECK(std::fabs(p[t] - 1 / (1 + std::exp(-z))) < 1e-14);
+    CHECK(label[t] == (z > 0 ? 7 : 3));
+  }
+
+  // Refusals name what was wrong.
+  CHECK(qgml_predict(m, regression.c_str(), x.data(), 2, 2, QGML_FLOAT64, y.data(), nullptr, nullptr, nullptr) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("d = 2 features, the model 1") != std::string::npos);
+  CHECK(qgml_predict(m, regression.c_str(), x.data(), 4, 1, QGML_FLOAT64, y.data(), p.data(), nullptr, nullptr) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("probability must be NULL for a regression model") != std::string::npos);
+  const std::string no_scale = R"({"task": "regression", "D": 1, "target_column": -1, "feature_mean": [10],
+      "target_mean": 0, "target_scale": 1})";
+  CHECK(qgml_predict(m, no_scale.c_str(), x.data(), 4, 1, QGML_FLOAT64, y.data(), nullptr, nullptr, nullptr) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("the field 'feature_scale' is missing") != std::string::npos);
+  const std::string zero_scale = R"({"task": "regression", "D": 1, "target_column": -1, "feature_mean": [10],
+      "feature_scale": [0], "target_mean": 0, "target_scale": 1})";
+  CHECK(qgml_predict(m, zero_scale.c_str(), x.data(), 4, 1, QGML_FLOAT64, y.data(), nullptr, nullptr, nullptr) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("feature 0 has mean 10 and scale 0") != std::string::npos);
+  const std::vector<double> bad = {1, std::nan("")};
+  CHECK(qgml_predict(m, regression.c_str(), bad.data(), 2, 1, QGML_FLOAT64, y.data(), nullptr, nullptr, nullptr) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("point 1, coordinate 0 is NaN") != std::string::npos);
+  qgml_model* three = nullptr;
+  const std::vector<double> m3(3 * 2 * 2 * 2, 0.0);
+  REQUIRE_OK(qgml_model_create(3, 2, m3.data(), QGML_FLOAT64, &three));
+  CHECK(qgml_predict(three, regression.c_str(), x.data(), 4, 1, QGML_FLOAT64, y.data(), nullptr, nullptr, nullptr) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("holds 3 matrices; the model has D = 1 features") != std::string::npos);
+  qgml_model_destroy(three);
+  qgml_model_destroy(m);
+}
+
+TEST_CASE("C API: qgml_run_predict of a trained run equals qgml predict's output", "[bindings][c-api][c-api-train]") {
+  const fs::path dir = scratch("run-predict");
+  const int t = 120;
+  for (const char* task : {"regression", "classification"}) {
+    std::vector<double> x(std::size_t(t) * 3);
+    for (int i = 0; i < t; ++i) {
+      const double u = -1.5 + 3.0 * i / (t - 1), v = std::sin(7.0 * i);
+      const double f = std::sin(u) + 0.5 * u * v;
+      x[3 * i] = u;
+      x[3 * i + 1] = 20 + 5 * v;  // standardised by the run
+      x[3 * i + 2] = std::string(task) == "regression" ? 50 + 10 * f : (f > 0 ? 4 : -2);
+    }
+    Settings s;
+    s.set("task", task);
+    s.set("model.N", "4");
+    s.set("training.epochs", "15");
+    s.set("training.batch_size", "40");
+    s.set("training.lr", "0.05");
+    s.set("output.directory", (dir / task).string());
+    s.set("output.plots", "false");
+    qgml_run* r = nullptr;
+    REQUIRE_OK(qgml_train(s.s, x.data(), t, 3, QGML_FLOAT64, 1, nullptr, nullptr, &r));
+    char buf[4096];
+    size_t needed = 0;
+    REQUIRE_OK(qgml_run_directory(r, buf, sizeof buf, &needed));
+    const std::string run_dir = buf;
+    // The features alone, T x 2.
+    std::vector<double> features(std::size_t(t) * 2);
+    std::string csv;
+    for (int i = 0; i < t; ++i) {
+      features[2 * i] = x[3 * i];
+      features[2 * i + 1] = x[3 * i + 1];
+      char line[128];
+      std::snprintf(line, sizeof line, "%.17g,%.17g\n", x[3 * i], x[3 * i + 1]);
+      csv += line;
+    }
+    const bool classification = std::string(task) == "classification";
+    std::vector<double> y(t), p(t);
+    std::int64_t failed = -1;
+    REQUIRE_OK(qgml_run_predict(r, features.data(), t, 2, QGML_FLOAT64, y.data(), classification ? p.data() : nullptr,
+                                nullptr, &failed));
+    CHECK(failed == 0);
+    // The program on the same points, through a CSV file.
+    const fs::path data = dir / (std::string(task) + "-points.csv"), out = dir / (std::string(task) + "-out.csv");
+    std::ofstream(data) << csv;
+    REQUIRE(qgml::app::predict_command(
+                {"--run", run_dir, "--data", data.string(), "--output", out.string(), "--quiet"}) == 0);
+    const qgml::HostData rows = qgml::read_points(out.string());  // its header line is skipped
+    REQUIRE(rows.rows == t);
+    int correct = 0;
+    for (int i = 0; i < t; ++i) {
+      INFO(task << " point " << i);
+      if (classification) {
+        CHECK(rows(i, 0) == p[i]);  // 17 digits: the same double
+        CHECK(rows(i, 1) == y[i]);
+        CHECK((y[i] == 4 || y[i] == -2));
+        correct += y[i] == x[3 * i + 2] ? 1 : 0;
+      } else {
+        CHECK(rows(i, 0) == y[i]);
+        correct += std::fabs(y[i] - x[3 * i + 2]) < 5 ? 1 : 0;
+      }
+    }
+    // Learned, not constant: most training points predicted (labels right, or within half the target's scale).
+    CHECK(correct > t * 3 / 4);
+    qgml_run_destroy(r);
+  }
+  // An unsupervised run has no supervised.json: QGML_ERROR_IO naming it.
+  {
+    Settings s;
+    short_training(s, dir / "unsupervised", 2);
+    const std::vector<double> points = sphere(40);
+    qgml_run* r = nullptr;
+    REQUIRE_OK(qgml_train(s.s, points.data(), 40, 3, QGML_FLOAT64, 1, nullptr, nullptr, &r));
+    std::vector<double> y(40);
+    CHECK(qgml_run_predict(r, points.data(), 40, 3, QGML_FLOAT64, y.data(), nullptr, nullptr, nullptr) ==
+          QGML_ERROR_IO);
+    CHECK(std::string(qgml_last_error()).find("supervised.json' cannot be opened") != std::string::npos);
+    qgml_run_destroy(r);
+  }
   fs::remove_all(dir);
 }

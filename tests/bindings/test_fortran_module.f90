@@ -1,6 +1,6 @@
 ! The Fortran module's own argument checks: a wrongly shaped array gives QGML_ERROR_INVALID_ARGUMENT and a
 ! last-error message naming the call, the array, the expected and the given extents; a well-shaped call
-! still succeeds. Stops with code 1 at the first failed check.
+! still succeeds; qgml_run_predict of a short regression run. Stops with code 1 at the first failed check.
 program test_fortran_module
   use, intrinsic :: iso_c_binding
   use qgml
@@ -8,9 +8,13 @@ program test_fortran_module
   complex(c_double_complex) :: a(2, 2, 2), not_square(2, 3, 2)
   real(c_double) :: x(2, 3), xbar(2, 3), short(2), wrong_xbar(3, 2), metric(2, 2, 3), bad_metric(2, 2, 2)
   real(c_double) :: eigenvalues(2, 3)
+  real(c_double) :: rows(3, 60), features(2, 60), prediction(60), output(60), three(3)
+  integer(c_int64_t) :: failed
   type(qgml_model_t) :: m, unused
+  type(qgml_settings_t) :: s
+  type(qgml_run_t) :: r
   logical :: started
-  integer :: d, n
+  integer :: d, n, t
 
   call check(qgml_initialize(1, started) == QGML_OK, "qgml_initialize")
   a = (0.0_c_double, 0.0_c_double)
@@ -43,6 +47,35 @@ program test_fortran_module
   call check(qgml_quantum_metric(m, x, metric=metric, eigenvalues=eigenvalues) == QGML_OK, &
              "qgml_quantum_metric: "//qgml_last_error())
   call qgml_model_destroy(m)
+
+  ! A short regression run on rows (x_1, x_2, y), y = 3 + 2 x_1; its predictions at the features.
+  do t = 1, 60
+    rows(1, t) = -1.0_c_double + 2.0_c_double * (t - 1) / 59.0_c_double
+    rows(2, t) = sin(0.7_c_double * t)
+    rows(3, t) = 3.0_c_double + 2.0_c_double * rows(1, t)
+  end do
+  features = rows(1:2, :)
+  call check(qgml_settings_create(s) == QGML_OK, "qgml_settings_create")
+  call check(qgml_settings_set(s, "task", "regression") == QGML_OK, "task: "//qgml_last_error())
+  call check(qgml_settings_set(s, "model.N", "3") == QGML_OK, "model.N")
+  call check(qgml_settings_set(s, "training.epochs", "30") == QGML_OK, "training.epochs")
+  call check(qgml_settings_set(s, "training.lr", "0.05") == QGML_OK, "training.lr")
+  call check(qgml_settings_set(s, "output.plots", "false") == QGML_OK, "output.plots")
+  call check(qgml_settings_set(s, "output.directory", "qgml-fortran-module-runs") == QGML_OK, "output.directory")
+  call check(qgml_train(s, rows, r) == QGML_OK, "qgml_train: "//qgml_last_error())
+  call expect_error(qgml_run_predict(r, features, three), &
+                    "qgml_run_predict: prediction must have T = size(x, 2) = 60 entries (got 3)")
+  call expect_error(qgml_run_predict(r, features, prediction, output=three), &
+                    "qgml_run_predict: output must have T = size(x, 2) = 60 entries (got 3)")
+  call check(qgml_run_predict(r, features, prediction, output=output, failed=failed) == QGML_OK, &
+             "qgml_run_predict: "//qgml_last_error())
+  call check(failed == 0, "qgml_run_predict: no failed points")
+  call check(all(abs(output) < 10.0_c_double) .and. maxval(prediction) - minval(prediction) > 1.0_c_double, &
+             "qgml_run_predict: predictions follow the target")
+  call check(sum(abs(prediction - rows(3, :))) / 60 < 0.5_c_double, &
+             "qgml_run_predict: mean absolute error below a quarter of the target's range")
+  call qgml_run_destroy(r)
+  call qgml_settings_destroy(s)
   call check(qgml_finalize() == QGML_OK, "qgml_finalize")
   print '(a)', "all Fortran module checks passed"
 

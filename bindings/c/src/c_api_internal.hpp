@@ -90,6 +90,9 @@ void require_dtype(qgml_dtype dtype, const char* function);
 // Every coordinate of a checked points array finite: QGML_ERROR_INVALID_ARGUMENT naming the first other.
 void require_finite_points(const void* points, std::int64_t t, int d, qgml_dtype dtype, const char* function);
 
+// The run directory's final configuration, or an interrupted run's last checkpointed one (qgml_run_model).
+qgml::HostMatrices run_matrices(const qgml_run* r, const char* function);
+
 // Writes text (NUL-terminated) into buf of size bytes; *needed = length + 1.
 void copy_text(const std::string& text, char* buf, std::size_t size, std::size_t* needed, const char* function);
 

@@ -104,6 +104,24 @@ T summary_field(const nlohmann::json& j, const char* key, const qgml_run* r, con
 
 using qgml::capi::guarded;
 
+namespace qgml::capi {
+
+qgml::HostMatrices run_matrices(const qgml_run* r, const char* f) {
+  const fs::path final_matrices = fs::path(r->dir) / "final_matrices.npy";
+  std::error_code ec;
+  if (fs::exists(final_matrices, ec)) return qgml::load_matrices(final_matrices.string());
+  // An interrupted run before its outputs: the checkpoint LATEST names.
+  const fs::path checkpoints = fs::path(r->dir) / "checkpoints";
+  std::ifstream latest(checkpoints / "LATEST");
+  std::string epoch_dir;
+  if (!(latest >> epoch_dir))
+    throw Failure{QGML_ERROR_IO,
+                  std::string(f) + ": run directory '" + r->dir + "' has neither final_matrices.npy nor a checkpoint"};
+  return qgml::load_matrices((checkpoints / epoch_dir / "matrices.npy").string());
+}
+
+}  // namespace qgml::capi
+
 extern "C" {
 
 int qgml_train(const qgml_settings* s, const void* points, int64_t t, int d, qgml_dtype dtype, int quiet,
@@ -166,20 +184,7 @@ int qgml_run_model(const qgml_run* r, qgml_model** out) {
     *out = nullptr;
     qgml::capi::require_handle(r, f, "run");
     auto model = std::make_unique<qgml_model>();
-    const fs::path final_matrices = fs::path(r->dir) / "final_matrices.npy";
-    std::error_code ec;
-    if (fs::exists(final_matrices, ec)) {
-      model->matrices = qgml::load_matrices(final_matrices.string());
-    } else {
-      // An interrupted run before its outputs: the checkpoint LATEST names.
-      const fs::path checkpoints = fs::path(r->dir) / "checkpoints";
-      std::ifstream latest(checkpoints / "LATEST");
-      std::string epoch_dir;
-      if (!(latest >> epoch_dir))
-        throw Failure{QGML_ERROR_IO, std::string(f) + ": run directory '" + r->dir +
-                                         "' has neither final_matrices.npy nor a checkpoint"};
-      model->matrices = qgml::load_matrices((checkpoints / epoch_dir / "matrices.npy").string());
-    }
+    model->matrices = qgml::capi::run_matrices(r, f);
     *out = qgml::capi::hand_out(std::move(model));
   });
 }

@@ -9,6 +9,8 @@ dimension of the data. Quick start::
     print(qgml.QGMLDimension().fit(X).dimension_)        # 2: the sphere
 
 - :class:`QGMLDimension`: the dimension estimate with scikit-dimension's estimator interface;
+- :class:`QCMLRegressor`, :class:`QCMLClassifier`: supervised QCML (docs/supervised.md) as
+  scikit-learn estimators; :func:`predict` and ``Run.predict`` for a supervised run's predictions;
 - :func:`train` / :class:`Trainer`: the program's ``qgml train`` in process, with its settings by
   their YAML names (``{"training.epochs": 50}``), returning a :class:`Run` (also ``Run.open`` for a
   run directory written by the program);
@@ -25,6 +27,7 @@ from . import _qgml
 from ._runtime import finalize, initialize
 from .configuration import Dimension, Evaluation, MatrixConfiguration, Metric, dimension, evaluate, quantum_metric
 from .estimator import QGMLDimension
+from .supervised import Prediction, QCMLClassifier, QCMLRegressor, predict
 from .training import Run, Trainer, resume, train
 
 __version__ = "0.1.0"
@@ -40,6 +43,9 @@ __all__ = [
     "Evaluation",
     "MatrixConfiguration",
     "Metric",
+    "Prediction",
+    "QCMLClassifier",
+    "QCMLRegressor",
     "QGMLDimension",
     "Run",
     "Trainer",
@@ -47,6 +53,7 @@ __all__ = [
     "evaluate",
     "finalize",
     "initialize",
+    "predict",
     "quantum_metric",
     "resume",
     "train",

@@ -112,6 +112,10 @@ class MatrixConfiguration:
     def __repr__(self) -> str:
         return f"MatrixConfiguration(D={self.D}, N={self.N})"
 
+    def __reduce__(self):
+        # Pickled as its matrices (complex128), so that fitted estimators pickle and copy.
+        return (MatrixConfiguration, (self.to_numpy(),))
+
     def evaluate(self, X: Any, w: Optional[float] = None) -> Evaluation:
         """See :func:`qgml.evaluate`."""
         return evaluate(self, X, w)

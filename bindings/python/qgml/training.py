@@ -141,6 +141,21 @@ class Run:
         """The dimension estimate of this run's model at other points (see :func:`qgml.dimension`)."""
         return dimension(self.model, X, settings)
 
+    @property
+    def supervised(self) -> dict:
+        """The run's supervised.json (regression and classification runs): the task, the standardisation
+        of the features and the target, the two classes."""
+        with open(os.path.join(self.run_dir, "supervised.json")) as f:
+            return json.load(f)
+
+    def predict(self, X: Any):
+        """The predictions of this supervised run at the points X (T, D), in the training data's units, as
+        ``qgml predict`` gives them: a :class:`qgml.Prediction` (``prediction``: the target, or the
+        class; ``probability``: P(positive class) for classification; ``output``: <psi_0|B|psi_0>)."""
+        from .supervised import predict
+
+        return predict(self.model, self.supervised, X)
+
     def resume(self, X: Any = None, quiet: bool = True, stop: StopCallback = None) -> "Run":
         """Continues this run directory (as ``qgml train --resume``); X: the points it trained on, when
         they were given in memory."""

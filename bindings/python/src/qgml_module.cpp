@@ -324,6 +324,26 @@ nb::tuple dimension(const Model& m, const Settings* s, const Points<Real>& x, st
   return nb::make_tuple(dim, uncertain != 0);
 }
 
+// Supervised predictions into prediction (T) and, for a classification model, probability (T); returns
+// the number of points without a prediction (NaN).
+template <class Real>
+int64_t predict(const Model& m, const std::string& supervised_json, const Points<Real>& x, Out<double> prediction,
+                std::optional<Out<double>> probability, std::optional<Out<double>> output) {
+  const auto [t, d] = points_shape<Real>(x);
+  expect_shape("prediction", prediction, {t});
+  if (probability) expect_shape("probability", *probability, {t});
+  if (output) expect_shape("output", *output, {t});
+  qgml_model* mh = m.get();
+  double* pr = prediction.data();
+  double* pp = probability ? probability->data() : nullptr;
+  double* po = output ? output->data() : nullptr;
+  int64_t failed = 0;
+  check(call_released([&] {
+    return qgml_predict(mh, supervised_json.c_str(), x.data(), t, d, dtype_of<Real>(), pr, pp, po, &failed);
+  }));
+  return failed;
+}
+
 // ---- matrix configurations ----
 
 template <class Real>
@@ -484,4 +504,12 @@ NB_MODULE(_qgml, mod) {
           "per_point"_a.noconvert().none());
   mod.def("dimension", &dimension<float>, "model"_a, "settings"_a.none(), "points"_a.noconvert(),
           "per_point"_a.noconvert().none(), "(dimension, uncertain); per-point estimates into per_point.");
+  mod.def("predict", &predict<double>, "model"_a, "supervised_json"_a, "points"_a.noconvert(),
+          "prediction"_a.noconvert(), "probability"_a.noconvert().none(), "output"_a.noconvert().none());
+  mod.def("predict", &predict<float>, "model"_a, "supervised_json"_a, "points"_a.noconvert(),
+          "prediction"_a.noconvert(), "probability"_a.noconvert().none(), "output"_a.noconvert().none());
+  mod.def("predict", &predict<double>, "model"_a, "supervised_json"_a, "points"_a, "prediction"_a.noconvert(),
+          "probability"_a.noconvert().none(), "output"_a.noconvert().none(),
+          "Supervised predictions (T), P(positive class) (T, classification) and <psi_0|B|psi_0> (T) into the "
+          "given arrays; returns the number of points without a prediction.");
 }

@@ -16,7 +16,7 @@
  * ends it only when qgml_initialize started it. Every other call needs Kokkos initialised.
  *
  * Threads: the calls that compute (qgml_train, qgml_resume, qgml_evaluate, qgml_quantum_metric,
- * qgml_dimension) run Kokkos kernels and must come from the thread that initialised Kokkos, one at a
+ * qgml_dimension, qgml_predict) run Kokkos kernels and must come from the thread that initialised Kokkos, one at a
  * time; with Kokkos 3's OpenMP backend a call from another thread is refused with QGML_ERROR_RUNTIME
  * (Kokkos itself would abort the process). The other calls may come from any thread, each handle used
  * by one thread at a time; qgml_last_error is per thread.
@@ -151,6 +151,25 @@ int qgml_dimension(const qgml_model* m, const qgml_settings* s, const void* poin
  * into *error, and their 90 % interval into *low and *high; each output may be NULL. */
 int qgml_dimension_error(const qgml_model* m, const qgml_settings* s, const void* points, int64_t t, int d,
                          qgml_dtype dtype, int* dimension, double* error, int* low, int* high);
+
+/* ---- supervised prediction (docs/supervised.md, section 1) ---- */
+/* The predictions of a regression or classification model for T points of its D features, in the units
+ * of the training data (the run standardised them; this applies the same transform):
+ *   prediction   T doubles: regression, the target in its units; classification, the predicted class
+ *                (its label value, that of the positive class where P > 1/2);
+ *   probability  T doubles (classification; may be NULL): P(positive class) = sigmoid(<psi_0|B|psi_0>);
+ *                NULL for regression;
+ *   output       T doubles (may be NULL): the model's output <psi_0|B|psi_0>, the logit of P(positive
+ *                class) for classification, the standardised target for regression;
+ *   failed       (may be NULL) the number of points whose eigensolve failed: their outputs are NaN.
+ * qgml_run_predict reads the run directory's supervised.json and its model (as qgml_run_model); a run
+ * that is not supervised is QGML_ERROR_IO naming the file. */
+int qgml_run_predict(const qgml_run* r, const void* points, int64_t t, int d, qgml_dtype dtype, double* prediction,
+                     double* probability, double* output, int64_t* failed);
+/* The same from a model of D + 1 matrices (A_1..A_D, then the target operator B) and the text of the run's
+ * supervised.json (the transform and the classes), for callers that keep both in memory. */
+int qgml_predict(const qgml_model* m, const char* supervised_json, const void* points, int64_t t, int d,
+                 qgml_dtype dtype, double* prediction, double* probability, double* output, int64_t* failed);
 
 #ifdef __cplusplus
 }

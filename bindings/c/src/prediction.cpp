@@ -1,0 +1,81 @@
+// Supervised prediction (docs/supervised.md, section 1) through the program's own code
+// (qgml::app::predict_supervised): from a run directory, or from a model and a supervised.json's text.
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "c_api_internal.hpp"
+#include "supervised_prediction.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using qgml::capi::Failure;
+using qgml::capi::require;
+using qgml::capi::require_pointer;
+
+void predict(const qgml::HostMatrices& operators, const std::string& json, const std::string& json_source,
+             const std::string& matrices_source, const void* points, std::int64_t t, int d, qgml_dtype dtype,
+             double* prediction, double* probability, double* output, std::int64_t* failed, const char* f) {
+  qgml::capi::require_points(points, t, d, dtype, f);
+  require_pointer(prediction, f, "prediction");
+  qgml::capi::require_finite_points(points, t, d, dtype, f);
+  int features = 0;
+  const qgml::app::SupervisedTransform tr = qgml::app::parse_supervised_transform(json, json_source, features);
+  require(d == features, f,
+          "the points have d = " + std::to_string(d) + " features, the model " + std::to_string(features));
+  require(tr.task == qgml::Task::classification || probability == nullptr, f,
+          "probability must be NULL for a regression model");
+  qgml::capi::require_kokkos(f);
+  qgml::HostData x;
+  x.rows = int(t);
+  x.cols = d;
+  x.values.resize(std::size_t(t) * std::size_t(d));
+  for (std::size_t i = 0; i < x.values.size(); ++i)
+    x.values[i] =
+        dtype == QGML_FLOAT32 ? double(static_cast<const float*>(points)[i]) : static_cast<const double*>(points)[i];
+  const qgml::app::SupervisedPrediction p = qgml::app::predict_supervised(tr, operators, x, matrices_source);
+  std::memcpy(prediction, p.value.data(), p.value.size() * sizeof(double));
+  if (output) std::memcpy(output, p.model_output.data(), p.model_output.size() * sizeof(double));
+  if (probability) std::memcpy(probability, p.probability.data(), p.probability.size() * sizeof(double));
+  if (failed) *failed = p.failed;
+}
+
+}  // namespace
+
+extern "C" {
+
+int qgml_run_predict(const qgml_run* r, const void* points, int64_t t, int d, qgml_dtype dtype, double* prediction,
+                     double* probability, double* output, int64_t* failed) {
+  const char* f = "qgml_run_predict";
+  return guarded(f, QGML_ERROR_IO, [&] {
+    qgml::capi::require_handle(r, f, "run");
+    const fs::path json_path = fs::path(r->dir) / "supervised.json";
+    std::ifstream in(json_path);
+    if (!in)
+      throw Failure{QGML_ERROR_IO, std::string(f) + ": '" + json_path.string() +
+                                       "' cannot be opened (not the run directory of a regression or "
+                                       "classification run?)"};
+    const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const qgml::HostMatrices operators = qgml::capi::run_matrices(r, f);
+    predict(operators, json, json_path.string(), "the model of run '" + r->dir + "'", points, t, d, dtype, prediction,
+            probability, output, failed, f);
+  });
+}
+
+int qgml_predict(const qgml_model* m, const char* supervised_json, const void* points, int64_t t, int d,
+                 qgml_dtype dtype, double* prediction, double* probability, double* output, int64_t* failed) {
+  const char* f = "qgml_predict";
+  return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
+    qgml::capi::require_handle(m, f, "model");
+    require_pointer(supervised_json, f, "supervised_json");
+    predict(m->matrices, supervised_json, "supervised_json", "the model", points, t, d, dtype, prediction, probability,
+            output, failed, f);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,286 @@
+"""Supervised QCML with scikit-learn's estimator interface: QCMLRegressor and QCMLClassifier.
+
+Both train as ``qgml train`` with ``task: regression`` or ``task: classification`` (docs/supervised.md):
+feature matrices A_1..A_D encode a point x into the ground state psi_0(x) of
+H(x) = 1/2 sum_k (A_k - x_k)^2 and a learned target operator B reads the prediction
+y_hat = <psi_0|B|psi_0> (a logit for classification). Predictions run the program's own code
+(``qgml predict``) through the C interface, with the standardisation the run applied.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from typing import Any, NamedTuple, Optional
+
+import numpy as np
+
+from . import _qgml
+from ._runtime import SettingsLike, as_points, ensure, flatten_settings
+from .configuration import MatrixConfiguration, _model_of
+from .training import Trainer
+
+try:
+    from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import check_is_fitted, validate_data
+except ImportError as e:  # pragma: no cover - scikit-learn is a dependency of the estimators only
+    _SKLEARN_ERROR: Optional[ImportError] = e
+else:
+    _SKLEARN_ERROR = None
+
+
+class Prediction(NamedTuple):
+    """What :func:`predict` returns: ``prediction`` (T,) the target in its units (regression) or the
+    predicted class (classification); ``probability`` (T,) P(positive class) for classification, else
+    None; ``output`` (T,) the model's output <psi_0|B|psi_0> (the logit of P(positive class), or the
+    standardised target); ``failed`` the number of points whose eigensolve failed (their outputs are NaN)."""
+
+    prediction: np.ndarray
+    probability: Optional[np.ndarray]
+    output: np.ndarray
+    failed: int
+
+
+def predict(model: Any, supervised: Any, X: Any) -> Prediction:
+    """The predictions of a supervised model at the points X (T, D), in the training data's units.
+
+    ``model``: the run's configuration (D + 1 matrices, A_1..A_D then B), a :class:`MatrixConfiguration`
+    or a :class:`Run`; ``supervised``: the run's ``supervised.json`` as text or as a mapping (the
+    standardisation and, for classification, the two classes). ``Run.predict`` reads both from the
+    run directory.
+    """
+    text = supervised if isinstance(supervised, str) else json.dumps(supervised)
+    task = json.loads(text).get("task")
+    x = as_points(X)
+    t = x.shape[0]
+    prediction = np.empty(t, dtype=np.float64)
+    probability = np.empty(t, dtype=np.float64) if task == "classification" else None
+    output = np.empty(t, dtype=np.float64)
+    failed = _qgml.predict(_model_of(model), text, x, prediction, probability, output)
+    return Prediction(prediction, probability, output, int(failed))
+
+
+def _require_sklearn() -> None:
+    if _SKLEARN_ERROR is not None:
+        raise ImportError("qgml: QCMLRegressor and QCMLClassifier need scikit-learn (pip install scikit-learn)") \
+            from _SKLEARN_ERROR
+
+
+# Parameter name -> setting name; a parameter left at None keeps the program's default (qgml --help).
+_PARAMETERS = {
+    "N": "model.N",
+    "epochs": "training.epochs",
+    "batch_size": "training.batch_size",
+    "lr": "training.lr",
+    "loss": "training.loss",
+    "huber_delta": "training.huber_delta",
+    "unsupervised_weight": "training.unsupervised_weight",
+    "w": "training.w",
+    "validation_fraction": "data.validation_fraction",
+    "patience": "training.patience",
+    "standardize": "data.standardize",
+    "precision": "model.precision",
+    "seed": "training.seed",
+    "model_seed": "model.seed",
+}
+
+_Base = BaseEstimator if _SKLEARN_ERROR is None else object
+
+
+class _QCMLEstimator(_Base):
+    _task = ""
+
+    def __init__(self, N: Any = None, epochs: Optional[int] = None, batch_size: Optional[int] = None,
+                 lr: Optional[float] = None, loss: Optional[str] = None, huber_delta: Optional[float] = None,
+                 unsupervised_weight: Optional[float] = None, w: Optional[float] = None,
+                 validation_fraction: Optional[float] = None, patience: Any = None, standardize: Any = None,
+                 precision: Optional[str] = None, seed: Optional[int] = None, model_seed: Optional[int] = None,
+                 settings: SettingsLike = None, output_directory: Optional[str] = None, quiet: bool = True):
+        self.N = N
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.loss = loss
+        self.huber_delta = huber_delta
+        self.unsupervised_weight = unsupervised_weight
+        self.w = w
+        self.validation_fraction = validation_fraction
+        self.patience = patience
+        self.standardize = standardize
+        self.precision = precision
+        self.seed = seed
+        self.model_seed = model_seed
+        self.settings = settings
+        self.output_directory = output_directory
+        self.quiet = quiet
+
+    def _settings(self, directory: str) -> dict:
+        s = dict(flatten_settings(self.settings))
+        for name, key in _PARAMETERS.items():
+            value = getattr(self, name)
+            if value is not None:
+                s[key] = value
+        s["task"] = self._task
+        s["data.target_column"] = -1
+        s["analysis.enabled"] = False
+        s["output.directory"] = directory
+        if self.output_directory is None:
+            s["output.plots"] = False
+        return s
+
+    def _train(self, x: np.ndarray, y: np.ndarray) -> tuple:
+        """Trains on the rows [x, y]: (model, supervised.json, history, run directory or None)."""
+        ensure()
+        rows = np.ascontiguousarray(np.column_stack([x, y]), dtype=np.float64)
+        directory = self.output_directory or tempfile.mkdtemp(prefix=f"qgml-{self._task}-")
+        try:
+            run = Trainer(self._settings(directory)).train(rows, quiet=self.quiet)
+            with open(os.path.join(run.run_dir, "supervised.json")) as f:
+                supervised = json.load(f)
+            return (run.model, supervised, run.history_table(),
+                    run.run_dir if self.output_directory is not None else None)
+        finally:
+            if self.output_directory is None:
+                shutil.rmtree(directory, ignore_errors=True)
+
+    def _validated(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "n_features_in_")
+        return validate_data(self, X, reset=False, dtype=[np.float64, np.float32], order="C")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        return tags
+
+
+class QCMLRegressor(RegressorMixin, _QCMLEstimator):
+    """Regression by quantum cognition machine learning: y_hat(x) = <psi_0(x)|B|psi_0(x)>.
+
+    ``fit(X, y)`` trains as ``qgml train`` with ``task: regression`` on the rows [X, y]: the features
+    z-scored, the target standardised, 20 % of the points held out for early stopping with patience (the
+    program's defaults; docs/supervised.md). Every parameter left at None keeps the program's default.
+
+    Parameters
+    ----------
+    N, epochs, batch_size, lr, loss, huber_delta, unsupervised_weight, w, validation_fraction, patience,
+    standardize, precision, seed, model_seed :
+        the settings ``model.N``, ``training.epochs``, ``training.batch_size``, ``training.lr``,
+        ``training.loss`` (mse, mae, huber), ``training.huber_delta``, ``training.unsupervised_weight``,
+        ``training.w``, ``data.validation_fraction``, ``training.patience``, ``data.standardize``,
+        ``model.precision``, ``training.seed``, ``model.seed``.
+    settings : mapping, optional
+        Any other setting by its name, e.g. ``{"training.schedule": "cosine"}``.
+    output_directory : str, optional
+        Where the run directory goes; by default a temporary directory, removed after ``fit``.
+    quiet : bool
+        Print nothing (the default), or the program's progress lines.
+
+    Attributes
+    ----------
+    model_ : MatrixConfiguration
+        A_1..A_D and B (D + 1 matrices), in the standardised coordinates.
+    supervised_ : dict
+        The run's supervised.json: the standardisation of the features and the target.
+    history_ : dict of ndarray
+        The run's history.csv by column (loss, train and validation metrics per epoch).
+    n_epochs_ : int
+    run_dir_ : str or None
+        The run directory when ``output_directory`` is given.
+    n_features_in_ : int
+    """
+
+    _task = "regression"
+
+    def fit(self, X: Any, y: Any):
+        """Trains on X (T, D) and the targets y (T,); returns self."""
+        _require_sklearn()
+        x, target = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
+        self.model_, self.supervised_, self.history_, self.run_dir_ = self._train(x, target)
+        self.n_epochs_ = len(self.history_.get("epoch", ()))
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The predicted targets (T,), in their units; NaN where a point's eigensolve failed."""
+        x = self._validated(X)
+        return predict(self.model_, self.supervised_, x).prediction
+
+
+class QCMLClassifier(ClassifierMixin, _QCMLEstimator):
+    """Classification by quantum cognition machine learning: P(y = c | x) from the logits
+    <psi_0(x)|B|psi_0(x)> of binary models.
+
+    ``fit(X, y)`` trains as ``qgml train`` with ``task: classification`` and the logistic loss, on labels
+    of any type (numbers or strings) in the order of ``classes_``. Two classes: one model, P(classes_[1])
+    = sigmoid(y_hat). K > 2 classes: one-vs-rest, one model per class (class k against the others, K
+    runs of the program), P(classes_[k]) = sigmoid(y_hat_k) normalised over the classes, the predicted
+    class that of the largest logit. Parameters as :class:`QCMLRegressor`.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+        The labels, sorted; ``predict_proba``'s columns follow them.
+    models_ : list of MatrixConfiguration
+        A_1..A_D and B of each binary model (one for two classes, K for K > 2).
+    supervised_ : list of dict
+        Each model's supervised.json (standardisation; its classes are 0 and 1).
+    histories_ : list of dict of ndarray
+        Each run's history.csv by column.
+    n_epochs_ : list of int
+    run_dirs_ : list of str or None
+        The run directories when ``output_directory`` is given.
+    n_features_in_ : int
+    """
+
+    _task = "classification"
+
+    def fit(self, X: Any, y: Any):
+        """Trains on X (T, D) and the labels y (T,); returns self."""
+        _require_sklearn()
+        x, labels = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(labels)
+        classes, codes = np.unique(labels, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(f"qgml: QCMLClassifier needs samples of at least 2 classes in the data, got 1 class "
+                             f"({classes[0]!r})")
+        problems = [codes] if len(classes) == 2 else [(codes == k).astype(np.int64) for k in range(len(classes))]
+        runs = [self._train(x, target.astype(np.float64)) for target in problems]
+        self.classes_ = classes
+        self.models_ = [r[0] for r in runs]
+        self.supervised_ = [r[1] for r in runs]
+        self.histories_ = [r[2] for r in runs]
+        self.run_dirs_ = [r[3] for r in runs]
+        self.n_epochs_ = [len(h.get("epoch", ())) for h in self.histories_]
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The logits y_hat = <psi_0|B|psi_0>: (T,) of P(classes_[1]) for two classes, (T, K) of each
+        class against the others for K > 2."""
+        x = self._validated(X)
+        z = np.column_stack([predict(m, s, x).output for m, s in zip(self.models_, self.supervised_)])
+        return z[:, 0] if len(self.models_) == 1 else z
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """(T, K): P(classes_[k]) per point; each row sums to 1."""
+        z = self.decision_function(X)
+        if z.ndim == 1:
+            p = _sigmoid(z)
+            return np.column_stack([1 - p, p])
+        p = _sigmoid(z)
+        total = p.sum(axis=1, keepdims=True)
+        # All K sigmoids underflow only for points far outside every class: then equal probabilities.
+        return np.where(total > 0, p / np.where(total > 0, total, 1), 1.0 / p.shape[1])
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The predicted labels (T,), from ``classes_``."""
+        z = self.decision_function(X)
+        index = (z > 0).astype(np.int64) if z.ndim == 1 else np.argmax(z, axis=1)
+        return self.classes_[index]
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    """1 / (1 + e^-z) without overflow (train/supervised_loss.hpp)."""
+    e = np.exp(-np.abs(z))
+    return np.where(z >= 0, 1 / (1 + e), e / (1 + e))
