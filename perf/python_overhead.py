@@ -4,6 +4,10 @@
   fit:      QGMLDimension().fit(X) on T = 2000 points (the 2-sphere in R^3, seed 0) against the `qgml`
             program on the same points (X.npy) with the same settings (every default, output.plots
             false: the estimator writes no plots), wall time of the whole call / process;
+  supervised fit: QCMLRegressor().fit(X, y) on T = 2000 points (D = 8, y = sin(x_0) + x_1 x_2 + noise,
+            seed 0) against `qgml train ROWS.npy --task regression` on the same rows (features, then the
+            target) with the estimator's settings (every default, analysis.enabled false, output.plots
+            false); also checks that both end with the same matrices;
   evaluate: qgml.evaluate on 1e5 points against the C call qgml_evaluate on the same arrays, made
             through ctypes on libqgml_c.so in a process of its own (one Kokkos per process).
 
@@ -111,6 +115,31 @@ def main():
     print(json.dumps({"case": "fit", "points": args.points, "python_s": min(py), "program_s": min(prog),
                       "ratio": min(py) / min(prog), "python_all_s": py, "program_all_s": prog,
                       "dimensions": sorted(map(list, dims)), **context}), flush=True)
+
+    # supervised fit: the regressor against the program, same rows and settings
+    rng = np.random.default_rng(0)
+    xs = rng.normal(size=(args.points, 8))
+    ys = np.sin(xs[:, 0]) + xs[:, 1] * xs[:, 2] + 0.1 * rng.normal(size=args.points)
+    rows = os.path.join(work, "rows.npy")
+    np.save(rows, np.column_stack([xs, ys]))
+    py, prog, same = [], [], []
+    for i in range(args.repeat):
+        with _SilentStdout():
+            t0 = time.perf_counter()
+            reg = qgml.QCMLRegressor().fit(xs, ys)
+            py.append(time.perf_counter() - t0)
+        out = os.path.join(work, f"supervised{i}")
+        t0 = time.perf_counter()
+        subprocess.run([args.program, "train", rows, "--task", "regression", "--analysis.enabled", "false",
+                        "--output.plots", "false", "--output.directory", out, "--quiet", "--kokkos-disable-warnings"],
+                       capture_output=True, text=True, check=True)
+        prog.append(time.perf_counter() - t0)
+        (run_dir,) = [os.path.join(out, e) for e in os.listdir(out)]
+        same.append(bool(np.array_equal(np.load(os.path.join(run_dir, "final_matrices.npy")), reg.model_.matrices)))
+    print(json.dumps({"case": "supervised_fit", "points": args.points, "features": 8, "N": reg.model_.N,
+                      "epochs": reg.n_epochs_, "python_s": min(py), "program_s": min(prog),
+                      "ratio": min(py) / min(prog), "python_all_s": py, "program_all_s": prog,
+                      "same_matrices": all(same), **context}), flush=True)
 
     # evaluate on 1e5 points: the trained configuration of the last fit
     xe = sphere(args.eval_points, seed=1) * 1.1

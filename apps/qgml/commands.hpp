@@ -13,7 +13,8 @@ int eval_command(const std::vector<std::string>& args);
 int info_command();
 int generate_command(const std::vector<std::string>& args);
 int fuzzy_sphere_command(const std::vector<std::string>& args);
-int sample_command(const std::vector<std::string>& args);
+// out_dir (may be null) gets the sample directory once it is chosen (before the first draw).
+int sample_command(const std::vector<std::string>& args, std::string* out_dir = nullptr);
 int predict_command(const std::vector<std::string>& args);
 
 }  // namespace qgml::app

@@ -381,7 +381,7 @@ int sample(SampleSetup s, bool resume, bool quiet) {
 
 }  // namespace
 
-int sample_command(const std::vector<std::string>& args) {
+int sample_command(const std::vector<std::string>& args, std::string* out_dir) {
   std::map<std::string, std::string> o = sample_defaults();
   std::map<std::string, bool> given;
   std::string run_dir, resume;
@@ -510,10 +510,15 @@ int sample_command(const std::vector<std::string>& args) {
       s.thin_origin = "given";
     }
     const bool has_config = fs::exists(fs::path(run_dir) / "config.yaml");
+    // Points handed over in memory (data.array) are not in the run directory: no data to start from.
+    const std::string in_memory =
+        has_config ? load_config((fs::path(run_dir) / "config.yaml").string(), {}).text("data.array") : "";
     if (o.at("init") == "auto") {
-      s.init = has_config ? "data" : "gaussian";
-      s.init_origin = has_config ? "auto: data (chains start on the run's training points)"
-                                 : "auto: gaussian (the run has no config.yaml to read its data from)";
+      s.init = has_config && in_memory.empty() ? "data" : "gaussian";
+      s.init_origin = !has_config         ? "auto: gaussian (the run has no config.yaml to read its data from)"
+                      : in_memory.empty() ? "auto: data (chains start on the run's training points)"
+                                          : "auto: gaussian (the run's points, data.array '" + in_memory +
+                                                "', were handed over in memory and are not in the run directory)";
     } else {
       s.init = o.at("init");
       if (s.init != "data" && s.init != "gaussian") throw Error("--init = '" + s.init + "': expected data or gaussian");
@@ -537,6 +542,7 @@ int sample_command(const std::vector<std::string>& args) {
                   ", or choose another --out");
     check_writable_directory(s.out);
   }
+  if (out_dir) *out_dir = s.out;
   std::printf("automatic: thin %s\n", s.thin_origin.c_str());
   std::printf("automatic: init %s\n", s.init_origin.c_str());
   std::printf("automatic: step size %s\n", s.step_origin.c_str());

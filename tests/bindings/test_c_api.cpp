@@ -23,6 +23,7 @@
 #include "qgml/train/evaluate.hpp"
 
 #include "commands.hpp"
+#include "temp_dir.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -795,5 +796,66 @@ TEST_CASE("C API: qgml_run_predict of a trained run equals qgml predict's output
     CHECK(std::string(qgml_last_error()).find("supervised.json' cannot be opened") != std::string::npos);
     qgml_run_destroy(r);
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("C API: qgml_sample equals qgml sample, resumes exactly and refuses bad options before drawing",
+          "[bindings][c-api][c-api-train]") {
+  const fs::path dir = scratch("sample");
+  Settings s;
+  short_training(s, dir / "runs", 3);
+  const std::vector<double> points = sphere(60);
+  qgml_run* r = nullptr;
+  REQUIRE_OK(qgml_train(s.s, points.data(), 60, 3, QGML_FLOAT64, 1, nullptr, nullptr, &r));
+  char run_dir[4096];
+  size_t needed = 0;
+  REQUIRE_OK(qgml_run_directory(r, run_dir, sizeof run_dir, &needed));
+  qgml_run_destroy(r);
+
+  const std::string out = (dir / "c-api").string();
+  const char* keys[] = {"chains", "steps", "warmup", "seed", "out"};
+  const char* values[] = {"6", "30", "10", "5", out.c_str()};
+  std::vector<char> path(out.size() + 1);
+  REQUIRE_OK(qgml_sample(run_dir, keys, values, 5, 1, path.data(), path.size(), &needed));
+  CHECK(std::string(path.data()) == out);
+  CHECK(needed == out.size() + 1);
+  // The program with the same options: the same draws, byte for byte.
+  const fs::path program = dir / "program";
+  REQUIRE(qgml::app::sample_command({run_dir, "--chains", "6", "--steps", "30", "--warmup", "10", "--seed", "5",
+                                     "--out", program.string(), "--quiet"}) == 0);
+  const std::string draws = qgml::test::read_bytes(fs::path(out) / "samples.npy");
+  CHECK(draws.size() > 6 * 3 * 8);
+  CHECK(draws == qgml::test::read_bytes(program / "samples.npy"));
+  CHECK(qgml::test::read_bytes(fs::path(out) / "acceptance.npy") == qgml::test::read_bytes(program / "acceptance.npy"));
+
+  // 15 steps, then qgml_sample_resume to 30: the draws of the 30-step sampling.
+  const std::string half = (dir / "half").string();
+  const char* half_values[] = {"6", "15", "10", "5", half.c_str()};
+  REQUIRE_OK(qgml_sample(run_dir, keys, half_values, 5, 1, nullptr, 0, nullptr));
+  REQUIRE_OK(qgml_sample_resume(half.c_str(), 30, 1));
+  CHECK(qgml::test::read_bytes(fs::path(half) / "samples.npy") == draws);
+
+  // Refusals: a reserved or malformed key, an unknown option (the program's message), a buffer too small
+  // for the directory's path (before any draw: nothing is created).
+  const char* resume_key[] = {"resume"};
+  const char* any[] = {"x"};
+  CHECK(qgml_sample(run_dir, resume_key, any, 1, 1, nullptr, 0, nullptr) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("resume: qgml_sample_resume") != std::string::npos);
+  const char* dashed[] = {"--chains"};
+  CHECK(qgml_sample(run_dir, dashed, any, 1, 1, nullptr, 0, nullptr) == QGML_ERROR_INVALID_ARGUMENT);
+  const char* bogus[] = {"bogus"};
+  CHECK(qgml_sample(run_dir, bogus, any, 1, 1, nullptr, 0, nullptr) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("unknown option --bogus") != std::string::npos);
+  const std::string small = (dir / "small").string();
+  const char* small_values[] = {"6", "30", "10", "5", small.c_str()};
+  char tiny[8];
+  CHECK(qgml_sample(run_dir, keys, small_values, 5, 1, tiny, sizeof tiny, &needed) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("buf has 8 bytes") != std::string::npos);
+  CHECK(!fs::exists(small));
+  const char* bad_steps[] = {"6", "-3", "10", "5", small.c_str()};
+  CHECK(qgml_sample(run_dir, keys, bad_steps, 5, 1, nullptr, 0, nullptr) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("--steps = '-3'") != std::string::npos);
+  CHECK(qgml_sample_resume((dir / "nowhere").string().c_str(), 0, 1) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("not a qgml sample directory") != std::string::npos);
   fs::remove_all(dir);
 }

@@ -14,6 +14,8 @@ dimension of the data. Quick start::
 - :func:`train` / :class:`Trainer`: the program's ``qgml train`` in process, with its settings by
   their YAML names (``{"training.epochs": 50}``), returning a :class:`Run` (also ``Run.open`` for a
   run directory written by the program);
+- :func:`sample` / :class:`Samples`: the program's ``qgml sample`` (draws from exp(-beta E_0(x)) of a
+  trained run, resumable, diagnostics, ``to_inference_data()`` for ArviZ);
 - :class:`MatrixConfiguration`: matrices as a complex (D, N, N) array, in the program's NPY format;
 - :func:`evaluate`, :func:`quantum_metric`, :func:`dimension` on points in NumPy arrays (float64 or
   float32, used in place when C-contiguous).
@@ -27,6 +29,7 @@ from . import _qgml
 from ._runtime import finalize, initialize
 from .configuration import Dimension, Evaluation, MatrixConfiguration, Metric, dimension, evaluate, quantum_metric
 from .estimator import QGMLDimension
+from .sampling import Samples, resume_sample, sample
 from .supervised import Prediction, QCMLClassifier, QCMLRegressor, predict
 from .training import Run, Trainer, resume, train
 
@@ -48,6 +51,7 @@ __all__ = [
     "QCMLRegressor",
     "QGMLDimension",
     "Run",
+    "Samples",
     "Trainer",
     "dimension",
     "evaluate",
@@ -56,6 +60,8 @@ __all__ = [
     "predict",
     "quantum_metric",
     "resume",
+    "resume_sample",
+    "sample",
     "train",
     "version",
 ]

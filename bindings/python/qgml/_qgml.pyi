@@ -1,6 +1,6 @@
 """Type stubs of qgml._qgml, the nanobind extension over qgml's C interface (qgml/c_api.h)."""
 
-from typing import Callable, Optional, Tuple, overload
+from typing import Callable, Optional, Sequence, Tuple, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -52,3 +52,5 @@ def dimension(model: Model, settings: Optional[Settings], points: Real,
               per_point: Optional[npt.NDArray[np.int32]]) -> Tuple[int, bool]: ...
 def predict(model: Model, supervised_json: str, points: Real, prediction: npt.NDArray[np.float64],
             probability: Optional[npt.NDArray[np.float64]], output: Optional[npt.NDArray[np.float64]]) -> int: ...
+def sample(run_dir: str, keys: Sequence[str], values: Sequence[str], quiet: bool) -> str: ...
+def sample_resume(sample_dir: str, steps: int, quiet: bool) -> None: ...

@@ -3,6 +3,7 @@
 // float32 points, complex128 or complex64 matrices), converted otherwise; outputs are arrays the caller
 // (the pure-Python layer, bindings/python/qgml) allocated. The GIL is released around every call that
 // runs kernels. The pure-Python package documents the user-facing API; this module is its plumbing.
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 #include <optional>
 #include <set>
 #include <string>
@@ -344,6 +346,24 @@ int64_t predict(const Model& m, const std::string& supervised_json, const Points
   return failed;
 }
 
+// `qgml sample RUN_DIR --key value ...` in process; returns the sample directory.
+std::string sample(const std::string& run_dir, const std::vector<std::string>& keys,
+                   const std::vector<std::string>& values, bool quiet) {
+  if (keys.size() != values.size()) bad_shape("sample: keys and values must have the same length");
+  std::vector<const char*> k, v;
+  for (const std::string& key : keys) k.push_back(key.c_str());
+  for (const std::string& value : values) v.push_back(value.c_str());
+  std::string out(run_dir.size() + 4096, '\0');
+  for (const std::string& value : values) out.resize(std::max(out.size(), value.size() + 1), '\0');
+  size_t needed = 0;
+  check(call_released([&] {
+    return qgml_sample(run_dir.c_str(), k.data(), v.data(), static_cast<int>(k.size()), quiet ? 1 : 0, out.data(),
+                       out.size(), &needed);
+  }));
+  out.resize(needed > 0 ? needed - 1 : 0);
+  return out;
+}
+
 // ---- matrix configurations ----
 
 template <class Real>
@@ -506,6 +526,14 @@ NB_MODULE(_qgml, mod) {
           "per_point"_a.noconvert().none(), "(dimension, uncertain); per-point estimates into per_point.");
   mod.def("predict", &predict<double>, "model"_a, "supervised_json"_a, "points"_a.noconvert(),
           "prediction"_a.noconvert(), "probability"_a.noconvert().none(), "output"_a.noconvert().none());
+  mod.def("sample", &sample, "run_dir"_a, "keys"_a, "values"_a, "quiet"_a,
+          "`qgml sample RUN_DIR --KEY VALUE ...` in process; returns the sample directory.");
+  mod.def(
+      "sample_resume",
+      [](const std::string& dir, int64_t steps, bool quiet) {
+        check(call_released([&] { return qgml_sample_resume(dir.c_str(), steps, quiet ? 1 : 0); }));
+      },
+      "sample_dir"_a, "steps"_a, "quiet"_a, "`qgml sample --resume DIR [--steps S]` in process.");
   mod.def("predict", &predict<float>, "model"_a, "supervised_json"_a, "points"_a.noconvert(),
           "prediction"_a.noconvert(), "probability"_a.noconvert().none(), "output"_a.noconvert().none());
   mod.def("predict", &predict<double>, "model"_a, "supervised_json"_a, "points"_a, "prediction"_a.noconvert(),

@@ -16,7 +16,7 @@
  * ends it only when qgml_initialize started it. Every other call needs Kokkos initialised.
  *
  * Threads: the calls that compute (qgml_train, qgml_resume, qgml_evaluate, qgml_quantum_metric,
- * qgml_dimension, qgml_predict) run Kokkos kernels and must come from the thread that initialised Kokkos, one at a
+ * qgml_dimension, qgml_predict, qgml_sample) run Kokkos kernels and must come from the thread that initialised Kokkos, one at a
  * time; with Kokkos 3's OpenMP backend a call from another thread is refused with QGML_ERROR_RUNTIME
  * (Kokkos itself would abort the process). The other calls may come from any thread, each handle used
  * by one thread at a time; qgml_last_error is per thread.
@@ -170,6 +170,22 @@ int qgml_run_predict(const qgml_run* r, const void* points, int64_t t, int d, qg
  * supervised.json (the transform and the classes), for callers that keep both in memory. */
 int qgml_predict(const qgml_model* m, const char* supervised_json, const void* points, int64_t t, int d,
                  qgml_dtype dtype, double* prediction, double* probability, double* output, int64_t* failed);
+
+/* ---- sampling (docs/math.md section 10): `qgml sample` in process ---- */
+/* Draws from p(x) ~ exp(-beta E_0(x)) of a finished run directory, as `qgml sample RUN_DIR --KEY VALUE ...`
+ * with the n options keys[i] = values[i] (the program's option names without "--": sampler (ula, mala,
+ * hmc), chains, steps, warmup, thin, beta, init, step-size, leapfrog, target-acceptance, seed, out), each
+ * validated as the program validates it. The sample directory (default RUN_DIR/samples-<sampler>) gets
+ * sample.json (settings, automatic choices, step size, acceptance, split R-hat and ESS per coordinate),
+ * samples.npy (draws x chains x D float64, in the data's coordinates), acceptance.npy (chains) and the
+ * checkpoint state.npy; its path goes into buf (size bytes, checked before sampling: at least the length of
+ * the out option plus 1, or of run_dir plus 14; *needed as qgml_settings_get), or nowhere when buf and
+ * needed are NULL and size 0. Quiet non-zero: no progress lines. */
+int qgml_sample(const char* run_dir, const char* const* keys, const char* const* values, int n, int quiet, char* buf,
+                size_t size, size_t* needed);
+/* Continues a sample directory exactly (`qgml sample --resume DIR`), to `steps` sampling steps in all
+ * (steps <= 0: the number it was started with, finishing an interrupted sampling). */
+int qgml_sample_resume(const char* sample_dir, int64_t steps, int quiet);
 
 #ifdef __cplusplus
 }
