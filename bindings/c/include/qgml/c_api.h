@@ -16,10 +16,11 @@
  * ends it only when qgml_initialize started it. Every other call needs Kokkos initialised.
  *
  * Threads: the calls that compute (qgml_train, qgml_resume, qgml_evaluate, qgml_quantum_metric,
- * qgml_dimension, qgml_predict, qgml_sample) run Kokkos kernels and must come from the thread that initialised Kokkos, one at a
- * time; with Kokkos 3's OpenMP backend a call from another thread is refused with QGML_ERROR_RUNTIME
- * (Kokkos itself would abort the process). The other calls may come from any thread, each handle used
- * by one thread at a time; qgml_last_error is per thread.
+ * qgml_dimension, qgml_predict, qgml_run_predict, qgml_sample, qgml_sample_resume) run Kokkos kernels
+ * and must come from the thread that initialised Kokkos, one at a time; with Kokkos 3's OpenMP backend a
+ * call from another thread is refused with QGML_ERROR_RUNTIME (Kokkos itself would abort the process).
+ * The other calls may come from any thread, each handle used by one thread at a time; qgml_last_error is
+ * per thread.
  *
  * Handles: every handle returned is recorded until its destroy. A destroyed handle passed again (a
  * second destroy, a use after destroy), a pointer this library did not return, or a handle of another
