@@ -6,7 +6,7 @@ import atexit
 import os
 import threading
 from collections.abc import Mapping
-from typing import Any, Optional, Union
+from typing import Any, Dict, Optional, Union
 
 import numpy as np
 
@@ -110,3 +110,14 @@ def as_points(X: Any, name: str = "X") -> np.ndarray:
         raise ValueError(f"qgml: {name} must have shape (T, D) (one row per point), got shape {a.shape}")
     dtype = a.dtype if a.dtype in (np.float64, np.float32) else np.float64
     return np.ascontiguousarray(a, dtype=dtype)
+
+
+def parameter_settings(estimator: Any, parameters: Dict[str, str]) -> dict:
+    """An estimator's settings: its ``settings`` mapping, then each parameter (attribute name -> setting
+    name) that is not None; None keeps the program's default."""
+    s = dict(flatten_settings(estimator.settings))
+    for name, key in parameters.items():
+        value = getattr(estimator, name)
+        if value is not None:
+            s[key] = value
+    return s

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ._runtime import SettingsLike, as_points, flatten_settings
+from ._runtime import SettingsLike, as_points, parameter_settings
 from .training import Trainer
 
 try:  # scikit-learn's BaseEstimator (get_params/set_params, clone, repr) when it is installed
@@ -126,11 +126,7 @@ class QGMLDimension(*_bases):
         self.quiet = quiet
 
     def _settings(self, directory: str) -> dict:
-        s = dict(flatten_settings(self.settings))
-        for name, key in _PARAMETERS.items():
-            value = getattr(self, name)
-            if value is not None:
-                s[key] = value
+        s = parameter_settings(self, _PARAMETERS)
         s["analysis.enabled"] = True
         s["output.directory"] = directory
         if self.output_directory is None:

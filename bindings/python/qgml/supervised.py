@@ -18,8 +18,8 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 
 from . import _qgml
-from ._runtime import SettingsLike, as_points, ensure, flatten_settings
-from .configuration import MatrixConfiguration, _model_of
+from ._runtime import SettingsLike, as_points, ensure, parameter_settings
+from .configuration import _model_of
 from .training import Trainer
 
 try:
@@ -118,11 +118,7 @@ class _QCMLEstimator(_Base):
         self.quiet = quiet
 
     def _settings(self, directory: str) -> dict:
-        s = dict(flatten_settings(self.settings))
-        for name, key in _PARAMETERS.items():
-            value = getattr(self, name)
-            if value is not None:
-                s[key] = value
+        s = parameter_settings(self, _PARAMETERS)
         s["task"] = self._task
         s["data.target_column"] = -1
         s["analysis.enabled"] = False
