@@ -135,11 +135,7 @@ class QGMLDimension(*_bases):
 
     def fit(self, X: Any, y: Any = None):
         """Trains on X (T, D) and estimates its intrinsic dimension; returns self."""
-        x = as_points(X)
-        if x.shape[0] < 2:
-            raise ValueError(f"qgml: QGMLDimension needs at least 2 points, got {x.shape[0]}")
-        if not np.all(np.isfinite(x)):
-            raise ValueError("qgml: X contains NaN or infinity")
+        x = self._points(X, reset=True)
         if hasattr(self, "dimension_pw_smooth_"):
             del self.dimension_pw_smooth_
         directory = self.output_directory or tempfile.mkdtemp(prefix="qgml-dimension-")
@@ -162,6 +158,38 @@ class QGMLDimension(*_bases):
         self.is_fitted_ = True
         return self
 
+    def __sklearn_tags__(self):
+        # transform() returns the dimension (a number), as scikit-dimension's estimators do: a transformer
+        # by scikit-learn's duck typing, though not one that maps X to an array.
+        from sklearn.utils import TransformerTags
+
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags = TransformerTags(preserves_dtype=[])
+        tags.requires_fit = True
+        return tags
+
+    def _points(self, X: Any, reset: bool) -> np.ndarray:
+        """X checked as scikit-learn checks it (2-d, finite, real, dense, at least 2 points; on reset the
+        number of features recorded, else compared), float64 or float32 kept; without scikit-learn, the
+        same rules by hand."""
+        if _Base is not None:
+            from sklearn.utils.validation import validate_data
+
+            x = validate_data(self, X, reset=reset, dtype=[np.float64, np.float32], order="C",
+                              ensure_min_samples=2 if reset else 1)
+            return as_points(x)
+        x = as_points(X)
+        if reset and x.shape[0] < 2:
+            raise ValueError(f"qgml: QGMLDimension needs at least 2 samples, got {x.shape[0]}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError("qgml: X contains NaN or infinity")
+        if reset:
+            self.n_features_in_ = x.shape[1]
+        elif x.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {x.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input.")
+        return x
+
     def _check_fitted(self) -> None:
         if not getattr(self, "is_fitted_", False):
             try:
@@ -174,10 +202,7 @@ class QGMLDimension(*_bases):
         """The estimated dimension of the last fit (X is ignored but checked, as in scikit-dimension)."""
         self._check_fitted()
         if X is not None:
-            x = as_points(X)
-            if x.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {x.shape[1]} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input.")
+            self._points(X, reset=False)
         return self.dimension_
 
     def fit_transform(self, X: Any, y: Any = None) -> int:
