@@ -15,6 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using qgml::capi::Failure;
+using qgml::capi::guarded;
 using qgml::capi::require;
 using qgml::capi::require_pointer;
 

@@ -10,6 +10,7 @@
 namespace {
 
 using qgml::capi::Failure;
+using qgml::capi::guarded;
 using qgml::capi::require;
 using qgml::capi::require_pointer;
 
