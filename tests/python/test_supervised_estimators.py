@@ -157,3 +157,30 @@ def test_predict_refuses_an_unsupervised_run_and_wrong_features(tmp_path):
     model = qgml.QCMLRegressor(**FAST).fit(xs, ys)
     with pytest.raises(ValueError, match="X has 3 features, but QCMLRegressor is expecting 2 features"):
         model.predict(x)
+
+
+def test_a_failed_fit_leaves_the_estimator_unfitted():
+    from sklearn.exceptions import NotFittedError
+
+    x, y = regression_data(50, 10)
+    model = qgml.QCMLRegressor(N=3, lr=-1.0)
+    with pytest.raises(ValueError, match="training.lr"):
+        model.fit(x, y)
+    with pytest.raises(NotFittedError):
+        model.predict(x)
+
+
+def test_points_without_a_prediction_warn(monkeypatch):
+    import qgml.supervised as supervised
+
+    x, y = regression_data(60, 11)
+    model = qgml.QCMLRegressor(**FAST).fit(x, y)
+    original = supervised._qgml.predict
+
+    def two_failed(*args):  # as if two eigensolves had failed
+        original(*args)
+        return 2
+
+    monkeypatch.setattr(supervised._qgml, "predict", two_failed)
+    with pytest.warns(RuntimeWarning, match="2 of 60 points have no prediction"):
+        model.predict(x)

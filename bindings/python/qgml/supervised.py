@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import tempfile
+import warnings
 from typing import Any, NamedTuple, Optional
 
 import numpy as np
@@ -60,6 +61,9 @@ def predict(model: Any, supervised: Any, X: Any) -> Prediction:
     probability = np.empty(t, dtype=np.float64) if task == "classification" else None
     output = np.empty(t, dtype=np.float64)
     failed = _qgml.predict(_model_of(model), text, x, prediction, probability, output)
+    if failed:
+        warnings.warn(f"qgml: {failed} of {t} points have no prediction (their eigensolve failed): NaN",
+                      RuntimeWarning, stacklevel=2)
     return Prediction(prediction, probability, output, int(failed))
 
 
@@ -92,6 +96,7 @@ _Base = BaseEstimator if _SKLEARN_ERROR is None else object
 
 class _QCMLEstimator(_Base):
     _task = ""
+    _fitted_attribute = ""  # set by a completed fit
 
     def __init__(self, N: Any = None, epochs: Optional[int] = None, batch_size: Optional[int] = None,
                  lr: Optional[float] = None, loss: Optional[str] = None, huber_delta: Optional[float] = None,
@@ -143,7 +148,7 @@ class _QCMLEstimator(_Base):
                 shutil.rmtree(directory, ignore_errors=True)
 
     def _validated(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "n_features_in_")
+        check_is_fitted(self, self._fitted_attribute)
         return validate_data(self, X, reset=False, dtype=[np.float64, np.float32], order="C")
 
     def __sklearn_tags__(self):
@@ -189,6 +194,7 @@ class QCMLRegressor(RegressorMixin, _QCMLEstimator):
     """
 
     _task = "regression"
+    _fitted_attribute = "model_"
 
     def fit(self, X: Any, y: Any):
         """Trains on X (T, D) and the targets y (T,); returns self."""
@@ -231,6 +237,7 @@ class QCMLClassifier(ClassifierMixin, _QCMLEstimator):
     """
 
     _task = "classification"
+    _fitted_attribute = "models_"
 
     def fit(self, X: Any, y: Any):
         """Trains on X (T, D) and the labels y (T,); returns self."""
