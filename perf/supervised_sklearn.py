@@ -6,7 +6,8 @@ usage: perf/supervised_sklearn.py [--datasets NAME ...] [--seeds 0 1 2] [--out F
 
 Data sets (shipped inside scikit-learn; nothing is downloaded):
   diabetes       regression, 442 x 10
-  linnerud       regression with 3 targets, 20 x 3 (QCML: one QCMLRegressor per target, MultiOutputRegressor)
+  linnerud       regression with 3 targets, 20 x 3 (QCML: one model with 3 target operators; "qgml per target":
+                 one QCMLRegressor per target, MultiOutputRegressor)
   breast_cancer  2 classes, 569 x 30
   iris           3 classes, 150 x 4
   wine           3 classes, 178 x 13
@@ -15,8 +16,10 @@ Data sets (shipped inside scikit-learn; nothing is downloaded):
 Protocol, per data set and seed: one 75/25 train/test split (stratified for classification; linnerud 15/5),
 every model a Pipeline(StandardScaler, model) tuned by 5-fold GridSearchCV on the training split (accuracy
 or R^2; linnerud 3-fold), refit on the whole training split, scored on the test split. Models:
-  qgml default   QCMLRegressor() / QCMLClassifier(): every setting the program's default, no search;
-  qgml tuned     the same estimator, grid N in {8, 16, 32} (linnerud {4, 8});
+  qgml default   QCMLRegressor() / QCMLClassifier(): every setting the program's default, no search
+                 (more than two classes: softmax over one target operator per class);
+  qgml ovr       more than two classes: QCMLClassifier(multi_class="ovr"), K one-versus-rest models;
+  qgml tuned     the default estimator, grid N in {8, 16, 32} (linnerud {4, 8});
   scikit-learn   Ridge / LogisticRegression (C or alpha), SVR / SVC with RBF (C, gamma), RandomForest
                  (max_features, min_samples_leaf), HistGradientBoosting (learning_rate, max_leaf_nodes),
                  MLP (alpha, hidden_layer_sizes).
@@ -73,14 +76,16 @@ DATASETS = {
 }
 
 
-def models(kind, quick):
+def models(kind, quick, classes=2):
     """name -> (estimator, grid of its step 'm'); an empty grid: one fit, no search."""
     n_grid = [4, 8] if kind == "multioutput" else [8, 16, 32]
     if quick:
         n_grid = n_grid[:2]
     if kind == "classification":
+        ovr = {"qgml ovr": (qgml.QCMLClassifier(multi_class="ovr"), {})} if classes > 2 else {}
         return {
             "qgml default": (qgml.QCMLClassifier(), {}),
+            **ovr,
             "qgml tuned": (qgml.QCMLClassifier(), {"m__N": n_grid}),
             "logistic": (LogisticRegression(max_iter=5000), {"m__C": [0.01, 0.1, 1, 10, 100]}),
             "svm rbf": (SVC(), {"m__C": [0.1, 1, 10, 100], "m__gamma": ["scale", 0.01, 0.1]}),
@@ -99,9 +104,11 @@ def models(kind, quick):
     def key(name):
         return f"m__{name}" if single else f"m__estimator__{name}"
 
+    per_target = {} if single else {"qgml per target": (wrap(qgml.QCMLRegressor()), {})}
     return {
-        "qgml default": (wrap(qgml.QCMLRegressor()), {}),
-        "qgml tuned": (wrap(qgml.QCMLRegressor()), {key("N"): n_grid}),
+        "qgml default": (qgml.QCMLRegressor(), {}),
+        **per_target,
+        "qgml tuned": (qgml.QCMLRegressor(), {"m__N": n_grid}),
         "ridge": (Ridge(), {"m__alpha": [0.01, 0.1, 1, 10, 100]}),
         "svm rbf": (wrap(SVR()), {key("C"): [0.1, 1, 10, 100], key("gamma"): ["scale", 0.01, 0.1]}),
         "random forest": (RandomForestRegressor(n_estimators=200, random_state=0),
@@ -131,7 +138,8 @@ def run_one(name, kind, loader, seed, quick, out):
     xtr, xte, ytr, yte = train_test_split(x, y, test_size=0.25, random_state=seed, stratify=stratify)
     folds = 3 if kind == "multioutput" else 5
     scoring = "accuracy" if kind == "classification" else "r2"
-    for model_name, (estimator, grid) in models(kind, quick).items():
+    classes = len(np.unique(y)) if kind == "classification" else 0
+    for model_name, (estimator, grid) in models(kind, quick, classes).items():
         pipe = Pipeline([("scale", StandardScaler()), ("m", estimator)])
         t0 = time.perf_counter()
         with warnings.catch_warnings():

@@ -3,10 +3,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "qgml/data/datasets.hpp"
 #include "qgml/data/manifolds.hpp"
@@ -32,20 +34,21 @@ struct PointsInMemory {
   }
 };
 
-// Throws naming the array (data.array `name`), features or targets (column `target`; -1: none), the row
-// and the column of the first value that is not finite: points in memory are checked before any copy
-// to the device, as a file's values are when read.
-inline void check_finite(const PointsInMemory& m, const std::string& name, int target = -1) {
+// Throws naming the array (data.array `name`), features or targets (the columns `targets`), the row and
+// the column of the first value that is not finite: points in memory are checked before any copy to the
+// device, as a file's values are when read.
+inline void check_finite(const PointsInMemory& m, const std::string& name, const std::vector<int>& targets = {}) {
   for (std::int64_t r = 0; r < m.rows; ++r)
     for (int k = 0; k < m.columns; ++k)
-      if (const double v = m(r, k); !std::isfinite(v))
-        throw Error("data.array '" + name + "': the " + (k == target ? "targets" : "features") + " have " +
+      if (const double v = m(r, k); !std::isfinite(v)) {
+        const bool target = std::find(targets.begin(), targets.end(), k) != targets.end();
+        throw Error("data.array '" + name + "': the " + (target ? "targets" : "features") + " have " +
                     (std::isnan(v) ? std::string("NaN")
                      : v > 0       ? std::string("inf")
                                    : std::string("-inf")) +
                     " at row " + std::to_string(r) + ", column " + std::to_string(k) +
-                    (k == target ? " (the target column)" : "") +
-                    " of the array (counting from 0): expected finite numbers");
+                    (target ? " (a target column)" : "") + " of the array (counting from 0): expected finite numbers");
+      }
 }
 
 // This process's rows [first, first + points.extent(0)) of the T = total points.

@@ -58,7 +58,10 @@ inline TrainingSettings training_settings(const Config& c, const std::string& ru
   s.task = parse_task(c.text("task"));
   if (is_supervised(s.task)) {
     const std::string loss = c.text("training.loss");
-    s.supervised.loss = loss == "auto" ? default_supervised_loss(s.task) : parse_supervised_loss(loss);
+    s.supervised.outputs = c.is_auto("model.outputs") ? 1 : int(c.integer("model.outputs"));
+    s.supervised.loss = loss != "auto"                                               ? parse_supervised_loss(loss)
+                        : s.task == Task::classification && s.supervised.outputs > 1 ? SupervisedLoss::softmax
+                                                                                     : default_supervised_loss(s.task);
     s.supervised.huber_delta = c.real("training.huber_delta");
     s.supervised.lambda = c.real("training.unsupervised_weight");
     try {

@@ -153,6 +153,18 @@ std::string metrics_text(const SupervisedMetrics& m) {
   return format("RMSE %.5g, R^2 %.4f", m.rmse, m.r2);
 }
 
+// The metrics per output (R^2) or per class (recall) of several target operators, "" for one.
+std::string per_output_text(const SupervisedMetrics& m, const SupervisedTransform& tr) {
+  if (m.per_output.empty()) return "";
+  std::string out = tr.task == Task::classification ? "recall per class" : "R^2 per output";
+  for (std::size_t c = 0; c < m.per_output.size(); ++c) {
+    const std::string name =
+        tr.task == Task::classification && c < tr.classes.size() ? format("%.17g", tr.classes[c]) : std::to_string(c);
+    out += format("%s %s %.4f", c ? "," : "", name.c_str(), m.per_output[c]);
+  }
+  return out;
+}
+
 std::string progress_line(const EpochRecord& r, int epochs, double elapsed) {
   const double eta = r.epoch > 0 ? elapsed / r.epoch * (epochs - r.epoch) : 0;
   if (r.has_targets)
@@ -321,12 +333,13 @@ RunInputs<Real, DataSpace> prepare_supervised_inputs(const Exec& exec, Config& c
       throw Error(format("%d training points are too few for %d ranks (every rank needs at least one point)",
                          data.train.rows, comm.size()));
     const bool automatic_n = c.is_auto("model.N") && c.text("model.load").empty();
-    const ModelShape shape = resolve_model_shape(c, c.text("model.load").empty() ? data.d : data.d + 1);
+    const int operators = data.d + data.transform.outputs();
+    const ModelShape shape = resolve_model_shape(c, c.text("model.load").empty() ? data.d : operators);
     in.d = data.d;
     in.n = shape.n;
     in.total_points = data.train.rows;
     const ShardRange r = shard_range(data.train.rows, comm.size(), comm.rank());
-    check_run_memory<Real, DataSpace>(exec, c, comm, data.train.rows, r.size(), data.d + 1, shape.n, false);
+    check_run_memory<Real, DataSpace>(exec, c, comm, data.train.rows, r.size(), operators, shape.n, false);
     HostData mine = detail::select_rows(data.train, [&] {
       std::vector<int> rows;
       for (std::int64_t t = r.begin; t < r.end; ++t) rows.push_back(int(t));
@@ -360,7 +373,7 @@ RunInputs<Real, DataSpace> prepare_supervised_inputs(const Exec& exec, Config& c
     if (const std::string note = mixed_precision_note(c, shape.n); !note.empty()) in.automatic.push_back(note);
     if (const std::string note = pack_width_note(c, shape.n); !note.empty()) in.automatic.push_back(note);
     if (!shape.load.empty()) in.n_source = " (from model.load " + shape.load + ")";
-    in.config = initial_configuration<Real>(exec, c, shape, data.d + 1);
+    in.config = initial_configuration<Real>(exec, c, shape, operators);
     in.transform = data.transform;
     in.supervised_source = data.source;
   });
@@ -843,12 +856,17 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
                       trainer.epoch(), train_seconds));
       log.line("final train " + metrics_text(last.train) +
                (in.validation.extent(0) > 0 ? "; validation " + metrics_text(last.validation) : std::string()));
+      if (const std::string t = per_output_text(last.train, in.transform); !t.empty()) log.line("final train " + t);
+      if (const std::string t = per_output_text(last.validation, in.transform); !t.empty())
+        log.line("final validation " + t);
     }
     if (kept_epoch != trainer.epoch()) {
       const EpochRecord& kept = trainer.history()[std::size_t(kept_epoch - 1)];
       log.line(format("kept the operators of epoch %d, the lowest mean validation loss (%.6g): validation ", kept_epoch,
                       trainer.best_validation_loss()) +
                metrics_text(kept.validation) + " (training.patience)");
+      if (const std::string t = per_output_text(kept.validation, in.transform); !t.empty())
+        log.line("kept epoch's validation " + t);
     }
     if (root)
       write_supervised_transform((fs::path(run_dir) / "supervised.json").string(), in.transform, in.d, kept_epoch);

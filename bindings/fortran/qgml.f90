@@ -43,7 +43,7 @@ module qgml
   public :: qgml_train, qgml_resume, qgml_run_open, qgml_run_directory, qgml_run_model, qgml_run_epochs, &
             qgml_run_history, qgml_run_dimension, qgml_run_dimension_error, qgml_run_destroy
   public :: qgml_evaluate, qgml_quantum_metric, qgml_dimension
-  public :: qgml_run_predict
+  public :: qgml_run_predict, qgml_run_supervised_shape
 
   interface qgml_train
     module procedure train_double, train_float, train_settings_data
@@ -244,6 +244,12 @@ module qgml
       integer(c_int64_t), value :: t
       integer(c_int), value :: d, dtype
       integer(c_int) :: c_run_predict
+    end function
+    function c_run_supervised_shape(r, d, outputs, classes) bind(C, name="qgml_run_supervised_shape")
+      import :: c_ptr, c_int
+      type(c_ptr), value :: r
+      integer(c_int), intent(out) :: d, outputs, classes
+      integer(c_int) :: c_run_supervised_shape
     end function
     function c_report_error(status, message) bind(C, name="qgml_report_error")
       import :: c_int, c_char
@@ -661,37 +667,58 @@ contains
     r%ptr = c_null_ptr
   end subroutine
 
+  ! The shape of a supervised run's model: D features, C target operators (outputs) and K classes (0 for
+  ! regression), as qgml_run_supervised_shape of the C interface.
+  function qgml_run_supervised_shape(r, d, outputs, classes) result(status)
+    type(qgml_run_t), intent(in) :: r
+    integer, intent(out) :: d, outputs, classes
+    integer :: status
+    integer(c_int) :: cd, co, ck
+    status = int(c_run_supervised_shape(r%ptr, cd, co, ck))
+    d = int(cd)
+    outputs = int(co)
+    classes = int(ck)
+  end function
+
   ! The predictions of a regression or classification run at the points x(D, T), in the training data's
-  ! units (docs/supervised.md): prediction(T) the target, or the class's label value; probability(T)
-  ! P(positive class) (classification only); output(T) <psi_0|B|psi_0>; failed the points without a
-  ! prediction (NaN).
+  ! units (docs/supervised.md, sections 1 and 11), with C outputs and K classes as
+  ! qgml_run_supervised_shape gives them: prediction(C * T) the targets (output c of point t at
+  ! c + C (t - 1)), or prediction(T) the class's label value; probability(T) P(positive class) for two
+  ! classes, probability(K * T) P(class k) for softmax (classification only); output(C * T)
+  ! <psi_0|B_c|psi_0>; failed the points without a prediction (NaN).
   function qgml_run_predict(r, x, prediction, probability, output, failed) result(status)
     type(qgml_run_t), intent(in) :: r
     real(c_double), intent(in), target, contiguous :: x(:, :)
     real(c_double), intent(out), target, contiguous :: prediction(:)
     real(c_double), intent(out), target, contiguous, optional :: probability(:), output(:)
     integer(c_int64_t), intent(out), target, optional :: failed
-    integer :: status
+    integer :: status, d, outputs, classes, per_point
     type(c_ptr) :: pp, po, pf
     pp = c_null_ptr
     po = c_null_ptr
     pf = c_null_ptr
-    if (size(prediction) /= size(x, 2)) then
-      status = shape_error("qgml_run_predict", "prediction must have T = size(x, 2) = "//extents([size(x, 2)])// &
-                           " entries", shape(prediction))
+    status = qgml_run_supervised_shape(r, d, outputs, classes)
+    if (status /= QGML_OK) return
+    per_point = outputs
+    if (classes > 0) per_point = 1
+    if (size(prediction) /= per_point * size(x, 2)) then
+      status = shape_error("qgml_run_predict", "prediction must have "//extents([per_point])//" x T = "// &
+                           extents([per_point * size(x, 2)])//" entries", shape(prediction))
       return
     end if
     if (present(probability)) then
-      if (size(probability) /= size(x, 2)) then
-        status = shape_error("qgml_run_predict", "probability must have T = size(x, 2) = "// &
-                             extents([size(x, 2)])//" entries", shape(probability))
+      per_point = 1
+      if (outputs > 1) per_point = classes
+      if (size(probability) /= per_point * size(x, 2)) then
+        status = shape_error("qgml_run_predict", "probability must have "//extents([per_point])//" x T = "// &
+                             extents([per_point * size(x, 2)])//" entries", shape(probability))
         return
       end if
       pp = c_loc(probability)
     end if
     if (present(output)) then
-      if (size(output) /= size(x, 2)) then
-        status = shape_error("qgml_run_predict", "output must have T = size(x, 2) = "//extents([size(x, 2)])// &
+      if (size(output) /= outputs * size(x, 2)) then
+        status = shape_error("qgml_run_predict", "output must have C x T = "//extents([outputs * size(x, 2)])// &
                              " entries", shape(output))
         return
       end if

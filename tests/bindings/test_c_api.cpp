@@ -717,6 +717,68 @@ TEST_CASE("C API: qgml_predict applies the transform of supervised.json and read
   qgml_model_destroy(m);
 }
 
+TEST_CASE("C API: several target operators: softmax probabilities and two regression outputs in closed form",
+          "[bindings][c-api]") {
+  // A_1 = diag(0, 1) as in step_model, then B_c = diag(low_c, high_c): <psi_0|B_c|psi_0> = low_c for x below
+  // the step, high_c above it.
+  const double low[3] = {2.0, -1.0, 0.0}, high[3] = {-1.0, 3.0, 0.5};
+  std::vector<double> m = {0, 0, 0, 0, 0, 0, 1, 0};
+  for (int c = 0; c < 3; ++c) m.insert(m.end(), {low[c], 0, 0, 0, 0, 0, high[c], 0});
+  qgml_model* model = nullptr;
+  REQUIRE_OK(qgml_model_create(4, 2, m.data(), QGML_FLOAT64, &model));
+  const std::string softmax = R"({"task": "classification", "D": 1, "outputs": 3, "target_columns": [1],
+      "feature_mean": [10], "feature_scale": [4], "loss": "softmax", "classes": [5, 6, 9]})";
+  int d = 0, outputs = 0, classes = 0;
+  REQUIRE_OK(qgml_supervised_shape(softmax.c_str(), &d, &outputs, &classes));
+  CHECK((d == 1 && outputs == 3 && classes == 3));
+  const std::vector<double> x = {5, 40};
+  std::vector<double> label(2), p(6), out(6);
+  std::int64_t failed = -1;
+  REQUIRE_OK(
+      qgml_predict(model, softmax.c_str(), x.data(), 2, 1, QGML_FLOAT64, label.data(), p.data(), out.data(), &failed));
+  CHECK(failed == 0);
+  for (int t = 0; t < 2; ++t) {
+    const double* z = t == 0 ? low : high;
+    const double sum = std::exp(z[0]) + std::exp(z[1]) + std::exp(z[2]);
+    for (int c = 0; c < 3; ++c) {
+      INFO("point " << t << ", class " << c);
+      CHECK(std::fabs(out[std::size_t(3 * t + c)] - z[c]) < 1e-14);
+      CHECK(std::fabs(p[std::size_t(3 * t + c)] - std::exp(z[c]) / sum) < 1e-14);
+    }
+  }
+  CHECK(label[0] == 5);  // the largest logit: class 0 below the step
+  CHECK(label[1] == 6);  // class 1 above it
+  // Two regression outputs of B_1, B_2, each in its own units.
+  const std::string two = R"({"task": "regression", "D": 1, "outputs": 2, "target_columns": [1, 2],
+      "feature_mean": [10], "feature_scale": [4], "target_mean": [100, -1], "target_scale": [3, 0.5]})";
+  qgml_model* model2 = nullptr;
+  REQUIRE_OK(qgml_model_create(3, 2, m.data(), QGML_FLOAT64, &model2));
+  REQUIRE_OK(qgml_supervised_shape(two.c_str(), &d, &outputs, &classes));
+  CHECK((d == 1 && outputs == 2 && classes == 0));
+  std::vector<double> y(4);
+  REQUIRE_OK(qgml_predict(model2, two.c_str(), x.data(), 2, 1, QGML_FLOAT64, y.data(), nullptr, nullptr, nullptr));
+  CHECK(std::fabs(y[0] - (100 + 3 * low[0])) < 1e-12);
+  CHECK(std::fabs(y[1] - (-1 + 0.5 * low[1])) < 1e-12);
+  CHECK(std::fabs(y[2] - (100 + 3 * high[0])) < 1e-12);
+  CHECK(std::fabs(y[3] - (-1 + 0.5 * high[1])) < 1e-12);
+  // A model whose operator count disagrees with outputs, and a supervised.json whose fields disagree.
+  CHECK(qgml_predict(model, two.c_str(), x.data(), 2, 1, QGML_FLOAT64, y.data(), nullptr, nullptr, nullptr) ==
+        QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("holds 4 matrices; the model has D = 1 features and 2 target") !=
+        std::string::npos);
+  const std::string short_means = R"({"task": "regression", "D": 1, "outputs": 2, "feature_mean": [10],
+      "feature_scale": [4], "target_column": -1, "target_mean": [100], "target_scale": [3, 0.5]})";
+  CHECK(qgml_supervised_shape(short_means.c_str(), nullptr, nullptr, nullptr) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("the field 'target_mean' is not a list of 2 numbers") != std::string::npos);
+  const std::string unsorted = R"({"task": "classification", "D": 1, "outputs": 3, "target_column": -1,
+      "feature_mean": [10], "feature_scale": [4], "loss": "softmax", "classes": [5, 9, 6]})";
+  CHECK(qgml_supervised_shape(unsorted.c_str(), nullptr, nullptr, nullptr) == QGML_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(qgml_last_error()).find("'classes' is not a list of two or more distinct class values") !=
+        std::string::npos);
+  qgml_model_destroy(model2);
+  qgml_model_destroy(model);
+}
+
 TEST_CASE("C API: qgml_run_predict of a trained run equals qgml predict's output", "[bindings][c-api][c-api-train]") {
   const fs::path dir = scratch("run-predict");
   const int t = 120;

@@ -64,9 +64,9 @@ program test_fortran_module
   call check(qgml_settings_set(s, "output.directory", "qgml-fortran-module-runs") == QGML_OK, "output.directory")
   call check(qgml_train(s, rows, r) == QGML_OK, "qgml_train: "//qgml_last_error())
   call expect_error(qgml_run_predict(r, features, three), &
-                    "qgml_run_predict: prediction must have T = size(x, 2) = 60 entries (got 3)")
+                    "qgml_run_predict: prediction must have 1 x T = 60 entries (got 3)")
   call expect_error(qgml_run_predict(r, features, prediction, output=three), &
-                    "qgml_run_predict: output must have T = size(x, 2) = 60 entries (got 3)")
+                    "qgml_run_predict: output must have C x T = 60 entries (got 3)")
   call check(qgml_run_predict(r, features, prediction, output=output, failed=failed) == QGML_OK, &
              "qgml_run_predict: "//qgml_last_error())
   call check(failed == 0, "qgml_run_predict: no failed points")

@@ -1,7 +1,7 @@
 """qgml.QCMLRegressor and qgml.QCMLClassifier (bindings/python/qgml/supervised.py): scikit-learn's own
 conformance suite at the defaults, predictions equal to the program's `qgml predict`, learning on
-held-out points (two and three classes), pickling, pipelines and grid search, and qgml.predict /
-Run.predict."""
+held-out points (two and three classes, softmax and one-vs-rest; several regression outputs), pickling,
+pipelines and grid search, and qgml.predict / Run.predict."""
 
 import os
 import pickle
@@ -66,20 +66,49 @@ def test_classifier_with_string_labels_probabilities_and_decision_function():
     assert np.allclose(p[:, 1], 1 / (1 + np.exp(-z)))
 
 
-def test_three_classes_one_versus_rest():
+def test_three_classes_softmax_and_one_versus_rest():
     from sklearn.datasets import load_wine
 
     x, y = load_wine(return_X_y=True)
     xtr, xte, ytr, yte = train_test_split(x, y, test_size=0.3, random_state=0, stratify=y)
+    # The default: one model with a target operator per class and the softmax loss.
     clf = qgml.QCMLClassifier().fit(xtr, ytr)
-    assert list(clf.classes_) == [0, 1, 2] and len(clf.models_) == 3
+    assert list(clf.classes_) == [0, 1, 2] and len(clf.models_) == 1 and clf.multi_class_ == "softmax"
+    assert clf.models_[0].shape[0] == 13 + 3
+    assert clf.supervised_[0]["loss"] == "softmax" and clf.supervised_[0]["classes"] == [0, 1, 2]
     assert clf.score(xte, yte) > 0.9
     z, p = clf.decision_function(xte), clf.predict_proba(xte)
     assert z.shape == (len(xte), 3) and p.shape == (len(xte), 3)
     assert np.allclose(p.sum(axis=1), 1.0)
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    assert np.allclose(p, e / e.sum(axis=1, keepdims=True))
     assert np.array_equal(clf.predict(xte), clf.classes_[np.argmax(z, axis=1)])
-    # Each model is class k against the others: its supervised.json has the classes 0 and 1.
-    assert all(s["negative_class"] == 0 and s["positive_class"] == 1 for s in clf.supervised_)
+    # The probabilities are those of qgml predict's softmax.
+    direct = qgml.predict(clf.models_[0], clf.supervised_[0], xte)
+    assert direct.probability.shape == (len(xte), 3) and np.allclose(direct.probability, p, rtol=0, atol=1e-12)
+    # One-vs-rest: one binary model per class, each with the classes 0 and 1.
+    ovr = qgml.QCMLClassifier(multi_class="ovr").fit(xtr, ytr)
+    assert len(ovr.models_) == 3 and ovr.multi_class_ == "ovr"
+    assert ovr.score(xte, yte) > 0.9
+    assert all(s["negative_class"] == 0 and s["positive_class"] == 1 for s in ovr.supervised_)
+    assert np.allclose(ovr.predict_proba(xte).sum(axis=1), 1.0)
+    with pytest.raises(ValueError, match="multi_class"):
+        qgml.QCMLClassifier(multi_class="multinomial").fit(xtr, ytr)
+
+
+def test_regressor_with_several_outputs_trains_one_model():
+    x, y = regression_data(400, 8)
+    y2 = np.column_stack([y, 0.5 * (x[:, 0] - 10) ** 2 - 3])
+    xtr, xte, ytr, yte = train_test_split(x, y2, test_size=0.25, random_state=0)
+    model = qgml.QCMLRegressor(N=6, lr=0.05).fit(xtr, ytr)
+    assert model.n_outputs_ == 2 and model.model_.shape == (4, 6, 6)
+    assert model.supervised_["outputs"] == 2 and model.supervised_["target_columns"] == [2, 3]
+    pred = model.predict(xte)
+    assert pred.shape == (len(xte), 2)
+    assert model.score(xte, yte) > 0.8
+    # A column vector of targets predicts a column.
+    one = qgml.QCMLRegressor(**FAST).fit(xtr, ytr[:, :1])
+    assert one.n_outputs_ == 1 and one.predict(xte).shape == (len(xte), 1)
 
 
 def test_one_class_is_refused():

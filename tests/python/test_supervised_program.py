@@ -135,12 +135,122 @@ def test_patience_stops_after_the_best_validation_epoch_and_keeps_its_operators(
     assert len(history(run_dir)) == len(h)
 
 
+def three_blobs(seed, count, labels=(10, 20, 30)):
+    rng = np.random.default_rng(seed)
+    centres = np.array([[1.0, 0.0], [-0.5, 0.87], [-0.5, -0.87]])
+    k = np.arange(count) % 3
+    x = centres[k] + 0.35 * rng.normal(size=(count, 2))
+    return np.column_stack([x, np.asarray(labels, dtype=float)[k]])
+
+
+def test_three_classes_train_with_softmax_and_predict_reproduces_the_validation_metrics(program, tmp_path):
+    data, validation = tmp_path / "train.csv", tmp_path / "validation.csv"
+    write_points(data, three_blobs(1, 150))
+    points = three_blobs(2, 60)
+    write_points(validation, points)
+    out = tmp_path / "runs"
+    r = run(program, "train", str(data), "--task", "classification", "--data.validation_file", str(validation),
+            "--model.N", "4", "--training.epochs", "40", "--training.batch_size", "32", "--training.lr", "0.05",
+            "--training.patience", "0", "--analysis.enabled", "false", "--output.plots", "false",
+            "--output.directory", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "automatic: training.loss = softmax (3 classes" in r.stdout
+    assert "automatic: model.outputs = 3 target operators (one per class)" in r.stdout
+    assert "classes: 10, 20, 30 -> 0 .. 2" in r.stdout
+    assert "final validation recall per class 10 " in r.stdout
+    (run_dir,) = list(out.iterdir())
+    with open(run_dir / "supervised.json") as f:
+        sup = json.load(f)
+    assert sup["loss"] == "softmax" and sup["outputs"] == 3 and sup["classes"] == [10, 20, 30]
+    assert np.load(run_dir / "final_matrices.npy").shape == (5, 4, 4)
+    last = history(run_dir)[-1]
+    assert float(last["validation_accuracy"]) > 0.9
+    pred_file = tmp_path / "labels.csv"
+    r = run(program, "predict", "--run", str(run_dir), "--data", str(validation), "--output", str(pred_file))
+    assert r.returncode == 0, r.stderr
+    assert "recall per class: 10 " in r.stdout
+    with open(pred_file) as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0].keys()) == ["probability_10", "probability_20", "probability_30", "label", "target"]
+    p = np.array([[float(row[f"probability_{c}"]) for c in (10, 20, 30)] for row in rows])
+    labels = np.array([float(row["label"]) for row in rows])
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(labels, np.array([10.0, 20.0, 30.0])[np.argmax(p, axis=1)])
+    accuracy = np.mean(labels == points[:, 2])
+    assert abs(accuracy - float(last["validation_accuracy"])) < 1e-12
+
+
+def test_two_outputs_train_one_model_with_a_target_operator_each(program, tmp_path):
+    rng = np.random.default_rng(7)
+
+    def rows(count):
+        x = rng.uniform(-1.5, 1.5, size=(count, 2))
+        # Layout x0, y0, x1, y1: the targets are columns 1 and 3.
+        return np.column_stack([x[:, 0], np.sin(x[:, 0]) * 4 + 1, x[:, 1], 0.5 * x[:, 0] * x[:, 1]])
+
+    data, validation = tmp_path / "train.csv", tmp_path / "validation.csv"
+    write_points(data, rows(240))
+    points = rows(80)
+    write_points(validation, points)
+    out = tmp_path / "runs"
+    r = run(program, "train", str(data), "--task", "regression", "--data.target_columns", "1,3",
+            "--data.validation_file", str(validation), "--model.N", "4", "--training.epochs", "40",
+            "--training.batch_size", "64", "--training.lr", "0.05", "--training.patience", "0",
+            "--analysis.enabled", "false", "--output.plots", "false", "--output.directory", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "targets from columns 1, 3 of" in r.stdout
+    assert "automatic: model.outputs = 2 target operators (one per target column)" in r.stdout
+    assert "final validation R^2 per output 0 " in r.stdout
+    (run_dir,) = list(out.iterdir())
+    with open(run_dir / "supervised.json") as f:
+        sup = json.load(f)
+    assert sup["outputs"] == 2 and sup["target_columns"] == [1, 3] and len(sup["target_mean"]) == 2
+    assert np.load(run_dir / "final_matrices.npy").shape == (4, 4, 4)
+    last = history(run_dir)[-1]
+    assert float(last["validation_r2"]) > 0.5
+    pred_file = tmp_path / "predictions.csv"
+    r = run(program, "predict", "--run", str(run_dir), "--data", str(validation), "--output", str(pred_file))
+    assert r.returncode == 0, r.stderr
+    assert "R^2 per output: 0 " in r.stdout
+    with open(pred_file) as f:
+        got = list(csv.DictReader(f))
+    assert list(got[0].keys()) == ["prediction_0", "prediction_1", "target_0", "target_1"]
+    pred = np.array([[float(row["prediction_0"]), float(row["prediction_1"])] for row in got])
+    truth = points[:, [1, 3]]
+    np.testing.assert_allclose([[float(row["target_0"]), float(row["target_1"])] for row in got], truth, rtol=0,
+                               atol=1e-15)
+    r2 = [1 - np.sum((pred[:, c] - truth[:, c]) ** 2) / np.sum((truth[:, c] - truth[:, c].mean()) ** 2)
+          for c in range(2)]
+    assert abs(np.mean(r2) - float(last["validation_r2"])) < 1e-9
+    # A features-only file gives the same predictions.
+    features = tmp_path / "features.csv"
+    write_points(features, points[:, [0, 2]])
+    r = run(program, "predict", "--run", str(run_dir), "--data", str(features), "--output", str(pred_file))
+    assert r.returncode == 0, r.stderr
+    with open(pred_file) as f:
+        again = np.array([[float(row["prediction_0"]), float(row["prediction_1"])] for row in csv.DictReader(f)])
+    np.testing.assert_allclose(again, pred, rtol=0, atol=0)
+
+
 def test_supervised_input_errors_name_the_problem(program, tmp_path):
     data = tmp_path / "three.csv"
     write_points(data, [[0.1 * i, 0.2, i % 3] for i in range(30)])
-    r = run(program, "train", str(data), "--task", "classification", "--output.directory", str(tmp_path / "r"))
+    r = run(program, "train", str(data), "--task", "classification", "--training.loss", "logistic",
+            "--output.directory", str(tmp_path / "r"))
     assert r.returncode != 0
-    assert "two classes" in r.stderr and "three.csv" in r.stderr
+    assert "logistic takes two classes" in r.stderr and "0, 1, 2" in r.stderr
+    r = run(program, "train", str(data), "--task", "classification", "--model.outputs", "2",
+            "--output.directory", str(tmp_path / "r"))
+    assert r.returncode != 0 and "model.outputs = 2" in r.stderr
+    r = run(program, "train", str(data), "--task", "classification", "--data.target_columns", "1,2",
+            "--output.directory", str(tmp_path / "r"))
+    assert r.returncode != 0 and "one target column" in r.stderr
+    r = run(program, "train", str(data), "--task", "regression", "--data.target_columns", "1,x",
+            "--output.directory", str(tmp_path / "r"))
+    assert r.returncode != 0 and "'x' is not a column index" in r.stderr
+    r = run(program, "train", str(data), "--task", "regression", "--data.target_columns", "1,-2",
+            "--output.directory", str(tmp_path / "r"))
+    assert r.returncode != 0 and "names column 1 again" in r.stderr
     r = run(program, "train", str(data), "--task", "regression", "--data.target_column", "7",
             "--output.directory", str(tmp_path / "r"))
     assert r.returncode != 0 and "data.target_column = 7" in r.stderr

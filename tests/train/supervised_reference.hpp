@@ -1,14 +1,14 @@
-// Host reference, in double, of the supervised objective and its exact gradient (docs/supervised.md),
-// the oracle for the supervised kernels. Per point, from a full eigendecomposition of
+// Host reference, in double, of the supervised objective and its exact gradient (docs/supervised.md,
+// sections 5 and 11), the oracle for the supervised kernels. Per point, from a full eigendecomposition of
 // H(x) = 1/2 sum_k (A_k - x_k)^2 (formed directly, not as S - sum_k x_k A_k + |x|^2 / 2):
-//   y_hat = <psi|B|psi>,  e = y_hat - y,  l' = dl/dy_hat (train/supervised_loss.hpp),
+//   y_hat_c = <psi|B_c|psi>,  l and g_c = dl/dy_hat_c (point_loss, train/supervised_loss.hpp),
 //   R = sum_{n>=1} |n><n| f(E_n - E_0),  f(g) = g / (g^2 + eta^2)  (spec 2.6, model/degeneracy.hpp),
-//   s = lambda (1 - w) sum_k r_k A_k psi + (l' / 2) B psi,  phi = R s,  r = xbar - x,
+//   s = lambda (1 - w) sum_k r_k A_k psi + sum_c (g_c / 2) B_c psi,  phi = R s,  r = xbar - x,
 //   b_l = (A_l - x_l) psi,  c_l = (A_l - x_l) phi,
 //   grad_{A_l} = M_l + M_l^H,  M_l = |a_l><psi| + |e_l><phi|,
 //   a_l = lambda w b_l + lambda (1 - w) r_l psi - c_l,  e_l = -b_l,
-//   grad_B = l' |psi><psi|,
-// averaged over the points, plus the commutator penalty over the D + 1 matrices A_1..A_D, B.
+//   grad_{B_c} = g_c |psi><psi|,
+// averaged over the points, plus the commutator penalty over the D + C matrices A_1..A_D, B_1..B_C.
 // The objective is L = mean_t l_t + lambda mean_t [d_t^2 + w sigma_t^2] + gamma P(A_1..A_D, B), with
 // w, the penalty kind, gamma (penalty_weight) and the degeneracy policy taken from LossSettings.
 #pragma once
@@ -41,14 +41,15 @@ struct SupervisedObjective {
 };
 
 struct SupervisedReference {
-  double loss = 0;          // mean_t l_t + lambda mean_t [d_t^2 + w sigma_t^2] + gamma P
-  double supervised = 0;    // mean_t l_t
-  double unsupervised = 0;  // mean_t [d_t^2 + w sigma_t^2]
-  double penalty = 0;       // gamma P
-  std::vector<double> y_hat;
+  double loss = 0;            // mean_t l_t + lambda mean_t [d_t^2 + w sigma_t^2] + gamma P
+  double supervised = 0;      // mean_t l_t
+  double unsupervised = 0;    // mean_t [d_t^2 + w sigma_t^2]
+  double penalty = 0;         // gamma P
+  std::vector<double> y_hat;  // count x C
   int degenerate_points = 0;
-  HostMatrices grad_a;  // D x N x N, Hermitian
-  HostMatrix grad_b;    // N x N, Hermitian
+  HostMatrices grad_a;              // D x N x N, Hermitian
+  HostMatrix grad_b;                // N x N, Hermitian: grad_bs[0]
+  std::vector<HostMatrix> grad_bs;  // C of them
 };
 
 namespace reference {
@@ -130,14 +131,18 @@ inline double add_penalty(const std::vector<HostMatrix>& m, PenaltyKind kind, do
 
 }  // namespace reference
 
-// The objective and its gradient for the points x (count x D, row-major) with targets y (count).
-inline SupervisedReference supervised_reference(const HostMatrices& a, const HostMatrix& b,
+// The objective and its gradient for the points x (count x D, row-major) with targets y (count x
+// target_columns(loss, C), row-major) and the C target operators bs.
+inline SupervisedReference supervised_reference(const HostMatrices& a, const std::vector<HostMatrix>& bs,
                                                 const std::vector<double>& x, const std::vector<double>& y,
                                                 const SupervisedObjective& objective) {
   using reference::Vector;
-  const int d = a.D, n = a.N, count = int(y.size());
-  if (int(x.size()) != count * d || b.n != n || count == 0)
+  const int d = a.D, n = a.N, outputs = int(bs.size());
+  const int columns = target_columns(objective.loss, outputs), count = d > 0 ? int(x.size()) / d : 0;
+  if (outputs < 1 || int(x.size()) != count * d || int(y.size()) != count * columns || count == 0)
     throw std::runtime_error("qgml::test::supervised_reference: sizes do not match");
+  for (const HostMatrix& b : bs)
+    if (b.n != n) throw std::runtime_error("qgml::test::supervised_reference: B is not N x N");
   const LossSettings& s = objective.settings;
   const double w = s.w, lambda = objective.lambda, delta = objective.huber_delta;
   const double eta_rel = degeneracy_eta<double>(s), tol = degeneracy_tolerance<double>(s);
@@ -146,7 +151,7 @@ inline SupervisedReference supervised_reference(const HostMatrices& a, const Hos
   out.grad_b = HostMatrix(n);
   std::vector<HostMatrix> am;
   for (int k = 0; k < d; ++k) am.push_back(matrix_of(a, k));
-  std::vector<HostMatrix> grads(d + 1, HostMatrix(n));
+  std::vector<HostMatrix> grads(d + outputs, HostMatrix(n));
   for (int t = 0; t < count; ++t) {
     const double* xt = &x[std::size_t(t) * d];
     // H = 1/2 sum_k (A_k - x_k)^2.
@@ -171,21 +176,30 @@ inline SupervisedReference supervised_reference(const HostMatrices& a, const Hos
       d2 += r[k] * r[k];
       sigma2 += reference::inner(yk[k], yk[k]).real() - xbar * xbar;
     }
-    const Vector beta = reference::apply(b, psi);
-    const double y_hat = reference::inner(psi, beta).real();
-    const double l = supervised_loss_value(objective.loss, y_hat, y[t], delta);
-    const double dl = supervised_loss_derivative(objective.loss, y_hat, y[t], delta);
-    out.y_hat.push_back(y_hat);
+    std::vector<Vector> beta;
+    std::vector<double> y_hat;
+    for (const HostMatrix& b : bs) {
+      beta.push_back(reference::apply(b, psi));
+      y_hat.push_back(reference::inner(psi, beta.back()).real());
+      out.y_hat.push_back(y_hat.back());
+    }
+    const auto output = [&](int c) { return y_hat[std::size_t(c)]; };
+    const auto target = [&](int j) { return y[std::size_t(t) * columns + j]; };
+    double log_partition = 0;
+    const double l = point_loss(objective.loss, outputs, output, target, delta, log_partition);
+    std::vector<double> half_dl;
+    for (int c = 0; c < outputs; ++c)
+      half_dl.push_back(point_half_derivative(objective.loss, outputs, output, target, delta, log_partition, c));
     out.supervised += l / count;
     out.unsupervised += (d2 + w * sigma2) / count;
     const bool degenerate = ground_state_degenerate(n, e0, n > 1 ? eig.values[1] : e0, e_max, tol);
     if (degenerate) ++out.degenerate_points;
     const double weight = (s.degeneracy == DegeneracyPolicy::skip && degenerate) ? 0.0 : 1.0 / count;
-    // s = lambda (1 - w) sum_k r_k y_k + (l' / 2) B psi;  phi = R s.
+    // s = lambda (1 - w) sum_k r_k y_k + sum_c (g_c / 2) B_c psi;  phi = R s.
     Vector src(n, 0.0);
     for (int i = 0; i < n; ++i) {
       for (int k = 0; k < d; ++k) src[i] += lambda * (1 - w) * r[k] * yk[k][i];
-      src[i] += 0.5 * dl * beta[i];
+      for (int c = 0; c < outputs; ++c) src[i] += half_dl[std::size_t(c)] * beta[std::size_t(c)][i];
     }
     const double eta = eta_rel * spectral_scale(e0, e_max);
     Vector phi(n, 0.0);
@@ -206,20 +220,30 @@ inline SupervisedReference supervised_reference(const HostMatrices& a, const Hos
       reference::add_symmetrized(grads[l], weight, al, psi);
       reference::add_symmetrized(grads[l], weight, el, phi);
     }
-    // grad_B += weight l' |psi><psi| = weight (|(l'/2) psi><psi| + h.c.).
-    Vector half(n);
-    for (int i = 0; i < n; ++i) half[i] = 0.5 * dl * psi[i];
-    reference::add_symmetrized(grads[d], weight, half, psi);
+    // grad_{B_c} += weight g_c |psi><psi| = weight (|(g_c/2) psi><psi| + h.c.).
+    for (int c = 0; c < outputs; ++c) {
+      Vector half(n);
+      for (int i = 0; i < n; ++i) half[i] = half_dl[std::size_t(c)] * psi[i];
+      reference::add_symmetrized(grads[std::size_t(d + c)], weight, half, psi);
+    }
   }
   std::vector<HostMatrix> all = am;
-  all.push_back(b);
+  all.insert(all.end(), bs.begin(), bs.end());
   out.penalty = reference::add_penalty(all, s.penalty, s.penalty_weight, grads);
   out.loss = out.supervised + lambda * out.unsupervised + out.penalty;
   for (int l = 0; l < d; ++l)
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) out.grad_a(l, i, j) = grads[l](i, j);
-  out.grad_b = grads[d];
+  out.grad_bs.assign(grads.begin() + d, grads.end());
+  out.grad_b = out.grad_bs[0];
   return out;
+}
+
+// One target operator B and one target per point.
+inline SupervisedReference supervised_reference(const HostMatrices& a, const HostMatrix& b,
+                                                const std::vector<double>& x, const std::vector<double>& y,
+                                                const SupervisedObjective& objective) {
+  return supervised_reference(a, std::vector<HostMatrix>{b}, x, y, objective);
 }
 
 }  // namespace qgml::test

@@ -454,7 +454,7 @@ TEMPLATE_TEST_CASE(
               CHECK(std::abs(sums(loss_penalty) - r.penalty) <= tol * std::max(1.0, r.penalty));
               double prediction_error = 0;
               for (int t = 0; t < count; ++t)
-                prediction_error = std::max(prediction_error, std::abs(double(predictions(t)) - r.y_hat[t]));
+                prediction_error = std::max(prediction_error, std::abs(double(predictions(t, 0)) - r.y_hat[t]));
               CHECK(prediction_error <= tol * std::max(1.0, max_abs(p.b.a)));
               const double scale = std::max({1.0, max_abs(r.grad_a.values), max_abs(r.grad_b.a)});
               double diff = 0;
@@ -490,7 +490,12 @@ TEST_CASE("a supervised LossGradient refuses the unsupervised calls, and an unsu
   CHECK_THROWS_AS(
       unsupervised.compute_supervised(exec, features, b, points, y, LossSettings{}, SupervisedSettings{}, 0.25, false),
       Error);
-  CHECK_THROWS_AS((LossGradient<double, Space>(2, 3, 4, LossKernel::automatic, 2)), Error);
+  CHECK_THROWS_AS((LossGradient<double, Space>(2, 3, 4, LossKernel::automatic, -1)), Error);
+  // A LossGradient for 2 target operators refuses one B, and supervised settings of another C.
+  LossGradient<double, Space> two(2, 3, 4, LossKernel::automatic, 2);
+  CHECK(two.gradient().extent(0) == 4);
+  CHECK_THROWS_AS(
+      two.compute_supervised(exec, features, b, points, y, LossSettings{}, SupervisedSettings{}, 0.25, false), Error);
 }
 
 TEMPLATE_TEST_CASE("TargetPredictor predicts the reference's y_hat (packed ground-state kernel on CPUs)",

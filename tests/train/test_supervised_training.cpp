@@ -318,7 +318,7 @@ TEMPLATE_TEST_CASE("supervised training runs alike on the fused host, team and s
   }
 }
 
-TEST_CASE("supervised training refuses a loss that does not fit the task and a configuration without B",
+TEST_CASE("supervised training refuses a loss that does not fit the task, too few operators, too few targets",
           "[supervised][training]") {
   using Space = Kokkos::DefaultHostExecutionSpace;
   const Space exec;
@@ -335,7 +335,22 @@ TEST_CASE("supervised training refuses a loss that does not fit the task and a c
   auto one = qr_configuration<double>(1, matrix_n, 1, exec);
   const auto one_column = to_device_points<double, Space>(std::vector<double>(10, 0.5), 10, 1);
   CHECK_THROWS_WITH((Trainer<double, Space>(one, one_column, supervised_settings(Task::regression, 1, 0), exec)),
-                    Catch::Matchers::ContainsSubstring("the target operator B"));
+                    Catch::Matchers::ContainsSubstring("the 1 target operator(s)"));
+  // Softmax over 3 classes needs 3 target operators after the features, and logistic takes one output.
+  s = supervised_settings(Task::classification, 1, 0);
+  s.supervised.loss = SupervisedLoss::softmax;
+  s.supervised.outputs = 3;
+  CHECK_THROWS_WITH((Trainer<double, Space>(config, data, s, exec)),
+                    Catch::Matchers::ContainsSubstring("the 3 target operator(s) in the configuration, got 3"));
+  s.supervised.loss = SupervisedLoss::logistic;
+  CHECK_THROWS_WITH((Trainer<double, Space>(config, data, s, exec)),
+                    Catch::Matchers::ContainsSubstring("1 for the logistic loss"));
+  // Two outputs of a regression: the points need two target columns.
+  auto four = qr_configuration<double>(features + 2, matrix_n, 1, exec);
+  s = supervised_settings(Task::regression, 1, 0);
+  s.supervised.outputs = 2;
+  CHECK_THROWS_WITH((Trainer<double, Space>(four, data, s, exec)),
+                    Catch::Matchers::ContainsSubstring("expected 4 (the D = 2 coordinates, then 2 target column(s))"));
 }
 
 TEST_CASE("a supervised history round-trips through history.csv with its metric columns", "[supervised][training]") {

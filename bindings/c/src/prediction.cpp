@@ -1,4 +1,4 @@
-// Supervised prediction (docs/supervised.md, section 1) through the program's own code
+// Supervised prediction (docs/supervised.md, sections 1 and 11) through the program's own code
 // (qgml::app::predict_supervised): from a run directory, or from a model and a supervised.json's text.
 #include <cmath>
 #include <cstring>
@@ -46,9 +46,45 @@ void predict(const qgml::HostMatrices& operators, const std::string& json, const
   if (failed) *failed = p.failed;
 }
 
+// The text of a run directory's supervised.json; QGML_ERROR_IO naming it where it cannot be read.
+std::string run_supervised_json(const qgml_run* r, const fs::path& path, const char* f) {
+  std::ifstream in(path);
+  if (!in)
+    throw Failure{QGML_ERROR_IO, std::string(f) + ": '" + path.string() +
+                                     "' cannot be opened (not the run directory of a regression or "
+                                     "classification run?)"};
+  (void)r;
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void shape(const std::string& json, const std::string& source, int* d, int* outputs, int* classes) {
+  int features = 0;
+  const qgml::app::SupervisedTransform tr = qgml::app::parse_supervised_transform(json, source, features);
+  if (d) *d = features;
+  if (outputs) *outputs = tr.outputs();
+  if (classes) *classes = int(tr.classes.size());
+}
+
 }  // namespace
 
 extern "C" {
+
+int qgml_supervised_shape(const char* supervised_json, int* d, int* outputs, int* classes) {
+  const char* f = "qgml_supervised_shape";
+  return guarded(f, QGML_ERROR_INVALID_ARGUMENT, [&] {
+    require_pointer(supervised_json, f, "supervised_json");
+    shape(supervised_json, "supervised_json", d, outputs, classes);
+  });
+}
+
+int qgml_run_supervised_shape(const qgml_run* r, int* d, int* outputs, int* classes) {
+  const char* f = "qgml_run_supervised_shape";
+  return guarded(f, QGML_ERROR_IO, [&] {
+    qgml::capi::require_handle(r, f, "run");
+    const fs::path json_path = fs::path(r->dir) / "supervised.json";
+    shape(run_supervised_json(r, json_path, f), json_path.string(), d, outputs, classes);
+  });
+}
 
 int qgml_run_predict(const qgml_run* r, const void* points, int64_t t, int d, qgml_dtype dtype, double* prediction,
                      double* probability, double* output, int64_t* failed) {
@@ -56,12 +92,7 @@ int qgml_run_predict(const qgml_run* r, const void* points, int64_t t, int d, qg
   return guarded(f, QGML_ERROR_IO, [&] {
     qgml::capi::require_handle(r, f, "run");
     const fs::path json_path = fs::path(r->dir) / "supervised.json";
-    std::ifstream in(json_path);
-    if (!in)
-      throw Failure{QGML_ERROR_IO, std::string(f) + ": '" + json_path.string() +
-                                       "' cannot be opened (not the run directory of a regression or "
-                                       "classification run?)"};
-    const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string json = run_supervised_json(r, json_path, f);
     const qgml::HostMatrices operators = qgml::capi::run_matrices(r, f);
     predict(operators, json, json_path.string(), "the model of run '" + r->dir + "'", points, t, d, dtype, prediction,
             probability, output, failed, f);

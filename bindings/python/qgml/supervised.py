@@ -2,8 +2,9 @@
 
 Both train as ``qgml train`` with ``task: regression`` or ``task: classification`` (docs/supervised.md):
 feature matrices A_1..A_D encode a point x into the ground state psi_0(x) of
-H(x) = 1/2 sum_k (A_k - x_k)^2 and a learned target operator B reads the prediction
-y_hat = <psi_0|B|psi_0> (a logit for classification). Predictions run the program's own code
+H(x) = 1/2 sum_k (A_k - x_k)^2 and learned target operators B_c read the predictions
+y_hat_c = <psi_0|B_c|psi_0> (one per regression output; logits for classification: one for two classes,
+one per class with the softmax loss, section 11). Predictions run the program's own code
 (``qgml predict``) through the C interface, with the standardisation the run applied.
 """
 
@@ -34,10 +35,12 @@ else:
 
 
 class Prediction(NamedTuple):
-    """What :func:`predict` returns: ``prediction`` (T,) the target in its units (regression) or the
-    predicted class (classification); ``probability`` (T,) P(positive class) for classification, else
-    None; ``output`` (T,) the model's output <psi_0|B|psi_0> (the logit of P(positive class), or the
-    standardised target); ``failed`` the number of points whose eigensolve failed (their outputs are NaN)."""
+    """What :func:`predict` returns: ``prediction`` the targets in their units (regression: (T,), or
+    (T, C) for C outputs) or the predicted class (classification, (T,)); ``probability`` for
+    classification P(positive class) (T,) for two classes with the logistic loss, P(class k) (T, K) for
+    softmax, else None; ``output`` the model's outputs <psi_0|B_c|psi_0> ((T,), or (T, C)): the logits, or
+    the standardised targets; ``failed`` the number of points whose eigensolve failed (their outputs are
+    NaN)."""
 
     prediction: np.ndarray
     probability: Optional[np.ndarray]
@@ -48,18 +51,25 @@ class Prediction(NamedTuple):
 def predict(model: Any, supervised: Any, X: Any) -> Prediction:
     """The predictions of a supervised model at the points X (T, D), in the training data's units.
 
-    ``model``: the run's configuration (D + 1 matrices, A_1..A_D then B), a :class:`MatrixConfiguration`
-    or a :class:`Run`; ``supervised``: the run's ``supervised.json`` as text or as a mapping (the
-    standardisation and, for classification, the two classes). ``Run.predict`` reads both from the
-    run directory.
+    ``model``: the run's configuration (D + C matrices, A_1..A_D then the target operators B_1..B_C), a
+    :class:`MatrixConfiguration` or a :class:`Run`; ``supervised``: the run's ``supervised.json`` as text
+    or as a mapping (the standardisation, the number of outputs and, for classification, the classes).
+    ``Run.predict`` reads both from the run directory.
     """
     text = supervised if isinstance(supervised, str) else json.dumps(supervised)
-    task = json.loads(text).get("task")
+    fields = json.loads(text)
+    classification = fields.get("task") == "classification"
+    outputs = int(fields.get("outputs", 1))
+    classes = len(fields.get("classes", ())) if classification else 0
     x = as_points(X)
     t = x.shape[0]
-    prediction = np.empty(t, dtype=np.float64)
-    probability = np.empty(t, dtype=np.float64) if task == "classification" else None
-    output = np.empty(t, dtype=np.float64)
+
+    def rows(columns: int) -> np.ndarray:
+        return np.empty(t if columns == 1 else (t, columns), dtype=np.float64)
+
+    prediction = rows(1 if classification else outputs)
+    probability = rows(classes if outputs > 1 else 1) if classification else None
+    output = rows(outputs)
     failed = _qgml.predict(_model_of(model), text, x, prediction, probability, output)
     if failed:
         warnings.warn(f"qgml: {failed} of {t} points have no prediction (their eigensolve failed): NaN",
@@ -122,10 +132,13 @@ class _QCMLEstimator(_Base):
         self.output_directory = output_directory
         self.quiet = quiet
 
-    def _settings(self, directory: str) -> dict:
+    def _settings(self, directory: str, targets: int = 1) -> dict:
         s = parameter_settings(self, _PARAMETERS)
         s["task"] = self._task
-        s["data.target_column"] = -1
+        if targets == 1:
+            s["data.target_column"] = -1
+        else:  # the last `targets` columns, in order
+            s["data.target_columns"] = ",".join(str(j - targets) for j in range(targets))
         s["analysis.enabled"] = False
         s["output.directory"] = directory
         if self.output_directory is None:
@@ -133,12 +146,14 @@ class _QCMLEstimator(_Base):
         return s
 
     def _train(self, x: np.ndarray, y: np.ndarray) -> tuple:
-        """Trains on the rows [x, y]: (model, supervised.json, history, run directory or None)."""
+        """Trains on the rows [x, y] (y: (T,) or (T, C) targets): (model, supervised.json, history, run
+        directory or None)."""
         ensure()
         rows = np.ascontiguousarray(np.column_stack([x, y]), dtype=np.float64)
+        targets = 1 if y.ndim == 1 else y.shape[1]
         directory = self.output_directory or tempfile.mkdtemp(prefix=f"qgml-{self._task}-")
         try:
-            run = Trainer(self._settings(directory)).train(rows, quiet=self.quiet)
+            run = Trainer(self._settings(directory, targets)).train(rows, quiet=self.quiet)
             with open(os.path.join(run.run_dir, "supervised.json")) as f:
                 supervised = json.load(f)
             return (run.model, supervised, run.history_table(),
@@ -158,11 +173,13 @@ class _QCMLEstimator(_Base):
 
 
 class QCMLRegressor(RegressorMixin, _QCMLEstimator):
-    """Regression by quantum cognition machine learning: y_hat(x) = <psi_0(x)|B|psi_0(x)>.
+    """Regression by quantum cognition machine learning: y_hat_c(x) = <psi_0(x)|B_c|psi_0(x)>.
 
     ``fit(X, y)`` trains as ``qgml train`` with ``task: regression`` on the rows [X, y]: the features
-    z-scored, the target standardised, 20 % of the points held out for early stopping with patience (the
-    program's defaults; docs/supervised.md). Every parameter left at None keeps the program's default.
+    z-scored, each target standardised, 20 % of the points held out for early stopping with patience
+    (the program's defaults; docs/supervised.md). y of shape (T, C) trains C outputs, one target
+    operator each, in one model (docs/supervised.md section 11). Every parameter left at None keeps the
+    program's default.
 
     Parameters
     ----------
@@ -182,9 +199,11 @@ class QCMLRegressor(RegressorMixin, _QCMLEstimator):
     Attributes
     ----------
     model_ : MatrixConfiguration
-        A_1..A_D and B (D + 1 matrices), in the standardised coordinates.
+        A_1..A_D and B_1..B_C (D + C matrices), in the standardised coordinates.
     supervised_ : dict
-        The run's supervised.json: the standardisation of the features and the target.
+        The run's supervised.json: the standardisation of the features and the targets.
+    n_outputs_ : int
+        C, the outputs (columns of y).
     history_ : dict of ndarray
         The run's history.csv by column (loss, train and validation metrics per epoch).
     n_epochs_ : int
@@ -197,37 +216,57 @@ class QCMLRegressor(RegressorMixin, _QCMLEstimator):
     _fitted_attribute = "model_"
 
     def fit(self, X: Any, y: Any):
-        """Trains on X (T, D) and the targets y (T,); returns self."""
+        """Trains on X (T, D) and the targets y (T,) or (T, C); returns self."""
         _require_sklearn()
-        x, target = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
-        self.model_, self.supervised_, self.history_, self.run_dir_ = self._train(x, target)
+        x, target = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True,
+                                  ensure_min_samples=2)
+        self._column_targets = target.ndim == 2
+        y2 = target.reshape(len(target), -1)
+        self.model_, self.supervised_, self.history_, self.run_dir_ = self._train(
+            x, y2 if y2.shape[1] > 1 else y2[:, 0])
+        self.n_outputs_ = y2.shape[1]
         self.n_epochs_ = len(self.history_.get("epoch", ()))
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        """The predicted targets (T,), in their units; NaN where a point's eigensolve failed."""
+        """The predicted targets (T,), or (T, C) where y had columns, in their units; NaN where a point's
+        eigensolve failed."""
         x = self._validated(X)
-        return predict(self.model_, self.supervised_, x).prediction
+        p = predict(self.model_, self.supervised_, x).prediction
+        return p.reshape(len(p), -1) if self._column_targets else p
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
 
 
 class QCMLClassifier(ClassifierMixin, _QCMLEstimator):
     """Classification by quantum cognition machine learning: P(y = c | x) from the logits
-    <psi_0(x)|B|psi_0(x)> of binary models.
+    <psi_0(x)|B_c|psi_0(x)>.
 
-    ``fit(X, y)`` trains as ``qgml train`` with ``task: classification`` and the logistic loss, on labels
-    of any type (numbers or strings) in the order of ``classes_``. Two classes: one model, P(classes_[1])
-    = sigmoid(y_hat). K > 2 classes: one-vs-rest, one model per class (class k against the others, K
-    runs of the program), P(classes_[k]) = sigmoid(y_hat_k) normalised over the classes, the predicted
-    class that of the largest logit. Parameters as :class:`QCMLRegressor`.
+    ``fit(X, y)`` trains as ``qgml train`` with ``task: classification``, on labels of any type (numbers
+    or strings) in the order of ``classes_``. Two classes: one model with the logistic loss,
+    P(classes_[1]) = sigmoid(y_hat). K > 2 classes, by ``multi_class``:
+
+    - ``"softmax"``: one model with one target operator per class and the softmax cross-entropy,
+      P(classes_[k]) = softmax(y_hat)_k (docs/supervised.md section 11; one run of the program);
+    - ``"ovr"``: one-vs-rest, one binary model per class (K runs), P(classes_[k]) = sigmoid(y_hat_k)
+      normalised over the classes;
+    - None: ``"softmax"`` (the default; perf/results/supervised-sklearn-*.md compares the two).
+
+    The predicted class is that of the largest logit. Other parameters as :class:`QCMLRegressor`.
 
     Attributes
     ----------
     classes_ : ndarray of shape (K,)
         The labels, sorted; ``predict_proba``'s columns follow them.
+    multi_class_ : str
+        What ran: ``"binary"`` (two classes), ``"softmax"`` or ``"ovr"``.
     models_ : list of MatrixConfiguration
-        A_1..A_D and B of each binary model (one for two classes, K for K > 2).
+        A_1..A_D and the target operators of each model (one model, except K for one-vs-rest).
     supervised_ : list of dict
-        Each model's supervised.json (standardisation; its classes are 0 and 1).
+        Each model's supervised.json (standardisation, classes).
     histories_ : list of dict of ndarray
         Each run's history.csv by column.
     n_epochs_ : list of int
@@ -239,18 +278,38 @@ class QCMLClassifier(ClassifierMixin, _QCMLEstimator):
     _task = "classification"
     _fitted_attribute = "models_"
 
+    def __init__(self, N: Any = None, epochs: Optional[int] = None, batch_size: Optional[int] = None,
+                 lr: Optional[float] = None, loss: Optional[str] = None, huber_delta: Optional[float] = None,
+                 unsupervised_weight: Optional[float] = None, w: Optional[float] = None,
+                 validation_fraction: Optional[float] = None, patience: Any = None, standardize: Any = None,
+                 precision: Optional[str] = None, seed: Optional[int] = None, model_seed: Optional[int] = None,
+                 settings: SettingsLike = None, output_directory: Optional[str] = None, quiet: bool = True,
+                 multi_class: Optional[str] = None):
+        super().__init__(N=N, epochs=epochs, batch_size=batch_size, lr=lr, loss=loss, huber_delta=huber_delta,
+                         unsupervised_weight=unsupervised_weight, w=w, validation_fraction=validation_fraction,
+                         patience=patience, standardize=standardize, precision=precision, seed=seed,
+                         model_seed=model_seed, settings=settings, output_directory=output_directory, quiet=quiet)
+        self.multi_class = multi_class
+
     def fit(self, X: Any, y: Any):
         """Trains on X (T, D) and the labels y (T,); returns self."""
         _require_sklearn()
+        if self.multi_class not in (None, "softmax", "ovr"):
+            raise ValueError(f"qgml: multi_class = {self.multi_class!r} (expected None, 'softmax' or 'ovr')")
         x, labels = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(labels)
         classes, codes = np.unique(labels, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(f"qgml: QCMLClassifier needs samples of at least 2 classes in the data, got 1 class "
                              f"({classes[0]!r})")
-        problems = [codes] if len(classes) == 2 else [(codes == k).astype(np.int64) for k in range(len(classes))]
+        strategy = "binary" if len(classes) == 2 else (self.multi_class or "softmax")
+        if strategy == "ovr":
+            problems = [(codes == k).astype(np.int64) for k in range(len(classes))]
+        else:
+            problems = [codes]
         runs = [self._train(x, target.astype(np.float64)) for target in problems]
         self.classes_ = classes
+        self.multi_class_ = strategy
         self.models_ = [r[0] for r in runs]
         self.supervised_ = [r[1] for r in runs]
         self.histories_ = [r[2] for r in runs]
@@ -259,11 +318,11 @@ class QCMLClassifier(ClassifierMixin, _QCMLEstimator):
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """The logits y_hat = <psi_0|B|psi_0>: (T,) of P(classes_[1]) for two classes, (T, K) of each
-        class against the others for K > 2."""
+        """The logits y_hat = <psi_0|B_c|psi_0>: (T,) of P(classes_[1]) for two classes, (T, K) for K > 2
+        (softmax's logits, or each class against the others)."""
         x = self._validated(X)
         z = np.column_stack([predict(m, s, x).output for m, s in zip(self.models_, self.supervised_)])
-        return z[:, 0] if len(self.models_) == 1 else z
+        return z[:, 0] if z.shape[1] == 1 else z
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """(T, K): P(classes_[k]) per point; each row sums to 1."""
@@ -271,6 +330,9 @@ class QCMLClassifier(ClassifierMixin, _QCMLEstimator):
         if z.ndim == 1:
             p = _sigmoid(z)
             return np.column_stack([1 - p, p])
+        if self.multi_class_ == "softmax":
+            e = np.exp(z - np.max(z, axis=1, keepdims=True))
+            return e / e.sum(axis=1, keepdims=True)
         p = _sigmoid(z)
         total = p.sum(axis=1, keepdims=True)
         # All K sigmoids underflow only for points far outside every class: then equal probabilities.

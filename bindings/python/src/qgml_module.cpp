@@ -326,15 +326,27 @@ nb::tuple dimension(const Model& m, const Settings* s, const Points<Real>& x, st
   return nb::make_tuple(dim, uncertain != 0);
 }
 
-// Supervised predictions into prediction (T) and, for a classification model, probability (T); returns
-// the number of points without a prediction (NaN).
+// Supervised predictions into prediction (T, or T x C for several regression outputs), probability
+// (classification: T for two classes with the logistic loss, T x K for softmax) and output (T, or T x C);
+// returns the number of points without a prediction (NaN).
 template <class Real>
 int64_t predict(const Model& m, const std::string& supervised_json, const Points<Real>& x, Out<double> prediction,
                 std::optional<Out<double>> probability, std::optional<Out<double>> output) {
   const auto [t, d] = points_shape<Real>(x);
-  expect_shape("prediction", prediction, {t});
-  if (probability) expect_shape("probability", *probability, {t});
-  if (output) expect_shape("output", *output, {t});
+  int features = 0, outputs = 0, classes = 0;
+  check(qgml_supervised_shape(supervised_json.c_str(), &features, &outputs, &classes));
+  const auto rows = [&](int64_t columns) {
+    return columns == 1 ? std::vector<int64_t>{t} : std::vector<int64_t>{t, columns};
+  };
+  const auto expect = [&](const char* name, const Out<double>& a, const std::vector<int64_t>& shape) {
+    if (shape.size() == 1)
+      expect_shape(name, a, {shape[0]});
+    else
+      expect_shape(name, a, {shape[0], shape[1]});
+  };
+  expect("prediction", prediction, rows(classes > 0 ? 1 : outputs));
+  if (probability) expect("probability", *probability, rows(classes > 0 && outputs > 1 ? classes : 1));
+  if (output) expect("output", *output, rows(outputs));
   qgml_model* mh = m.get();
   double* pr = prediction.data();
   double* pp = probability ? probability->data() : nullptr;
@@ -538,6 +550,7 @@ NB_MODULE(_qgml, mod) {
           "prediction"_a.noconvert(), "probability"_a.noconvert().none(), "output"_a.noconvert().none());
   mod.def("predict", &predict<double>, "model"_a, "supervised_json"_a, "points"_a, "prediction"_a.noconvert(),
           "probability"_a.noconvert().none(), "output"_a.noconvert().none(),
-          "Supervised predictions (T), P(positive class) (T, classification) and <psi_0|B|psi_0> (T) into the "
-          "given arrays; returns the number of points without a prediction.");
+          "Supervised predictions (T, or T x C outputs), class probabilities (T for two classes, T x K for "
+          "softmax) and the outputs <psi_0|B_c|psi_0> (T, or T x C) into the given arrays; returns the number of "
+          "points without a prediction.");
 }

@@ -71,4 +71,75 @@ SupervisedMetrics supervised_metrics(Task task, const double* y_hat, const doubl
   return m;
 }
 
+SupervisedMetrics supervised_metrics(Task task, SupervisedLoss loss, int outputs, const double* rows, std::size_t n) {
+  const std::size_t stride = std::size_t(outputs + target_columns(loss, outputs));
+  if (outputs == 1) return supervised_metrics(task, rows, rows + 1, n, stride);
+  SupervisedMetrics m;
+  if (n == 0 || task == Task::unsupervised) return m;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (loss == SupervisedLoss::softmax) {
+    std::vector<double> p(n * std::size_t(outputs)), member(n);
+    std::vector<double> right(std::size_t(outputs), 0), count(std::size_t(outputs), 0);
+    std::size_t correct = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double* r = rows + i * stride;
+      int best = 0;
+      double top = r[0];
+      for (int c = 1; c < outputs; ++c)
+        if (r[c] > top) top = r[c], best = c;
+      double sum = 0;
+      for (int c = 0; c < outputs; ++c) sum += std::exp(r[c] - top);
+      for (int c = 0; c < outputs; ++c) p[i * outputs + c] = std::exp(r[c] - top) / sum;
+      const double label = r[outputs];
+      const bool valid = label >= 0 && label < outputs && label == std::floor(label);
+      if (valid) {
+        count[std::size_t(label)] += 1;
+        if (best == int(label)) {
+          ++correct;
+          right[std::size_t(label)] += 1;
+        }
+      }
+    }
+    m.accuracy = double(correct) / double(n);
+    // The macro average is NaN when a class has no point (or every point), as the binary AUC is.
+    double auc_sum = 0;
+    std::vector<double> score(n);
+    for (int c = 0; c < outputs; ++c) {
+      for (std::size_t i = 0; i < n; ++i) {
+        score[i] = p[i * std::size_t(outputs) + std::size_t(c)];
+        member[i] = rows[i * stride + std::size_t(outputs)] == double(c) ? 1.0 : 0.0;
+      }
+      auc_sum += roc_auc(score.data(), member.data(), n);
+    }
+    m.auc = auc_sum / outputs;
+    for (int c = 0; c < outputs; ++c)
+      m.per_output.push_back(count[std::size_t(c)] > 0 ? right[std::size_t(c)] / count[std::size_t(c)] : nan);
+    return m;
+  }
+  double abs_sum = 0, sq_sum = 0, r2_sum = 0;
+  for (int c = 0; c < outputs; ++c) {
+    const SupervisedMetrics one = supervised_metrics(task, rows + c, rows + outputs + c, n, stride);
+    abs_sum += one.mae;
+    sq_sum += one.rmse * one.rmse;
+    r2_sum += one.r2;
+    m.per_output.push_back(one.r2);
+  }
+  m.mae = abs_sum / outputs;
+  m.rmse = std::sqrt(sq_sum / outputs);
+  m.r2 = r2_sum / outputs;
+  return m;
+}
+
+double mean_point_loss(SupervisedLoss loss, int outputs, double huber_delta, const double* rows, std::size_t n) {
+  const std::size_t stride = std::size_t(outputs + target_columns(loss, outputs));
+  double sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* r = rows + i * stride;
+    double log_partition = 0;
+    sum += point_loss(
+        loss, outputs, [&](int c) { return r[c]; }, [&](int j) { return r[outputs + j]; }, huber_delta, log_partition);
+  }
+  return n > 0 ? sum / double(n) : std::numeric_limits<double>::quiet_NaN();
+}
+
 }  // namespace qgml

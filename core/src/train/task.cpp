@@ -24,10 +24,12 @@ std::string to_string(Task t) {
 }
 
 void check_task_loss(Task t, SupervisedLoss loss) {
-  if (t == Task::classification && loss != SupervisedLoss::logistic)
-    throw Error("task classification trains with the logistic loss, not " + to_string(loss));
-  if (t == Task::regression && loss == SupervisedLoss::logistic)
-    throw Error("task regression trains with mse, mae or huber, not logistic (that is classification's loss)");
+  if (t == Task::classification && loss != SupervisedLoss::logistic && loss != SupervisedLoss::softmax)
+    throw Error("task classification trains with the logistic loss (two classes) or softmax (two or more), not " +
+                to_string(loss));
+  if (t == Task::regression && (loss == SupervisedLoss::logistic || loss == SupervisedLoss::softmax))
+    throw Error("task regression trains with mse, mae or huber, not " + to_string(loss) +
+                " (that is a classification loss)");
 }
 
 }  // namespace qgml

@@ -153,22 +153,30 @@ int qgml_dimension(const qgml_model* m, const qgml_settings* s, const void* poin
 int qgml_dimension_error(const qgml_model* m, const qgml_settings* s, const void* points, int64_t t, int d,
                          qgml_dtype dtype, int* dimension, double* error, int* low, int* high);
 
-/* ---- supervised prediction (docs/supervised.md, section 1) ---- */
+/* ---- supervised prediction (docs/supervised.md, sections 1 and 11) ---- */
+/* The shape of a supervised model from the text of its supervised.json: D features, C target operators
+ * (outputs: one per regression output, 1 for two classes with the logistic loss, one per class for
+ * softmax) and K classes (0 for regression); each output may be NULL. */
+int qgml_supervised_shape(const char* supervised_json, int* d, int* outputs, int* classes);
+/* The same for a run directory's supervised.json. */
+int qgml_run_supervised_shape(const qgml_run* r, int* d, int* outputs, int* classes);
 /* The predictions of a regression or classification model for T points of its D features, in the units
- * of the training data (the run standardised them; this applies the same transform):
- *   prediction   T doubles: regression, the target in its units; classification, the predicted class
- *                (its label value, that of the positive class where P > 1/2);
- *   probability  T doubles (classification; may be NULL): P(positive class) = sigmoid(<psi_0|B|psi_0>);
- *                NULL for regression;
- *   output       T doubles (may be NULL): the model's output <psi_0|B|psi_0>, the logit of P(positive
- *                class) for classification, the standardised target for regression;
+ * of the training data (the run standardised them; this applies the same transform); C and K as
+ * qgml_supervised_shape gives them:
+ *   prediction   regression: T x C doubles, the targets in their units; classification: T doubles, the
+ *                predicted class (its label value: the positive class where P > 1/2, or the class of the
+ *                largest probability);
+ *   probability  classification (may be NULL; NULL for regression): two classes with the logistic loss,
+ *                T doubles P(positive class) = sigmoid(<psi_0|B|psi_0>); softmax, T x K doubles P(class k);
+ *   output       T x C doubles (may be NULL): the model's outputs <psi_0|B_c|psi_0> (the logits for
+ *                classification, the standardised targets for regression);
  *   failed       (may be NULL) the number of points whose eigensolve failed: their outputs are NaN.
  * qgml_run_predict reads the run directory's supervised.json and its model (as qgml_run_model); a run
  * that is not supervised is QGML_ERROR_IO naming the file. */
 int qgml_run_predict(const qgml_run* r, const void* points, int64_t t, int d, qgml_dtype dtype, double* prediction,
                      double* probability, double* output, int64_t* failed);
-/* The same from a model of D + 1 matrices (A_1..A_D, then the target operator B) and the text of the run's
- * supervised.json (the transform and the classes), for callers that keep both in memory. */
+/* The same from a model of D + C matrices (A_1..A_D, then the target operators B_1..B_C) and the text of the
+ * run's supervised.json (the transform and the classes), for callers that keep both in memory. */
 int qgml_predict(const qgml_model* m, const char* supervised_json, const void* points, int64_t t, int d,
                  qgml_dtype dtype, double* prediction, double* probability, double* output, int64_t* failed);
 

@@ -17,13 +17,14 @@
 // kernels, build H, batched_eigh, per-point terms into U and W, the GEMM (the only one with warm
 // starts). All give the same results to rounding (tests/train/test_loss_gradient.cpp).
 //
-// Supervised training (docs/supervised.md) adds a target operator B and a target y per point: with
-// y_hat = <psi|B|psi>, l' = dl/dy_hat (train/supervised_loss.hpp) and the unsupervised loss weighted
-// by lambda, the same formulas hold with
-//   s = lambda (1 - w) sum_k r_k y_k + (l'/2) B psi,
-//   a_l = lambda w b_l + lambda (1 - w) r_l psi - c_l,  e_l = -b_l,  and the block of B: a_B = (l'/2) psi, e_B = 0,
-// so B is block D of U (D + 1 blocks) and one resolvent application serves both terms
-// (compute_supervised; every kernel, supervised_inputs.hpp).
+// Supervised training (docs/supervised.md) adds C target operators B_c and targets per point: with
+// y_hat_c = <psi|B_c|psi>, g_c = dl/dy_hat_c (train/supervised_loss.hpp, point_loss) and the unsupervised
+// loss weighted by lambda, the same formulas hold with
+//   s = lambda (1 - w) sum_k r_k y_k + sum_c (g_c/2) B_c psi,
+//   a_l = lambda w b_l + lambda (1 - w) r_l psi - c_l,  e_l = -b_l,  and the blocks of B_c: a_c = (g_c/2) psi,
+//   e_c = 0,
+// so B_c is block D + c of U (D + C blocks) and one resolvent application serves every term
+// (compute_supervised; every kernel, supervised_inputs.hpp; sections 5 and 11).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -136,25 +137,31 @@ struct PerPointLossGradient {
                                  Kokkos::subview(xbar, t, Kokkos::ALL),
                                  [&](const int k, const int i, const complex_type& y) { u(t, k * n + i) = y; });
     const Real sigma2 = gs.sigma2, dist2 = gs.distance2;
-    // Supervised: B psi into block D of row t of U; y_hat, l and l'.
-    Real loss_sup = 0, half_dl = 0;
+    // Supervised: B_c psi into block D + c of row t of U; y_hat(t, c) and the point's loss.
+    Real loss_sup = 0, log_partition = 0;
     if (sup.enabled) {
-      Real y_hat = 0;
-      for (int i = 0; i < n; ++i) {
-        complex_type beta(0);
-        for (int j = 0; j < n; ++j) beta += sup.b(i, j) * v(t, 0, j);
-        u(t, d * n + i) = beta;
-        y_hat += v(t, 0, i).real() * beta.real() + v(t, 0, i).imag() * beta.imag();
+      for (int c = 0; c < sup.outputs; ++c) {
+        Real y_hat = 0;
+        for (int i = 0; i < n; ++i) {
+          complex_type beta(0);
+          for (int j = 0; j < n; ++j) beta += sup.b(c, i, j) * v(t, 0, j);
+          u(t, (d + c) * n + i) = beta;
+          y_hat += v(t, 0, i).real() * beta.real() + v(t, 0, i).imag() * beta.imag();
+        }
+        sup.y_hat(t, c) = y_hat;
       }
-      sup.y_hat(t) = y_hat;
-      loss_sup = supervised_loss_value(sup.loss, y_hat, sup.y(t), sup.delta);
-      half_dl = Real(0.5) * supervised_loss_derivative(sup.loss, y_hat, sup.y(t), sup.delta);
+      loss_sup = sup.point_loss_of(t, log_partition);
     }
-    // 2. s = sum_k r_k y_k (supervised: lambda (1 - w) sum_k r_k y_k + (l'/2) B psi), in row count + t of W.
+    // 2. s = sum_k r_k y_k (supervised: lambda (1 - w) sum_k r_k y_k + sum_c (g_c/2) B_c psi), in row count + t
+    // of W.
     for (int i = 0; i < n; ++i) {
       complex_type s(0);
       for (int k = 0; k < d; ++k) s += (xbar(t, k) - x(t, k)) * u(t, k * n + i);
-      wv(count + t, i) = sup.enabled ? sup.lambda * (Real(1) - lw) * s + half_dl * u(t, d * n + i) : s;
+      wv(count + t, i) = sup.enabled ? sup.lambda * (Real(1) - lw) * s : s;
+    }
+    for (int c = 0; c < (sup.enabled ? sup.outputs : 0); ++c) {
+      const Real half_dl = sup.half_derivative_of(t, c, log_partition);
+      for (int i = 0; i < n; ++i) wv(count + t, i) += half_dl * u(t, (d + c) * n + i);
     }
     // 3. c_n = f(E_n - E_0) <n|s>, n >= 1, kept in row count + t of U.
     const Real eta = eta_rel * spectral_scale(e0, w(t, n - 1));
@@ -192,11 +199,13 @@ struct PerPointLossGradient {
         }
       }
     }
-    if (sup.enabled)
+    for (int c = 0; c < (sup.enabled ? sup.outputs : 0); ++c) {
+      const Real half_dl = sup.half_derivative_of(t, c, log_partition);
       for (int i = 0; i < n; ++i) {
-        u(t, d * n + i) = pw * half_dl * v(t, 0, i);
-        u(count + t, d * n + i) = complex_type(0);
+        u(t, (d + c) * n + i) = pw * half_dl * v(t, 0, i);
+        u(count + t, (d + c) * n + i) = complex_type(0);
       }
+    }
     const Real total = sup.enabled ? loss_sup + sup.lambda * (dist2 + lw * sigma2) : dist2 + lw * sigma2;
     const bool finite = math::isfinite(total) && math::isfinite(e0);
     terms(t, int(loss_total)) = total;
@@ -510,10 +519,10 @@ class LossGradient {
   LossGradient() = default;
   // kernel: the implementation compute() runs (LossKernel, resolved per call by kernel()). Only the
   // buffers of the kernel that default options resolve to are allocated; another one's (the separate
-  // kernels' H, V and spectrum, ~2 N^2 complex numbers per point; U and W, (D + 1) N complex numbers
+  // kernels' H, V and spectrum, ~2 N^2 complex numbers per point; U and W, (D + C) N complex numbers
   // per point and side) when a compute() first needs them.
-  // target_operators = 1: supervised training (compute_supervised), whose gradient has D + 1 matrices,
-  // the last one with respect to the target operator B.
+  // target_operators = C >= 1: supervised training (compute_supervised), whose gradient has D + C
+  // matrices, the last C with respect to the target operators B_1..B_C.
   LossGradient(int d, int n, int max_batch, LossKernel kernel = LossKernel::automatic, int target_operators = 0)
       : d_(d),
         n_(n),
@@ -530,9 +539,9 @@ class LossGradient {
         penalty_(d + target_operators, n),
         kernel_(kernel) {
     QGML_REQUIRE(max_batch >= 1, "qgml::LossGradient: max_batch must be >= 1");
-    QGML_REQUIRE(target_operators == 0 || target_operators == 1,
-                 "qgml::LossGradient: target_operators must be 0 or 1, got " + std::to_string(target_operators));
-    if (targets_ > 0) y_hat_ = RealVector<Real, memory_space>("qgml::LossGradient::y_hat", max_batch);
+    QGML_REQUIRE(target_operators >= 0,
+                 "qgml::LossGradient: target_operators must be >= 0, got " + std::to_string(target_operators));
+    if (targets_ > 0) y_hat_ = RealMatrix<Real, memory_space>("qgml::LossGradient::y_hat", max_batch, targets_);
     allocate_for(this->kernel());
     if constexpr (is_host_space_v<ExecSpace>) {
       const int blocks = detail::packed_gradient_blocks(d, target_operators);
@@ -671,34 +680,61 @@ class LossGradient {
   }
 
   // compute() for supervised training (docs/supervised.md; a LossGradient made with target_operators =
-  // 1): the features' configuration (D matrices), the target operator B (N x N, Hermitian), the points
-  // (count x D) and their targets y (count). gradient() then holds D + 1 matrices, the last one dL/dB;
+  // C >= 1): the features' configuration (D matrices), the target operators B (C x N x N, Hermitian), the
+  // points (count x D) and their targets y (count x target_columns(loss, C): one value per output, or
+  // softmax's class index). gradient() then holds D + C matrices, the last C the dL/dB_c;
   // sums(loss_total) adds the supervised loss to lambda times the unsupervised one, sums(loss_supervised)
-  // holds the supervised loss alone, and predictions() the y_hat of the points.
+  // holds the supervised loss alone, and predictions() the y_hat(t, c) of the points. supervised.outputs
+  // must be C.
   template <class PointsView, class TargetsView>
   void compute_supervised(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& features,
-                          const Matrix<Real, memory_space>& b, const PointsView& points, const TargetsView& y,
+                          const MatrixStack<Real, memory_space>& b, const PointsView& points, const TargetsView& y,
                           const LossSettings& settings, const SupervisedSettings& supervised, Real weight,
                           bool accumulate, const EighOptions& eigh = {},
                           const IntVector<memory_space>& sweeps = IntVector<memory_space>()) {
-    QGML_REQUIRE(targets_ == 1,
-                 "qgml::LossGradient::compute_supervised: this LossGradient was made without a "
-                 "target operator (target_operators = 1)");
-    QGML_REQUIRE(int(b.extent(0)) == n_ && int(b.extent(1)) == n_ && y.extent(0) == points.extent(0),
-                 "qgml::LossGradient::compute_supervised: B must be N x N and there must be one target per point");
+    static_assert(TargetsView::rank == 2, "compute_supervised: the targets are count x target columns");
+    QGML_REQUIRE(targets_ >= 1,
+                 "qgml::LossGradient::compute_supervised: this LossGradient was made without target "
+                 "operators (target_operators >= 1)");
+    QGML_REQUIRE(supervised.outputs == targets_ && int(b.extent(0)) == targets_,
+                 "qgml::LossGradient::compute_supervised: " + std::to_string(b.extent(0)) + " target operators and " +
+                     "supervised.outputs = " + std::to_string(supervised.outputs) + ", this LossGradient has " +
+                     std::to_string(targets_));
+    QGML_REQUIRE(int(b.extent(1)) == n_ && int(b.extent(2)) == n_ && y.extent(0) == points.extent(0) &&
+                     int(y.extent(1)) == target_columns(supervised.loss, targets_),
+                 "qgml::LossGradient::compute_supervised: the B_c must be N x N and each point needs " +
+                     std::to_string(target_columns(supervised.loss, targets_)) + " target value(s)");
     detail::SupervisedInputs<Real, memory_space> sup;
     sup.enabled = true;
     sup.loss = supervised.loss;
     sup.delta = Real(supervised.huber_delta);
     sup.lambda = Real(supervised.lambda);
+    sup.outputs = targets_;
     sup.b = b;
     sup.y = y;
     sup.y_hat = y_hat_;
     compute_impl(exec, features, points, settings, weight, accumulate, eigh, sweeps, sup);
   }
 
-  // y_hat of the points of the last compute_supervised (first count entries).
-  const RealVector<Real, memory_space>& predictions() const { return y_hat_; }
+  // compute_supervised with one target operator B (N x N) and one target per point (y: count values).
+  template <class PointsView, class TargetsView>
+  void compute_supervised(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& features,
+                          const Matrix<Real, memory_space>& b, const PointsView& points, const TargetsView& y,
+                          const LossSettings& settings, const SupervisedSettings& supervised, Real weight,
+                          bool accumulate, const EighOptions& eigh = {},
+                          const IntVector<memory_space>& sweeps = IntVector<memory_space>()) {
+    static_assert(TargetsView::rank == 1, "compute_supervised with one B: one target per point");
+    QGML_REQUIRE(b.span_is_contiguous() && y.extent(0) == points.extent(0),
+                 "qgml::LossGradient::compute_supervised: B must be contiguous and there must be one target per "
+                 "point");
+    const MatrixStack<Real, memory_space> stack(b.data(), 1, b.extent(0), b.extent(1));
+    using targets_type = Kokkos::View<const Real**, Kokkos::LayoutStride, memory_space>;
+    const targets_type targets(y.data(), Kokkos::LayoutStride(y.extent(0), y.stride(0), 1, 1));
+    compute_supervised(exec, features, stack, points, targets, settings, supervised, weight, accumulate, eigh, sweeps);
+  }
+
+  // y_hat(t, c) of the points of the last compute_supervised (first count rows).
+  const RealMatrix<Real, memory_space>& predictions() const { return y_hat_; }
   int target_operators() const { return targets_; }
 
  private:
@@ -782,8 +818,8 @@ class LossGradient {
                          detail::ZeroEntries<decltype(sums_)>{sums_});
   }
 
-  // gradient += lambda dP/dA and sums(loss_penalty) += lambda P. Supervised: config holds all D + 1
-  // operators A_1..A_D, B (the penalty has the pairs [A_k, B]).
+  // gradient += lambda dP/dA and sums(loss_penalty) += lambda P. Supervised: config holds all D + C
+  // operators A_1..A_D, B_1..B_C (the penalty has every pair of them).
   void add_penalty(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
                    const LossSettings& settings) {
     if (settings.penalty == PenaltyKind::none || settings.penalty_weight == 0) return;
@@ -794,7 +830,7 @@ class LossGradient {
     penalty_.add(exec, config, settings.penalty, Real(settings.penalty_weight), g_, pen);
   }
 
-  // D x N x N Hermitian gradient (supervised: D + 1 matrices), valid after compute().
+  // D x N x N Hermitian gradient (supervised: D + C matrices), valid after compute().
   const MatrixStack<Real, memory_space>& gradient() const { return g_; }
   // loss_sum_count sums (see LossSum).
   const sums_type& sums() const { return sums_; }
@@ -849,7 +885,7 @@ class LossGradient {
   }
 
   int d_ = 0, n_ = 0, max_batch_ = 0, targets_ = 0;
-  RealVector<Real, memory_space> y_hat_;
+  RealMatrix<Real, memory_space> y_hat_;
   MatrixStack<Real, memory_space> h_, v_;
   RealMatrix<Real, memory_space> w_;
   IntVector<memory_space> info_;

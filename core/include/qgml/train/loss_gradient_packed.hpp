@@ -7,9 +7,9 @@
 // Per point (loss_gradient.hpp has the same formulas): psi = psi_0, y_k = A_k psi,
 // xbar_k = <psi|y_k>, r = xbar - x, s = sum_k r_k y_k, phi = R s with R = sum_{n != 0} f(E_n - E_0) |n><n|,
 // a_l = w b_l - (1 - w) c_l + (1 - w) r_l psi, e_l = -(1 - w) b_l, b_l = y_l - x_l psi,
-// c_l = (A_l - x_l) phi; supervised (docs/supervised.md, section 5), B psi and y_hat = <psi|B psi> first,
-// s = lambda (1 - w) sum_k r_k y_k + (l'/2) B psi, the coefficients of supervised_inputs.hpp, and the
-// block of B, X_B += (l'/2) |psi><psi|. The spectral work, per pack:
+// c_l = (A_l - x_l) phi; supervised (docs/supervised.md, sections 5 and 11), y_hat_c = <psi|B_c psi>
+// first, s = lambda (1 - w) sum_k r_k y_k + sum_c (g_c/2) B_c psi, the coefficients of
+// supervised_inputs.hpp, and the blocks of the B_c, X_c += (g_c/2) |psi><psi|. The spectral work, per pack:
 //  - full spectrum: the whole eigendecomposition; the sum over n runs over all eigenpairs in the
 //    solver's order (the ground state's own term is f(0) = 0 exactly, so no sorting is needed, only the
 //    index of the smallest eigenvalue, the first one on ties as in the sorted solver);
@@ -66,12 +66,12 @@ KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_row(int n, int vector) {
 template <class Real>
 inline constexpr int packed_wide_width = 2 * linalg::packed_eigh_width<Real>;
 
-// Blocks of a chunk's partial: X_l for the D features, X_B of the target operator when supervised
-// (targets = 1), then M = sum_t |phi(t)><psi(t)| (weighted), the factor of the A_l phi terms.
+// Blocks of a chunk's partial: X_l for the D features, X_c of the C target operators when supervised
+// (targets = C), then M = sum_t |phi(t)><psi(t)| (weighted), the factor of the A_l phi terms.
 KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_blocks(int d, int targets) { return d + targets + 1; }
 
 // Reals of one chunk's scratch for packs of `width` lanes: the eigensolver's arrays, psi, phi, s, c
-// (complex, n per lane; c holds B psi first when supervised), the ground-state path's T, z_0 and factors
+// (complex, n per lane; c holds the B_c psi first when supervised), the ground-state path's T, z_0 and factors
 // (8 n per lane), y_k then a_l and e_l (complex, D n per lane), x_k and r_k (D per lane), psi^T and phi^T
 // (complex, a row of packed_gradient_row(n, vector) per lane).
 KOKKOS_INLINE_FUNCTION constexpr std::size_t packed_gradient_scratch_reals(int n, int d, int width, int vector) {
@@ -170,8 +170,8 @@ int packed_gradient_chunks(int count, int n, int d, bool paired = false) {
 // of `partial` (PackedGradientPartials; the last block is M). a: D x N x N configuration, s: its
 // S = 1/2 sum A_k^2, x: count x D points, xbar: count x D, terms: count x loss_penalty, info: count
 // (eigh codes). weight: each point's weight (0 for skipped degenerate points and padding lanes). sup: the
-// target operator, targets and loss (SupervisedInputs; sup.enabled adds block D of the partial, B's, and
-// writes sup.y_hat).
+// target operators, targets and loss (SupervisedInputs; sup.enabled adds blocks D .. D + C - 1 of the
+// partial, the B_c's, and writes sup.y_hat).
 template <int W, class Real, class AView, class SView, class XView, class XbarView, class TermsView, class InfoView,
           class PartialView, class Supervised>
 KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq, const XView& x, const XbarView& xbar,
@@ -185,7 +185,8 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
   (void)mixed_scratch;
   const int d = static_cast<int>(a.extent(0));
   const int n = static_cast<int>(a.extent(1));
-  const int blocks = packed_gradient_blocks(d, sup.enabled ? 1 : 0);
+  const int blocks = packed_gradient_blocks(d, sup.enabled ? sup.outputs : 0);
+  const int outputs = sup.enabled ? sup.outputs : 0;
   const GradientCoefficients<Real> co = gradient_coefficients(sup, lw);
   const linalg::PackedEighArrays<W, Real> p(n, scratch);
   Real* const psr = scratch + std::size_t(W) * linalg::packed_eigh_scratch_reals(n, 1);  // psi
@@ -235,20 +236,19 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     ground_state_terms_lanes<W>(a, psr_, psi_, xk_, yr, yi, rk, sigma2, dist2, [&](const int k, const Real* xb) {
       for (int q = 0; q < lanes; ++q) xbar(t0 + q, k) = xb[q];
     });
-    // --- Supervised: B psi (into c), y_hat = <psi|B psi>, l and l'/2 per lane (0 on padding lanes).
-    Real loss_sup[W], half_dl[W];
-    QGML_LANES(q, W) loss_sup[q] = half_dl[q] = Real(0);
-    if (sup.enabled) {
+    // --- Supervised: y_hat(t, c) = <psi|B_c psi> (B_c psi into c), the loss and log-partition per lane (0 on
+    // padding lanes).
+    Real loss_sup[W], log_partition[W];
+    QGML_LANES(q, W) loss_sup[q] = log_partition[q] = Real(0);
+    for (int c = 0; c < outputs; ++c) {
       Real y_hat[W];
-      packed_operator_expectation<W>(sup.b, n, psr_, psi_, cvr, cvi, y_hat);
-      for (int q = 0; q < lanes; ++q) {
-        const Real y = sup.y(t0 + q);
-        sup.y_hat(t0 + q) = y_hat[q];
-        loss_sup[q] = supervised_loss_value(sup.loss, y_hat[q], y, sup.delta);
-        half_dl[q] = Real(0.5) * supervised_loss_derivative(sup.loss, y_hat[q], y, sup.delta);
-      }
+      packed_operator_expectation<W>(Kokkos::subview(sup.b, c, Kokkos::ALL, Kokkos::ALL), n, psr_, psi_, cvr, cvi,
+                                     y_hat);
+      for (int q = 0; q < lanes; ++q) sup.y_hat(t0 + q, c) = y_hat[q];
     }
-    // --- s = sum_k r_k y_k (supervised: lambda (1 - w) sum_k r_k y_k + (l'/2) B psi).
+    for (int q = 0; q < lanes && outputs > 0; ++q) loss_sup[q] = sup.point_loss_of(t0 + q, log_partition[q]);
+    // --- s = sum_k r_k y_k (supervised: lambda (1 - w) sum_k r_k y_k + sum_c (g_c/2) B_c psi).
+    const Real s_scale = sup.enabled ? co.s_scale : Real(1);
     for (int i = 0; i < n; ++i) {
       Real* s_r = svr + i * W;
       Real* s_i = svi + i * W;
@@ -262,12 +262,29 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
           s_i[q] += r[q] * y_i[q];
         }
       }
-      if (sup.enabled) {
+      QGML_LANES(q, W) {
+        s_r[q] *= s_scale;
+        s_i[q] *= s_scale;
+      }
+    }
+    // The last B_c psi is still in c; the others are formed again, from the last down.
+    for (int c = outputs - 1; c >= 0; --c) {
+      if (c < outputs - 1) {
+        Real unused[W];
+        packed_operator_expectation<W>(Kokkos::subview(sup.b, c, Kokkos::ALL, Kokkos::ALL), n, psr_, psi_, cvr, cvi,
+                                       unused);
+      }
+      Real h[W];
+      QGML_LANES(q, W) h[q] = Real(0);
+      for (int q = 0; q < lanes; ++q) h[q] = sup.half_derivative_of(t0 + q, c, log_partition[q]);
+      for (int i = 0; i < n; ++i) {
         const Real* b_r = cvr + i * W;
         const Real* b_i = cvi + i * W;
+        Real* s_r = svr + i * W;
+        Real* s_i = svi + i * W;
         QGML_LANES(q, W) {
-          s_r[q] = co.s_scale * s_r[q] + half_dl[q] * b_r[q];
-          s_i[q] = co.s_scale * s_i[q] + half_dl[q] * b_i[q];
+          s_r[q] += h[q] * b_r[q];
+          s_i[q] += h[q] * b_i[q];
         }
       }
     }
@@ -370,8 +387,11 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
         packed_outer_row<W, V, false>(row, hr, hi, hr, hi, ptr, pti, ptr, pti, gr + li * row, gi + li * row);
       }
     }
-    // --- Supervised: X_B(i, j) += sum_q (l'/2)_q psi(i, q) conj(psi(j, q)) (a_B = (l'/2) psi, e_B = 0).
-    if (sup.enabled) {
+    // --- Supervised: X_c(i, j) += sum_q (g_c/2)_q psi(i, q) conj(psi(j, q)) (a_c = (g_c/2) psi, e_c = 0).
+    for (int c = 0; c < outputs; ++c) {
+      Real half_dl[W];
+      QGML_LANES(q, W) half_dl[q] = Real(0);
+      for (int q = 0; q < lanes; ++q) half_dl[q] = sup.half_derivative_of(t0 + q, c, log_partition[q]);
       Real hr[W], hi[W];
       for (int i = 0; i < n; ++i) {
         QGML_LANES(q, W) {
@@ -379,7 +399,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
           hr[q] = h * psr_[i * W + q];
           hi[q] = h * psi_[i * W + q];
         }
-        const std::size_t li = std::size_t(d * n + i);
+        const std::size_t li = std::size_t((d + c) * n + i);
         packed_outer_row<W, V, false>(row, hr, hi, hr, hi, ptr, pti, ptr, pti, gr + li * row, gi + li * row);
       }
     }

@@ -14,9 +14,9 @@
 //   phi = Q R_T Q^H s (the regularised reduced resolvent, a complex tridiagonal solve),
 //   a_l = w b_l - (1 - w) c_l + (1 - w) r_l psi,  e_l = -(1 - w) b_l,  b_l = y_l - x_l psi,
 //   c_l = (A_l - x_l) phi,
-// supervised (docs/supervised.md, section 5): B psi into block D of row t of U, y_hat = <psi|B psi>,
-// s = lambda (1 - w) sum_k r_k y_k + (l'/2) B psi, the coefficients of supervised_inputs.hpp, and the
-// block of B, a_B = (l'/2) psi, e_B = 0;
+// supervised (docs/supervised.md, sections 5 and 11): B_c psi into block D + c of row t of U,
+// y_hat_c = <psi|B_c psi>, s = lambda (1 - w) sum_k r_k y_k + sum_c (g_c/2) B_c psi, the coefficients of
+// supervised_inputs.hpp, and the blocks of the B_c, a_c = (g_c/2) psi, e_c = 0;
 // written once per point as rows of U (row t: the a_l, row count + t: the e_l, each D x N) and W
 // (row t: psi, row count + t: phi). The batch gradient is then X_l = sum_rows u_l w^H, i.e.
 // Y = W^H U (N x D N, one GEMM over 2 count rows) with X_l(i, j) = Y(j, l N + i), and
@@ -49,8 +49,8 @@ namespace qgml::detail {
 enum TeamGradientShared : int {
   shared_sigma2 = team_ground_state_shared,
   shared_dist2,
-  shared_loss_sup,  // supervised: l(y_hat, y)
-  shared_half_dl,   // supervised: l'(y_hat, y) / 2
+  shared_loss_sup,       // supervised: the point's loss
+  shared_log_partition,  // supervised, softmax: log sum_c e^{y_hat_c}
   team_gradient_shared
 };
 
@@ -71,7 +71,7 @@ struct TeamLossGradient {
   PointsView x;
   RealMatrix<Real, memory_space> xbar, terms;
   IntVector<memory_space> info;
-  ComplexMatrix<Real, memory_space> u, wv;  // 2 max_batch x (D + sup.enabled) N, 2 max_batch x N
+  ComplexMatrix<Real, memory_space> u, wv;  // 2 max_batch x (D + C) N, 2 max_batch x N
   int count = 0, level = 0, lanes = 0;      // lanes, stride, level: the TeamLaunch's (for_team_problems)
   std::size_t stride = 0;
   Real weight = 0, lw = 0, eta_rel = 0, tol = 0;
@@ -134,35 +134,39 @@ struct TeamLossGradient {
     });
     loops.barrier();
 
-    // --- Supervised: B psi (block D of row t of U), y_hat, l and l'/2.
+    // --- Supervised: B_c psi (block D + c of row t of U), y_hat(t, c), the point's loss and log-partition.
+    const int outputs = sup.enabled ? sup.outputs : 0;
     if (sup.enabled) {
-      loops.for_each(0, n, [&](const int i) {
+      loops.for_each(0, outputs * n, [&](const int ci) {
+        const int c = ci / n, i = ci % n;
         Real br = 0, bi = 0;
         for (int j = 0; j < n; ++j) {
-          const complex_type bij = sup.b(i, j);
+          const complex_type bij = sup.b(c, i, j);
           br += bij.real() * psr[j] - bij.imag() * psi[j];
           bi += bij.real() * psi[j] + bij.imag() * psr[j];
         }
-        u(t, d * n + i) = complex_type(br, bi);
+        u(t, (d + c) * n + i) = complex_type(br, bi);
       });
       loops.barrier();
       loops.single([&]() {
-        Real y_hat = 0;
-        for (int i = 0; i < n; ++i) {
-          const complex_type b = u(t, d * n + i);
-          y_hat += psr[i] * b.real() + psi[i] * b.imag();
+        for (int c = 0; c < outputs; ++c) {
+          Real y_hat = 0;
+          for (int i = 0; i < n; ++i) {
+            const complex_type b = u(t, (d + c) * n + i);
+            y_hat += psr[i] * b.real() + psi[i] * b.imag();
+          }
+          sup.y_hat(t, c) = y_hat;
         }
-        const Real y = sup.y(t);
-        sup.y_hat(t) = y_hat;
-        shared[shared_loss_sup] = supervised_loss_value(sup.loss, y_hat, y, sup.delta);
-        shared[shared_half_dl] = Real(0.5) * supervised_loss_derivative(sup.loss, y_hat, y, sup.delta);
+        Real log_partition = 0;
+        shared[shared_loss_sup] = sup.point_loss_of(t, log_partition);
+        shared[shared_log_partition] = log_partition;
       });
       loops.barrier();
     }
     const GradientCoefficients<Real> co = gradient_coefficients(sup, lw);
-    const Real half_dl = sup.enabled ? shared[shared_half_dl] : Real(0);
+    const Real log_partition = sup.enabled ? shared[shared_log_partition] : Real(0);
 
-    // --- s = sum_k r_k y_k; phi = Q R_T Q^H s.
+    // --- s = sum_k r_k y_k (supervised: s_scale sum_k r_k y_k + sum_c (g_c/2) B_c psi); phi = Q R_T Q^H s.
     loops.for_each(0, n, [&](const int i) {
       Real sr = 0, si = 0;
       for (int k = 0; k < d; ++k) {
@@ -171,9 +175,14 @@ struct TeamLossGradient {
         si += rs[k] * y.imag();
       }
       if (sup.enabled) {
-        const complex_type b = u(t, d * n + i);
-        phr[i] = co.s_scale * sr + half_dl * b.real();
-        phi[i] = co.s_scale * si + half_dl * b.imag();
+        phr[i] = co.s_scale * sr;
+        phi[i] = co.s_scale * si;
+        for (int c = 0; c < outputs; ++c) {
+          const Real half_dl = sup.half_derivative_of(t, c, log_partition);
+          const complex_type b = u(t, (d + c) * n + i);
+          phr[i] += half_dl * b.real();
+          phi[i] += half_dl * b.imag();
+        }
       } else {
         phr[i] = sr;
         phi[i] = si;
@@ -207,10 +216,12 @@ struct TeamLossGradient {
     loops.for_each(0, n, [&](const int i) {
       wv(t, i) = complex_type(psr[i], psi[i]);
       wv(count + t, i) = complex_type(phr[i], phi[i]);
-      if (sup.enabled) {
-        u(t, d * n + i) = complex_type(pw * half_dl * psr[i], pw * half_dl * psi[i]);
-        u(count + t, d * n + i) = complex_type(0);
-      }
+    });
+    loops.for_each(0, outputs * n, [&](const int ci) {
+      const int c = ci / n, i = ci % n;
+      const Real h = pw * sup.half_derivative_of(t, c, log_partition);
+      u(t, (d + c) * n + i) = complex_type(h * psr[i], h * psi[i]);
+      u(count + t, (d + c) * n + i) = complex_type(0);
     });
 
     // --- Per-point terms (unweighted).

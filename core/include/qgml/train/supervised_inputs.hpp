@@ -1,6 +1,7 @@
-// The supervised inputs of LossGradient's kernels (docs/supervised.md, section 5): the target operator B,
-// the targets y_t, the loss and its parameters, and where the predictions y_hat_t = <psi_0|B|psi_0> go.
-// `enabled` false: unsupervised training (the other members are then unused).
+// The supervised inputs of LossGradient's kernels (docs/supervised.md, sections 5 and 11): the C target
+// operators B_c, the targets of the points, the loss and its parameters, and where the predictions
+// y_hat_tc = <psi_0|B_c|psi_0> go. `enabled` false: unsupervised training (the other members are then
+// unused).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -15,13 +16,27 @@ struct SupervisedInputs {
   bool enabled = false;
   SupervisedLoss loss = SupervisedLoss::mse;
   Real delta = Real(default_huber_delta), lambda = Real(0);
-  Matrix<Real, MemorySpace> b;                                     // B, N x N
-  Kokkos::View<const Real*, Kokkos::LayoutStride, MemorySpace> y;  // y_t
-  RealVector<Real, MemorySpace> y_hat;                             // <- <psi_t|B|psi_t>
+  int outputs = 0;                                                  // C
+  MatrixStack<Real, MemorySpace> b;                                 // B_c, C x N x N
+  Kokkos::View<const Real**, Kokkos::LayoutStride, MemorySpace> y;  // point t's targets y(t, :)
+  RealMatrix<Real, MemorySpace> y_hat;                              // <- y_hat(t, c) = <psi_t|B_c|psi_t>
+
+  // The loss of point t from y_hat(t, :) (train/supervised_loss.hpp, point_loss).
+  KOKKOS_INLINE_FUNCTION Real point_loss_of(const int t, Real& log_partition) const {
+    return point_loss(
+        loss, outputs, [&](const int c) { return y_hat(t, c); }, [&](const int j) { return y(t, j); }, delta,
+        log_partition);
+  }
+  // g_c / 2 of point t (point_half_derivative).
+  KOKKOS_INLINE_FUNCTION Real half_derivative_of(const int t, const int c, const Real log_partition) const {
+    return point_half_derivative(
+        loss, outputs, [&](const int k) { return y_hat(t, k); }, [&](const int j) { return y(t, j); }, delta,
+        log_partition, c);
+  }
 };
 
 // The coefficients of the per-point gradient vectors (loss_gradient.hpp):
-//   s = s_scale sum_k r_k y_k (+ (l'/2) B psi),
+//   s = s_scale sum_k r_k y_k (+ sum_c (g_c/2) B_c psi),
 //   a_l = b_coef b_l + c_coef c_l + r_coef r_l psi,   e_l = e_coef b_l.
 // Unsupervised: 1, w, -(1 - w), 1 - w, -(1 - w); supervised: lambda (1 - w), lambda w, -1,
 // lambda (1 - w), -1 (the factor (1 - w) of the phi terms moves into s; docs/supervised.md, section 5).

@@ -1,11 +1,10 @@
-// Predictions of a supervised model (docs/supervised.md, section 1): y_hat(x) = <psi_0(x)|B|psi_0(x)>,
-// psi_0(x) the ground state of H(x) = 1/2 sum_k (A_k - x_k)^2 of the feature matrices A_1..A_D.
-// On host spaces for 2 <= N <= 256 one kernel per SIMD pack of points finds psi_0 alone
-// (model/ground_state_packed.hpp: the whole spectrum at N = 2, from N = 3 the Householder reduction,
-// E_0 of T and inverse iteration, as the samplers' energy kernel) and forms <psi_0|B psi_0> in the
-// lanes; elsewhere H is built for a chunk of at most max_chunk points and solved by batched_eigh.
-// Buffers are allocated once, so that a trainer can predict a validation set every epoch without
-// allocating.
+// Predictions of a supervised model (docs/supervised.md, sections 1 and 11): y_hat_c(x) =
+// <psi_0(x)|B_c|psi_0(x)> for the C target operators B_c, psi_0(x) the ground state of H(x) = 1/2 sum_k (A_k - x_k)^2
+// of the feature matrices A_1..A_D. On host spaces for 2 <= N <= 256 one kernel per SIMD pack of points finds psi_0
+// alone (model/ground_state_packed.hpp: the whole spectrum at N = 2, from N = 3 the Householder reduction, E_0 of T and
+// inverse iteration, as the samplers' energy kernel) and forms <psi_0|B psi_0> in the lanes (for each B_c); elsewhere H
+// is built for a chunk of at most max_chunk points and solved by batched_eigh. Buffers are allocated once, so that a
+// trainer can predict a validation set every epoch without allocating.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -37,11 +36,11 @@ namespace detail {
 // The kernels of TargetPredictor (named functors: docs/architecture.md "Host execution spaces in a CUDA
 // build").
 
-// y_hat(start + t) = <psi|B|psi> = sum_i conj(psi_i) (B psi)_i, psi = row 0 of V(t); NaN where the
+// y_hat(start + t, c) = <psi|B_c|psi> = sum_i conj(psi_i) (B_c psi)_i, psi = row 0 of V(t); NaN where the
 // eigensolve failed.
 template <class Real, class MemorySpace, class VView, class InfoView, class OutView>
 struct OperatorExpectation {
-  Matrix<Real, MemorySpace> b;
+  MatrixStack<Real, MemorySpace> b;
   VView v;
   InfoView info;
   OutView y_hat;
@@ -49,18 +48,20 @@ struct OperatorExpectation {
   int n = 0, start = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
-    Real e = 0;
-    for (int i = 0; i < n; ++i) {
-      complex_t<Real> beta(0);
-      for (int j = 0; j < n; ++j) beta += b(i, j) * v(t, 0, j);
-      e += v(t, 0, i).real() * beta.real() + v(t, 0, i).imag() * beta.imag();
+    for (int c = 0; c < int(b.extent(0)); ++c) {
+      Real e = 0;
+      for (int i = 0; i < n; ++i) {
+        complex_t<Real> beta(0);
+        for (int j = 0; j < n; ++j) beta += b(c, i, j) * v(t, 0, j);
+        e += v(t, 0, i).real() * beta.real() + v(t, 0, i).imag() * beta.imag();
+      }
+      y_hat(start + t, c) = info(t) == 0 ? e : nan;
     }
-    y_hat(start + t) = info(t) == 0 ? e : nan;
   }
 };
 
-// One SIMD pack of W points: psi_0 by the packed ground-state kernel, then <psi_0|B psi_0> in the lanes
-// (NaN where the ground state failed).
+// One SIMD pack of W points: psi_0 by the packed ground-state kernel, then <psi_0|B_c psi_0> in the lanes
+// for each c (NaN where the ground state failed).
 template <int W, class Real, class ExecSpace, class PointsView, class OutView>
 struct PackedOperatorExpectation {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -69,7 +70,7 @@ struct PackedOperatorExpectation {
   typename MatrixConfiguration<Real, ExecSpace>::matrices_type a;
   typename MatrixConfiguration<Real, ExecSpace>::matrix_type sq;
   PointsView x;
-  Matrix<Real, memory_space> b;
+  MatrixStack<Real, memory_space> b;
   OutView out;
   LineAlignedScratch<scratch_view> scratch;
   PackedGroundStateMethod method = PackedGroundStateMethod::eigendecomposition;
@@ -85,10 +86,12 @@ struct PackedOperatorExpectation {
     Real e0[W], emax[W], degenerate[W];
     packed_ground_state<W>(a, sq, x, t0, lanes, method, g.p, g.xk, g.td, g.te, g.z0, g.fd, g.fl, g.psr, g.psi, Real(0),
                            code, e0, emax, degenerate);
-    Real e[W];  // <psi|B psi>
-    packed_operator_expectation<W>(b, n, g.psr, g.psi, br, bi, e);
     const Real nan = math::sqrt(Real(-1));
-    for (int q = 0; q < lanes; ++q) out(t0 + q) = code[q] ? nan : e[q];
+    for (int c = 0; c < int(b.extent(0)); ++c) {
+      Real e[W];  // <psi|B_c psi>
+      packed_operator_expectation<W>(Kokkos::subview(b, c, Kokkos::ALL, Kokkos::ALL), n, g.psr, g.psi, br, bi, e);
+      for (int q = 0; q < lanes; ++q) out(t0 + q, c) = code[q] ? nan : e[q];
+    }
   }
 };
 
@@ -120,17 +123,19 @@ class TargetPredictor {
     return (h_.span() + v_.span()) * sizeof(complex_t<Real>) + w_.span() * sizeof(Real) + info_.span() * sizeof(int);
   }
 
-  // y_hat(t) <- <psi_0(x_t)|B|psi_0(x_t)> for the points x (count x D, any layout the execution space
-  // reads); y_hat holds at least count values. Asynchronous on exec. Returns nothing about failed
-  // eigensolves: their predictions are NaN.
+  // y_hat(t, c) <- <psi_0(x_t)|B_c|psi_0(x_t)> for the points x (count x D, any layout the execution space
+  // reads) and the C target operators b (C x N x N); y_hat holds at least count x C values. Asynchronous
+  // on exec. Returns nothing about failed eigensolves: their predictions are NaN.
   template <class PointsView, class OutView>
   void predict(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& features,
-               const Matrix<Real, memory_space>& b, const PointsView& points, const OutView& y_hat) {
+               const MatrixStack<Real, memory_space>& b, const PointsView& points, const OutView& y_hat) {
+    static_assert(OutView::rank == 2, "TargetPredictor::predict: y_hat is count x C");
     const int count = int(points.extent(0)), chunk = max_chunk_, n = n_;
     QGML_REQUIRE(
-        features.matrix_size() == n && int(b.extent(0)) == n && int(b.extent(1)) == n,
+        features.matrix_size() == n && int(b.extent(1)) == n && int(b.extent(2)) == n,
         "qgml::TargetPredictor::predict: the matrices are not " + std::to_string(n) + " x " + std::to_string(n));
-    QGML_REQUIRE(int(y_hat.extent(0)) >= count, "qgml::TargetPredictor::predict: too few outputs for the points");
+    QGML_REQUIRE(int(y_hat.extent(0)) >= count && y_hat.extent(1) == b.extent(0),
+                 "qgml::TargetPredictor::predict: too few outputs for the points and target operators");
     if (count == 0) return;
     if constexpr (is_host_space_v<ExecSpace>) {
       if (packed()) {
@@ -155,20 +160,32 @@ class TargetPredictor {
     }
   }
 
+  // predict() with one target operator B (N x N, contiguous) into y_hat(t), t < count.
+  template <class PointsView, class OutView>
+  void predict(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& features,
+               const Matrix<Real, memory_space>& b, const PointsView& points, const OutView& y_hat) {
+    static_assert(OutView::rank == 1, "TargetPredictor::predict with one B: y_hat holds one value per point");
+    QGML_REQUIRE(b.span_is_contiguous(), "qgml::TargetPredictor::predict: B must be contiguous");
+    const MatrixStack<Real, memory_space> stack(b.data(), 1, b.extent(0), b.extent(1));
+    const Kokkos::View<typename OutView::value_type**, Kokkos::LayoutStride, memory_space> out(
+        y_hat.data(), Kokkos::LayoutStride(y_hat.extent(0), y_hat.stride(0), 1, 1));
+    predict(exec, features, stack, points, out);
+  }
+
   int max_chunk() const { return max_chunk_; }
 
  private:
   // predict() on the packed kernel (packed() only).
   template <class PointsView, class OutView>
   void predict_packed(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& features,
-                      const Matrix<Real, memory_space>& b, const PointsView& points, const OutView& y_hat) const {
+                      const MatrixStack<Real, memory_space>& b, const PointsView& points, const OutView& y_hat) const {
     constexpr int width = linalg::packed_eigh_width<Real>;
     using policy_type = Kokkos::TeamPolicy<ExecSpace>;
     using scratch_view = Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
     const int count = static_cast<int>(points.extent(0));
     const int d = features.dimension(), n = n_;
     const int packs = (count + width - 1) / width;
-    // psi_0 of the energy kernel's scratch, then B psi_0 (complex, n per lane).
+    // psi_0 of the energy kernel's scratch, then B_c psi_0 (complex, n per lane).
     const LineAlignedScratch<scratch_view> scratch{detail::packed_ground_state_scratch_reals(n, d, width) +
                                                    2 * std::size_t(n) * width};
     const std::size_t bytes = scratch.bytes();

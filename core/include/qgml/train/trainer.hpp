@@ -12,8 +12,9 @@
 // of the floating-point sums.
 //
 // Supervised training (settings.task regression or classification, docs/supervised.md): the configuration
-// holds the D feature matrices and then the target operator B, each point its D coordinates and then its
-// target. The D + 1 operators are one parameter stack (one Adam, one checkpoint, one all-reduce); the
+// holds the D feature matrices and then the C = settings.supervised.outputs target operators B_c, each
+// point its D coordinates and then its targets (target_columns: one per output, or softmax's class
+// index). The D + C operators are one parameter stack (one Adam, one checkpoint, one all-reduce); the
 // features' S = 1/2 sum_k A_k^2 is a view of the first D of them. Every epoch also records metrics of the
 // predictions (EpochRecord::train, ::validation; set_validation).
 #pragma once
@@ -179,7 +180,7 @@ void pack_gradient(const ExecSpace& exec, const Gradient& g, const Sums& sums, c
                        PackGradient<Gradient, Sums, Buffer>{g, sums, buf, n, dnn, pack});
 }
 
-// out(first + t) = (y_hat(t), y(t)).
+// Row first + t of out = (y_hat(t, 0..C-1), y(t, 0..columns-1)).
 template <class Out, class Predictions, class Targets>
 struct RecordPredictions {
   Out out;
@@ -187,12 +188,13 @@ struct RecordPredictions {
   Targets y;
   int first = 0;
   KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
-    out(first + t, 0) = y_hat(t);
-    out(first + t, 1) = y(t);
+    const int outputs = int(y_hat.extent(1)), columns = int(y.extent(1));
+    for (int c = 0; c < outputs; ++c) out(first + t, c) = y_hat(t, c);
+    for (int j = 0; j < columns; ++j) out(first + t, outputs + j) = y(t, j);
   }
 };
 
-// Rows [first, first + count) of out <- (y_hat(t), y(t)): a batch's predictions and targets.
+// Rows [first, first + count) of out <- (y_hat(t, :), y(t, :)): a batch's predictions and targets.
 template <class ExecSpace, class Out, class Predictions, class Targets>
 void record_predictions(const ExecSpace& exec, const Out& out, const Predictions& y_hat, const Targets& y, int first,
                         int count) {
@@ -200,21 +202,23 @@ void record_predictions(const ExecSpace& exec, const Out& out, const Predictions
                        RecordPredictions<Out, Predictions, Targets>{out, y_hat, y, first});
 }
 
-// out(t, 1) = points(t, d).
+// out(t, outputs + j) = points(t, d + j) for the target columns j.
 template <class Out, class Points>
 struct CopyTargets {
   Out out;
   Points points;
-  int d = 0;
-  KOKKOS_INLINE_FUNCTION void operator()(const int t) const { out(t, 1) = points(t, d); }
+  int d = 0, outputs = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const int t) const {
+    for (int j = 0; d + j < int(points.extent(1)); ++j) out(t, outputs + j) = points(t, d + j);
+  }
 };
 
-// out(t, 1) <- points(t, d), the targets of the points.
+// out(t, outputs + j) <- points(t, d + j), the targets of the points after their C outputs.
 template <class ExecSpace, class Out, class Points>
-void copy_targets(const ExecSpace& exec, const Out& out, const Points& points, int d) {
+void copy_targets(const ExecSpace& exec, const Out& out, const Points& points, int d, int outputs) {
   Kokkos::parallel_for("qgml::Trainer::validation_targets",
                        Kokkos::RangePolicy<ExecSpace>(exec, 0, int(points.extent(0))),
-                       CopyTargets<Out, Points>{out, points, d});
+                       CopyTargets<Out, Points>{out, points, d, outputs});
 }
 
 // The LossGradient settings that TrainingSettings select: ground_state_path, mixed_precision_reduction and
@@ -275,10 +279,12 @@ class Trainer {
                                     std::int64_t T_total = -1, int ranks = 1, bool interruptible = false) {
     if (T_total < 0) T_total = T_local;
     const auto bytes = [](std::size_t count, std::size_t size) { return view_allocation_bytes(count, size); };
-    // Supervised: D counts the operators, the D - 1 feature matrices and B (settings.task).
+    // Supervised: D counts the operators, the D - C feature matrices and the C target operators.
     const bool supervised = is_supervised(settings.task);
+    const int outputs = supervised ? settings.supervised.outputs : 0;
     const std::size_t d = std::size_t(D), n = std::size_t(N), dnn = d * n * n, cx = sizeof(complex_type);
-    const std::size_t df = supervised ? d - 1 : d;
+    const std::size_t df = d - std::size_t(outputs);
+    const std::size_t columns = df + std::size_t(supervised ? target_columns(settings.supervised.loss, outputs) : 0);
     const int batch = int(std::max<std::int64_t>(1, effective_batch_size(settings, T_total)));
     const int capacity = BatchDistribution<ExecSpace>::local_batch_capacity(batch, T_local);
     const std::size_t b = std::size_t(capacity);
@@ -301,7 +307,7 @@ class Trainer {
     }
     if (kernel == LossKernel::separate) engine += 2 * bytes(b * n * n, cx) + bytes(b * n, sizeof(Real));
     if constexpr (is_host_space_v<ExecSpace>) {
-      const int blocks = detail::packed_gradient_blocks(int(df), supervised ? 1 : 0);
+      const int blocks = detail::packed_gradient_blocks(int(df), outputs);
       const std::size_t row = std::size_t(detail::packed_gradient_row(N, linalg::packed_eigh_width<Real>));
       engine +=
           bytes(std::size_t(detail::packed_gradient_max_chunks<Real>(N, blocks)) * 2 * blocks * n * row, sizeof(Real));
@@ -313,15 +319,17 @@ class Trainer {
     }
     // Supervised: the engine's predictions, the features' S, the best epoch's operators, this epoch's
     // (y_hat, y) and its host copy.
-    if (supervised)
-      engine += bytes(b, sizeof(Real)) + bytes(n * n, cx) + bytes(dnn, cx) +
-                2 * bytes(2 * std::size_t(std::max<std::int64_t>(1, T_local)), sizeof(Real));
+    if (supervised) {
+      const std::size_t row = std::size_t(outputs) + columns - df;
+      engine += bytes(b * std::size_t(outputs), sizeof(Real)) + bytes(n * n, cx) + bytes(dnn, cx) +
+                2 * bytes(row * std::size_t(std::max<std::int64_t>(1, T_local)), sizeof(Real));
+    }
     // HermitianAdam: the two moments and the step counter.
     const std::size_t adam = 2 * bytes(dnn, sizeof(Real)) + bytes(1, sizeof(int));
     // The trainer: the gathered batch, the epoch sums and their host mirror, the skip and bad-gradient
     // flags; on several ranks the all-reduce buffer and its host mirror.
-    std::size_t own = bytes(b * d, sizeof(Real)) + 2 * bytes(std::size_t(detail::epoch_sum_count), sizeof(double)) +
-                      2 * bytes(1, sizeof(int));
+    std::size_t own = bytes(b * columns, sizeof(Real)) +
+                      2 * bytes(std::size_t(detail::epoch_sum_count), sizeof(double)) + 2 * bytes(1, sizeof(int));
     if (distributed) own += 2 * bytes(reduce_count(D, N), sizeof(double));
     own += BatchDistribution<ExecSpace>::estimate_bytes(T_total, batch, T_local, distributed ? ranks : 1);
     if (settings.warm_start_eigh)
@@ -346,11 +354,11 @@ class Trainer {
         engine_(features_d_, config.matrix_size(),
                 BatchDistribution<ExecSpace>::local_batch_capacity(batch_, shard_.size()),
                 settings.warm_start_eigh ? LossKernel::separate : settings.kernel,
-                is_supervised(settings.task) ? 1 : 0),
+                is_supervised(settings.task) ? settings.supervised.outputs : 0),
         adam_(config.dimension(), config.matrix_size(), settings.adam),
         distribution_(count_, batch_, shard_, distributed_ ? comm->size() : 1),
         batch_points_(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::batch_points"), engine_.max_batch(),
-                      config.dimension()),
+                      point_columns(config, settings)),
         epoch_sums_("qgml::Trainer::epoch_sums", int(detail::epoch_sum_count)),
         epoch_sums_host_(Kokkos::create_mirror(epoch_sums_)),
         skip_("qgml::Trainer::skip"),
@@ -371,39 +379,48 @@ class Trainer {
                                                            reduce_count(config.dimension(), config.matrix_size()));
       reduce_buffer_host_ = Kokkos::create_mirror(reduce_buffer_);
     }
-    QGML_REQUIRE(int(data.extent(1)) == config.dimension(),
-                 "qgml::Trainer: the data have D = " + std::to_string(data.extent(1)) +
-                     " coordinates but the configuration has D = " + std::to_string(config.dimension()));
+    QGML_REQUIRE(int(data.extent(1)) == point_columns(config, settings),
+                 is_supervised(settings.task)
+                     ? "qgml::Trainer: the data have " + std::to_string(data.extent(1)) + " columns, expected " +
+                           std::to_string(point_columns(config, settings)) +
+                           " (the D = " + std::to_string(features_d_) + " coordinates, then " +
+                           std::to_string(target_columns(settings.supervised.loss, settings.supervised.outputs)) +
+                           " target column(s))"
+                     : "qgml::Trainer: the data have D = " + std::to_string(data.extent(1)) +
+                           " coordinates but the configuration has D = " + std::to_string(config.dimension()));
     QGML_REQUIRE(settings.epochs >= 0, "qgml::Trainer: epochs must be >= 0");
     QGML_REQUIRE(settings.learning_rate > 0, "qgml::Trainer: the learning rate must be > 0");
     if (is_supervised(settings.task)) {
       check_task_loss(settings.task, settings.supervised.loss);
       features_ = MatrixConfiguration<Real, ExecSpace>(
           Kokkos::subview(config.matrices(), Kokkos::make_pair(0, features_d_), Kokkos::ALL, Kokkos::ALL), exec);
-      target_operator_ = Kokkos::subview(config.matrices(), features_d_, Kokkos::ALL, Kokkos::ALL);
-      predictions_ =
-          Kokkos::View<Real* [2], memory_space>(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::predictions"),
-                                                std::max<std::int64_t>(1, shard_.size()));
+      target_operator_ = Kokkos::subview(config.matrices(), Kokkos::make_pair(features_d_, config.dimension()),
+                                         Kokkos::ALL, Kokkos::ALL);
+      predictions_ = predictions_type(Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::predictions"),
+                                      std::max<std::int64_t>(1, shard_.size()), prediction_row());
       predictions_host_ = Kokkos::create_mirror(predictions_);
+      target_mean_.assign(std::size_t(settings.supervised.outputs), 0.0);
+      target_scale_.assign(std::size_t(settings.supervised.outputs), 1.0);
     }
   }
 
  public:
-  // Supervised training: points (T_v x (D + 1), coordinates then target, the same on every rank) whose
-  // predictions with the operators at the end of each epoch give EpochRecord::validation. Allocates the
-  // buffers of their prediction once; an empty View removes them.
+  // Supervised training: points (T_v x (D + target columns), coordinates then targets, the same on every
+  // rank) whose predictions with the operators at the end of each epoch give EpochRecord::validation.
+  // Allocates the buffers of their prediction once; an empty View removes them.
   void set_validation(const Kokkos::View<Real**, Kokkos::LayoutRight, memory_space>& points) {
     QGML_REQUIRE(is_supervised(settings_.task),
                  "qgml::Trainer::set_validation: validation points are for supervised training");
-    QGML_REQUIRE(points.extent(0) == 0 || int(points.extent(1)) == features_d_ + 1,
+    const int columns = point_columns(config_, settings_);
+    QGML_REQUIRE(points.extent(0) == 0 || int(points.extent(1)) == columns,
                  "qgml::Trainer::set_validation: the validation points have " + std::to_string(points.extent(1)) +
-                     " columns, expected " + std::to_string(features_d_ + 1) + " (the coordinates, then the target)");
+                     " columns, expected " + std::to_string(columns) + " (the coordinates, then the targets)");
     validation_ = points;
     if (points.extent(0) == 0) return;
     const int count = int(points.extent(0));
     predictor_ = TargetPredictor<Real, ExecSpace>(config_.matrix_size(), std::min(count, engine_.max_batch()));
-    validation_predictions_ = Kokkos::View<Real* [2], memory_space>(
-        Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::validation_predictions"), count);
+    validation_predictions_ = predictions_type(
+        Kokkos::ViewAllocateWithoutInitializing("qgml::Trainer::validation_predictions"), count, prediction_row());
     validation_predictions_host_ = Kokkos::create_mirror(validation_predictions_);
     allocate_best();
   }
@@ -423,11 +440,16 @@ class Trainer {
     return best_epoch_;
   }
 
-  // Regression: the metrics are of mean + scale * (prediction, target), the units of the targets before
-  // a standardisation the caller applied (the loss stays in the units trained on).
-  void set_target_units(double mean, double scale) {
+  // Regression: the metrics of output c are of mean[c] + scale[c] * (prediction, target), the units of
+  // the targets before a standardisation the caller applied (the loss stays in the units trained on).
+  void set_target_units(const std::vector<double>& mean, const std::vector<double>& scale) {
+    QGML_REQUIRE(int(mean.size()) == settings_.supervised.outputs && mean.size() == scale.size(),
+                 "qgml::Trainer::set_target_units: one mean and one scale per output");
     target_mean_ = mean;
     target_scale_ = scale;
+  }
+  void set_target_units(double mean, double scale) {
+    set_target_units(std::vector<double>{mean}, std::vector<double>{scale});
   }
 
  public:
@@ -612,14 +634,27 @@ class Trainer {
   using snapshot_matrices_type = typename MatrixConfiguration<Real, ExecSpace>::matrices_type;
   using snapshot_moments_type = typename HermitianAdam<Real, ExecSpace>::moments_type;
 
-  // D of the points: the configuration's operators less the target operator of supervised training.
+  // D of the points: the configuration's operators less the C target operators of supervised training.
   static int feature_count(const MatrixConfiguration<Real, ExecSpace>& config, const TrainingSettings& s) {
     if (!is_supervised(s.task)) return config.dimension();
-    QGML_REQUIRE(config.dimension() >= 2,
-                 "qgml::Trainer: supervised training needs the D >= 1 feature matrices and "
-                 "the target operator B in the configuration, got " +
+    const int outputs = s.supervised.outputs;
+    QGML_REQUIRE(outputs >= 1 && (outputs == 1 || s.supervised.loss != SupervisedLoss::logistic),
+                 "qgml::Trainer: supervised.outputs = " + std::to_string(outputs) +
+                     " (expected >= 1, and 1 for the logistic loss: softmax takes several classes)");
+    QGML_REQUIRE(config.dimension() >= outputs + 1,
+                 "qgml::Trainer: supervised training needs the D >= 1 feature matrices and the " +
+                     std::to_string(outputs) + " target operator(s) in the configuration, got " +
                      std::to_string(config.dimension()) + " matrices");
-    return config.dimension() - 1;
+    return config.dimension() - outputs;
+  }
+  // Columns of a point: D, and supervised the target columns after them.
+  static int point_columns(const MatrixConfiguration<Real, ExecSpace>& config, const TrainingSettings& s) {
+    const int d = feature_count(config, s);
+    return is_supervised(s.task) ? d + target_columns(s.supervised.loss, s.supervised.outputs) : d;
+  }
+  // Values per row of the predictions: the C outputs, then the target columns.
+  int prediction_row() const {
+    return settings_.supervised.outputs + target_columns(settings_.supervised.loss, settings_.supervised.outputs);
   }
   static int checked_count(std::int64_t total) {
     QGML_REQUIRE(total >= 1, "qgml::Trainer: the data set is empty");
@@ -783,7 +818,7 @@ class Trainer {
     if (is_supervised(settings_.task)) {
       features_.update_square_sum(exec_);
       const auto x = Kokkos::subview(pts, Kokkos::ALL, Kokkos::make_pair(0, features_d_));
-      const auto y = Kokkos::subview(pts, Kokkos::ALL, features_d_);
+      const auto y = Kokkos::subview(pts, Kokkos::ALL, Kokkos::make_pair(features_d_, int(pts.extent(1))));
       engine_.compute_supervised(exec_, features_, target_operator_, x, y, settings_.loss, settings_.supervised, weight,
                                  false, options, sweeps);
       record_predictions(y, count);
@@ -804,63 +839,78 @@ class Trainer {
     predicted_ += count;
   }
 
-  // The metrics of (prediction, target) pairs in host memory, in the caller's target units.
-  template <class HostPairs>
-  SupervisedMetrics metrics_of(const HostPairs& pairs, std::size_t count) const {
-    std::vector<double> values(2 * count);
+  // The metrics of prediction rows (the C outputs, then the targets) in host memory, in the caller's
+  // target units.
+  template <class HostRows>
+  SupervisedMetrics metrics_of(const HostRows& rows, std::size_t count) const {
+    const int outputs = settings_.supervised.outputs, row = prediction_row();
+    const bool regression = settings_.task == Task::regression;
+    std::vector<double> values(std::size_t(row) * count);
     for (std::size_t i = 0; i < count; ++i)
-      for (int c = 0; c < 2; ++c) values[2 * i + c] = target_mean_ + target_scale_ * double(pairs(i, c));
-    return supervised_metrics(settings_.task, values.data(), values.data() + 1, count, 2);
+      for (int c = 0; c < row; ++c) {
+        const int o = c < outputs ? c : c - outputs;  // the output of a prediction or of a target column
+        const double v = double(rows(i, c));
+        values[std::size_t(row) * i + c] =
+            regression ? target_mean_[std::size_t(o)] + target_scale_[std::size_t(o)] * v : v;
+      }
+    return supervised_metrics(settings_.task, settings_.supervised.loss, outputs, values.data(), count);
   }
 
   // r.train from this epoch's predictions (gathered to rank 0, which computes them and tells the others)
   // and r.validation from the validation points with the operators as they are now.
   void epoch_metrics(EpochRecord& r) {
     r.has_targets = true;
+    const int outputs = settings_.supervised.outputs, row = prediction_row();
     Kokkos::deep_copy(exec_, predictions_host_, predictions_);
     if (validation_.extent(0) > 0) {
       features_.update_square_sum(exec_);
       const auto x = Kokkos::subview(validation_, Kokkos::ALL, Kokkos::make_pair(0, features_d_));
-      const auto y_hat = Kokkos::subview(validation_predictions_, Kokkos::ALL, 0);
+      const auto y_hat = Kokkos::subview(validation_predictions_, Kokkos::ALL, Kokkos::make_pair(0, outputs));
       predictor_.predict(exec_, features_, target_operator_, x, y_hat);
-      detail::copy_targets(exec_, validation_predictions_, validation_, features_d_);
+      detail::copy_targets(exec_, validation_predictions_, validation_, features_d_, outputs);
       Kokkos::deep_copy(exec_, validation_predictions_host_, validation_predictions_);
     }
     qgml::fence(exec_, "qgml::Trainer: predictions on the host");
     if (validation_.extent(0) > 0) {
-      r.validation = metrics_of(validation_predictions_host_, validation_.extent(0));
       const std::size_t count = validation_.extent(0);
-      double loss = 0;
+      r.validation = metrics_of(validation_predictions_host_, count);
+      std::vector<double> rows(std::size_t(row) * count);
       for (std::size_t i = 0; i < count; ++i)
-        loss += supervised_loss_value(settings_.supervised.loss, double(validation_predictions_host_(i, 0)),
-                                      double(validation_predictions_host_(i, 1)), settings_.supervised.huber_delta);
-      validation_loss_ = loss / double(count);
+        for (int c = 0; c < row; ++c) rows[std::size_t(row) * i + c] = double(validation_predictions_host_(i, c));
+      validation_loss_ =
+          mean_point_loss(settings_.supervised.loss, outputs, settings_.supervised.huber_delta, rows.data(), count);
     }
     const std::size_t local = std::size_t(predicted_);
     if (!distributed_) {
       r.train = metrics_of(predictions_host_, local);
       return;
     }
-    std::vector<double> mine(2 * local);
+    std::vector<double> mine(std::size_t(row) * local);
     for (std::size_t i = 0; i < local; ++i)
-      for (int c = 0; c < 2; ++c) mine[2 * i + c] = double(predictions_host_(i, c));
+      for (int c = 0; c < row; ++c) mine[std::size_t(row) * i + c] = double(predictions_host_(i, c));
     const std::vector<double> all = comm_->gather_to_root(mine);
     std::string text;
     if (comm_->rank() == 0) {
-      const std::size_t count = all.size() / 2;
-      Kokkos::View<const double* [2], Kokkos::HostSpace, Kokkos::MemoryUnmanaged> pairs(all.data(), count);
-      const SupervisedMetrics m = metrics_of(pairs, count);
+      const std::size_t count = all.size() / std::size_t(row);
+      Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> gathered(
+          all.data(), count, std::size_t(row));
+      const SupervisedMetrics m = metrics_of(gathered, count);
       std::ostringstream out;
       out.precision(17);
       for (double v : {m.mae, m.rmse, m.r2, m.accuracy, m.auc}) out << v << " ";
+      out << m.per_output.size() << " ";
+      for (double v : m.per_output) out << v << " ";
       text = out.str();
     }
     std::istringstream in(comm_->broadcast(text, 0));
-    for (double* v : {&r.train.mae, &r.train.rmse, &r.train.r2, &r.train.accuracy, &r.train.auc}) {
+    const auto next = [&in] {
       std::string word;
       in >> word;
-      *v = std::strtod(word.c_str(), nullptr);
-    }
+      return std::strtod(word.c_str(), nullptr);
+    };
+    for (double* v : {&r.train.mae, &r.train.rmse, &r.train.r2, &r.train.accuracy, &r.train.auc}) *v = next();
+    r.train.per_output.resize(std::size_t(next()));
+    for (double& v : r.train.per_output) v = next();
   }
 
   // gradient and loss sums <- their sums over the ranks (one in-place all-reduce of doubles).
@@ -924,20 +974,21 @@ class Trainer {
   int count_ = 0;
   ShardRange shard_;
   int batch_ = 0, epoch_ = 0;
-  int features_d_ = 0;  // D: the configuration's operators less the target operator (supervised)
+  int features_d_ = 0;  // D: the configuration's operators less the target operators (supervised)
   LossGradient<Real, ExecSpace> engine_;
   HermitianAdam<Real, ExecSpace> adam_;
-  // Supervised: the feature matrices (a view of the first D operators) and B (the last); this epoch's
+  // Supervised: the feature matrices (a view of the first D operators) and the B_c (the last C); this epoch's
   // (y_hat, y) per point of this rank in batch order (predicted_ rows filled); the validation points and
   // their predictor.
   MatrixConfiguration<Real, ExecSpace> features_;
-  Matrix<Real, memory_space> target_operator_;
-  Kokkos::View<Real*[2], memory_space> predictions_, validation_predictions_;
-  typename Kokkos::View<Real*[2], memory_space>::HostMirror predictions_host_, validation_predictions_host_;
+  MatrixStack<Real, memory_space> target_operator_;
+  using predictions_type = Kokkos::View<Real**, Kokkos::LayoutRight, memory_space>;
+  predictions_type predictions_, validation_predictions_;  // rows: the C outputs, then the targets
+  typename predictions_type::HostMirror predictions_host_, validation_predictions_host_;
   int predicted_ = 0;
   Kokkos::View<Real**, Kokkos::LayoutRight, memory_space> validation_;
   TargetPredictor<Real, ExecSpace> predictor_;
-  double target_mean_ = 0, target_scale_ = 1;
+  std::vector<double> target_mean_, target_scale_;  // per output
   BatchDistribution<ExecSpace> distribution_;
   WarmStartCache<Real, ExecSpace> warm_;
   batch_type batch_points_;
