@@ -2,7 +2,8 @@
 """Supervised QCML (qgml.QCMLRegressor, qgml.QCMLClassifier) against scikit-learn's models on scikit-learn's
 bundled data sets, on the same splits, by the same grid-search protocol.
 
-usage: perf/supervised_sklearn.py [--datasets NAME ...] [--seeds 0 1 2] [--out FILE.jsonl] [--quick]
+usage: perf/supervised_sklearn.py [--datasets NAME ...] [--models NAME ...] [--seeds 0 1 2] [--out FILE.jsonl]
+                                  [--quick]
 
 Data sets (shipped inside scikit-learn; nothing is downloaded):
   diabetes       regression, 442 x 10
@@ -131,7 +132,7 @@ def git_revision():
         return "unknown"
 
 
-def run_one(name, kind, loader, seed, quick, out):
+def run_one(name, kind, loader, seed, quick, out, only=None):
     x, y = loader(return_X_y=True)
     x = np.asarray(x, dtype=np.float64)
     stratify = y if kind == "classification" else None
@@ -140,6 +141,8 @@ def run_one(name, kind, loader, seed, quick, out):
     scoring = "accuracy" if kind == "classification" else "r2"
     classes = len(np.unique(y)) if kind == "classification" else 0
     for model_name, (estimator, grid) in models(kind, quick, classes).items():
+        if only and model_name not in only:
+            continue
         pipe = Pipeline([("scale", StandardScaler()), ("m", estimator)])
         t0 = time.perf_counter()
         with warnings.catch_warnings():
@@ -189,6 +192,7 @@ def main(argv=None):
     p.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     p.add_argument("--quick", action="store_true", help="smaller qgml grid")
+    p.add_argument("--models", nargs="+", help="only these models (e.g. 'qgml default' 'qgml ovr')")
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d")
     p.add_argument("--out", default=os.path.join(HERE, "results", f"supervised-sklearn-{date}.jsonl"))
     a = p.parse_args(argv)
@@ -196,7 +200,7 @@ def main(argv=None):
         for name in a.datasets:
             kind, loader = DATASETS[name]
             for seed in a.seeds:
-                run_one(name, kind, loader, seed, a.quick, out)
+                run_one(name, kind, loader, seed, a.quick, out, a.models)
     md = table(a.out)
     with open(os.path.splitext(a.out)[0] + ".md", "w") as f:
         f.write(f"# Supervised QCML against scikit-learn\n\n`perf/supervised_sklearn.py {' '.join(argv or sys.argv[1:])}`"

@@ -183,8 +183,7 @@ inline SupervisedReference supervised_reference(const HostMatrices& a, const std
       y_hat.push_back(reference::inner(psi, beta.back()).real());
       out.y_hat.push_back(y_hat.back());
     }
-    const auto output = [&](int c) { return y_hat[std::size_t(c)]; };
-    const auto target = [&](int j) { return y[std::size_t(t) * columns + j]; };
+    const PointValues<double> output{y_hat.data()}, target{&y[std::size_t(t) * columns]};
     double log_partition = 0;
     const double l = point_loss(objective.loss, outputs, output, target, delta, log_partition);
     std::vector<double> half_dl;

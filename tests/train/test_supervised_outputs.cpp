@@ -90,12 +90,12 @@ double output_pair(const SupervisedReference& g, const HostMatrices& ea, const H
 TEST_CASE("losses over several outputs: softmax cross-entropy and the mean of per-output losses, with derivatives",
           "[supervised][outputs]") {
   const std::vector<double> y_hat{0.3, -1.2, 2.0};
-  const auto out = [&](int c) { return y_hat[std::size_t(c)]; };
+  const PointValues<double> out{y_hat.data()};
   // Softmax: l = log sum e^{y_hat} - y_hat_k, by the direct formula.
   const double partition = std::exp(0.3) + std::exp(-1.2) + std::exp(2.0);
   for (int k = 0; k < 3; ++k) {
     const std::vector<double> label{double(k)};
-    const auto y = [&](int j) { return label[std::size_t(j)]; };
+    const PointValues<double> y{label.data()};
     double log_partition = 0;
     const double l = point_loss(SupervisedLoss::softmax, 3, out, y, 0.0, log_partition);
     CHECK(std::abs(l - (std::log(partition) - y_hat[std::size_t(k)])) <= 1e-14);
@@ -111,12 +111,9 @@ TEST_CASE("losses over several outputs: softmax cross-entropy and the mean of pe
       up[std::size_t(c)] += h;
       down[std::size_t(c)] -= h;
       double ignored = 0;
-      const double fd =
-          (point_loss(
-               SupervisedLoss::softmax, 3, [&](int i) { return up[std::size_t(i)]; }, y, 0.0, ignored) -
-           point_loss(
-               SupervisedLoss::softmax, 3, [&](int i) { return down[std::size_t(i)]; }, y, 0.0, ignored)) /
-          (2 * h);
+      const double fd = (point_loss(SupervisedLoss::softmax, 3, PointValues<double>{up.data()}, y, 0.0, ignored) -
+                         point_loss(SupervisedLoss::softmax, 3, PointValues<double>{down.data()}, y, 0.0, ignored)) /
+                        (2 * h);
       CHECK(std::abs(2 * half - fd) <= 1e-8);
     }
     CHECK(std::abs(sum) <= 1e-15);  // the probabilities sum to 1
@@ -125,22 +122,19 @@ TEST_CASE("losses over several outputs: softmax cross-entropy and the mean of pe
   {
     const std::vector<double> big{800.0, 799.0, -800.0}, label{1.0};
     double log_partition = 0;
-    const double l = point_loss(
-        SupervisedLoss::softmax, 3, [&](int c) { return big[std::size_t(c)]; }, [&](int) { return label[0]; }, 0.0,
-        log_partition);
+    const double l = point_loss(SupervisedLoss::softmax, 3, PointValues<double>{big.data()},
+                                PointValues<double>{label.data()}, 0.0, log_partition);
     CHECK(std::abs(l - (1.0 + std::log1p(std::exp(-1.0)))) <= 1e-12);
-    for (double bad : {-1.0, 3.0, 0.5}) {
-      const double n = point_loss(
-          SupervisedLoss::softmax, 3, out, [&](int) { return bad; }, 0.0, log_partition);
-      CHECK(std::isnan(n));
-      CHECK(std::isnan(point_half_derivative(
-          SupervisedLoss::softmax, 3, out, [&](int) { return bad; }, 0.0, log_partition, 0)));
+    for (const double bad : {-1.0, 3.0, 0.5}) {
+      const PointValues<double> no_class{&bad};
+      CHECK(std::isnan(point_loss(SupervisedLoss::softmax, 3, out, no_class, 0.0, log_partition)));
+      CHECK(std::isnan(point_half_derivative(SupervisedLoss::softmax, 3, out, no_class, 0.0, log_partition, 0)));
     }
   }
   // The regression losses: the mean over the outputs, each against its own target; C = 1 is the
   // one-output loss itself.
   const std::vector<double> y{1.0, -1.0, 0.5};
-  const auto target = [&](int c) { return y[std::size_t(c)]; };
+  const PointValues<double> target{y.data()};
   for (SupervisedLoss loss : {SupervisedLoss::mse, SupervisedLoss::mae, SupervisedLoss::huber}) {
     double log_partition = 0, want = 0;
     for (int c = 0; c < 3; ++c) want += supervised_loss_value(loss, y_hat[std::size_t(c)], y[std::size_t(c)], 1.0) / 3;

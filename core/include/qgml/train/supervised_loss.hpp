@@ -105,6 +105,14 @@ KOKKOS_INLINE_FUNCTION Real supervised_loss_derivative(SupervisedLoss loss, Real
   return Real(0);
 }
 
+// Values p[0], p[1], ... of one point's outputs or targets in host or device memory, for point_loss
+// (a callable both sides can call: nvcc refuses a host lambda in a host-device template).
+template <class Real>
+struct PointValues {
+  const Real* p = nullptr;
+  KOKKOS_INLINE_FUNCTION Real operator()(const int i) const { return p[i]; }
+};
+
 // Targets of a point per model output: one class index (softmax) or one value per output.
 inline int target_columns(SupervisedLoss loss, int outputs) { return loss == SupervisedLoss::softmax ? 1 : outputs; }
 
