@@ -136,8 +136,8 @@ double mean_point_loss(SupervisedLoss loss, int outputs, double huber_delta, con
   for (std::size_t i = 0; i < n; ++i) {
     const double* r = rows + i * stride;
     double log_partition = 0;
-    sum += point_loss(
-        loss, outputs, [&](int c) { return r[c]; }, [&](int j) { return r[outputs + j]; }, huber_delta, log_partition);
+    sum +=
+        point_loss(loss, outputs, PointValues<double>{r}, PointValues<double>{r + outputs}, huber_delta, log_partition);
   }
   return n > 0 ? sum / double(n) : std::numeric_limits<double>::quiet_NaN();
 }

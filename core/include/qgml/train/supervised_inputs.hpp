@@ -23,16 +23,21 @@ struct SupervisedInputs {
 
   // The loss of point t from y_hat(t, :) (train/supervised_loss.hpp, point_loss).
   KOKKOS_INLINE_FUNCTION Real point_loss_of(const int t, Real& log_partition) const {
-    return point_loss(
-        loss, outputs, [&](const int c) { return y_hat(t, c); }, [&](const int j) { return y(t, j); }, delta,
-        log_partition);
+    return point_loss(loss, outputs, Row<decltype(y_hat)>{y_hat, t}, Row<decltype(y)>{y, t}, delta, log_partition);
   }
   // g_c / 2 of point t (point_half_derivative).
   KOKKOS_INLINE_FUNCTION Real half_derivative_of(const int t, const int c, const Real log_partition) const {
-    return point_half_derivative(
-        loss, outputs, [&](const int k) { return y_hat(t, k); }, [&](const int j) { return y(t, j); }, delta,
-        log_partition, c);
+    return point_half_derivative(loss, outputs, Row<decltype(y_hat)>{y_hat, t}, Row<decltype(y)>{y, t}, delta,
+                                 log_partition, c);
   }
+
+  // Row t of a matrix View as point_loss reads it (a host-device callable, not a lambda).
+  template <class View>
+  struct Row {
+    View v;
+    int t = 0;
+    KOKKOS_INLINE_FUNCTION Real operator()(const int j) const { return v(t, j); }
+  };
 };
 
 // The coefficients of the per-point gradient vectors (loss_gradient.hpp):
