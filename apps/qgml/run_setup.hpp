@@ -63,8 +63,7 @@ inline TrainingSettings training_settings(const Config& c, const std::string& ru
                         : s.task == Task::classification && s.supervised.outputs > 1 ? SupervisedLoss::softmax
                                                                                      : default_supervised_loss(s.task);
     s.supervised.huber_delta = c.real("training.huber_delta");
-    s.supervised.lambda = c.is_auto("training.unsupervised_weight") ? default_unsupervised_weight(s.task)
-                                                                    : c.real("training.unsupervised_weight");
+    s.supervised.lambda = c.real("training.unsupervised_weight");
     try {
       check_task_loss(s.task, s.supervised.loss);
     } catch (const Error& e) {

@@ -367,15 +367,6 @@ RunInputs<Real, DataSpace> prepare_supervised_inputs(const Exec& exec, Config& c
     }
     in.automatic = data.automatic;
     if (!patience_note.empty()) in.automatic.push_back(patience_note);
-    if (c.is_auto("training.unsupervised_weight")) {
-      const Task task = parse_task(c.text("task"));
-      const std::string weight = format("%g", default_unsupervised_weight(task));
-      const std::string why = task == Task::classification
-                                  ? "classification: the unsupervised loss d^2 + w sigma^2 as a regulariser"
-                                  : "regression: the supervised loss alone";
-      c.set("training.unsupervised_weight", weight, "automatic: " + why);
-      in.automatic.push_back("automatic: training.unsupervised_weight = " + weight + " (" + why + ")");
-    }
     if (automatic_n)
       in.automatic.push_back(format("automatic: model.N = %d (%s)", shape.n, default_matrix_size_rule(data.d).c_str()));
     if (c.text("training.kernel") == "auto") in.automatic.push_back(automatic_kernel_note(c, shape.n));

@@ -157,7 +157,6 @@ def test_three_classes_train_with_softmax_and_predict_reproduces_the_validation_
     assert "automatic: training.loss = softmax (3 classes" in r.stdout
     assert "automatic: model.outputs = 3 target operators (one per class)" in r.stdout
     assert "classes: 10, 20, 30 -> 0 .. 2" in r.stdout
-    assert "automatic: training.unsupervised_weight = 0.1 (classification" in r.stdout
     assert "final validation recall per class 10 " in r.stdout
     (run_dir,) = list(out.iterdir())
     with open(run_dir / "supervised.json") as f:
@@ -201,7 +200,6 @@ def test_two_outputs_train_one_model_with_a_target_operator_each(program, tmp_pa
     assert r.returncode == 0, r.stderr
     assert "targets from columns 1, 3 of" in r.stdout
     assert "automatic: model.outputs = 2 target operators (one per target column)" in r.stdout
-    assert "automatic: training.unsupervised_weight = 0 (regression" in r.stdout
     assert "final validation R^2 per output 0 " in r.stdout
     (run_dir,) = list(out.iterdir())
     with open(run_dir / "supervised.json") as f:

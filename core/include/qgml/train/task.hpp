@@ -22,12 +22,6 @@ inline SupervisedLoss default_supervised_loss(Task t) {
   return t == Task::classification ? SupervisedLoss::logistic : SupervisedLoss::mse;
 }
 
-// The weight lambda of the unsupervised loss when none is chosen: 0.1 for classification, where it
-// regularises (perf/results/supervised-tuning-classification-20261129.md: +0.6 to +2.5 points of mean
-// accuracy over four synthetic sets in each of the 8 other settings of the grid), 0 for regression, where
-// it costs R^2 (perf/results/supervised-tuning-regression-20261129.md).
-inline double default_unsupervised_weight(Task t) { return t == Task::classification ? 0.1 : 0.0; }
-
 // Throws unless `loss` fits the task: logistic is the classification loss, the others are regression's.
 void check_task_loss(Task t, SupervisedLoss loss);
 
