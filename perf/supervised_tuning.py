@@ -27,7 +27,6 @@ import json
 import os
 import socket
 import statistics
-import subprocess
 import sys
 import time
 
@@ -43,9 +42,9 @@ from sklearn.pipeline import Pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 import qgml  # noqa: E402
+from supervised_sklearn import git_revision  # noqa: E402  (perf/ is the script's directory)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 
 SETS = {
     "synth10": dict(n_samples=1200, n_features=64, n_informative=16, n_redundant=8, n_classes=10,
@@ -68,17 +67,6 @@ REGRESSION_SETS = {
 REGRESSION_GRID = {"unsupervised_weight": [None, 0.1, 1.0]}
 
 GRID = {"N": [None, 16], "unsupervised_weight": [None, 0.1, 1.0], "lr": [None, 0.003], "batch_size": [None, 100]}
-
-
-def git_revision():
-    try:
-        rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True, text=True,
-                             check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return rev + ("-dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def label(params):

@@ -58,6 +58,13 @@ std::vector<double> output_targets(SupervisedLoss loss, int outputs, const std::
   return y;
 }
 
+// A_1..A_D, then B_1..B_C: the configuration a supervised model holds.
+HostMatrices all_operators(const OutputsProblem& p) {
+  HostMatrices all{p.a.D + int(p.b.size()), p.a.N, p.a.values};
+  for (const HostMatrix& b : p.b) all.values.insert(all.values.end(), b.a.begin(), b.a.end());
+  return all;
+}
+
 std::vector<double> reference_outputs(const OutputsProblem& p) {
   const int count = int(p.x.size()) / p.a.D;
   std::vector<double> classes(std::size_t(count), 0.0);
@@ -212,8 +219,7 @@ TEMPLATE_TEST_CASE("LossGradient with several target operators gives the referen
       const OutputsProblem p = random_outputs_problem(d, n, outputs, count, 90 + n + outputs);
       const std::vector<double> y = output_targets(loss, outputs, reference_outputs(p));
       const int columns = target_columns(loss, outputs);
-      HostMatrices all{d + outputs, n, p.a.values};
-      for (const HostMatrix& b : p.b) all.values.insert(all.values.end(), b.a.begin(), b.a.end());
+      const HostMatrices all = all_operators(p);
       const auto features = to_configuration<Real>(p.a, exec);
       const auto operators = to_configuration<Real>(all, exec);
       const MatrixStack<Real, Memory> b =
@@ -276,8 +282,7 @@ TEMPLATE_TEST_CASE("TargetPredictor predicts every output of several target oper
     const int outputs = 3;
     const OutputsProblem p = random_outputs_problem(d, n, outputs, count, 20 + n);
     const std::vector<double> want = reference_outputs(p);
-    HostMatrices all{d + outputs, n, p.a.values};
-    for (const HostMatrix& b : p.b) all.values.insert(all.values.end(), b.a.begin(), b.a.end());
+    const HostMatrices all = all_operators(p);
     const auto features = to_configuration<Real>(p.a, exec);
     const auto operators = to_configuration<Real>(all, exec);
     const MatrixStack<Real, Memory> b =
