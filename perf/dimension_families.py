@@ -336,6 +336,77 @@ def cube6_curved_r12(n, rng):
 
 
 # ----------------------------------------------------------------------------------------------------
+# Extra tuning families (half "extra"), added 2026-12-01 after the split above and never held out: more
+# data to tune on for the failure modes the issue names (curves wound into surfaces, full-dimensional
+# sets, curvature normals, curved high-d manifolds, unions), none a copy of a held-out family.
+
+def sphere_spiral_r3(n, rng):
+    t = rng.uniform(0, 1, n)
+    theta = np.pi * (0.05 + 0.9 * t)          # polar angle from pole to pole, 15 turns in longitude
+    phi = 2 * np.pi * 15 * t
+    return np.c_[np.sin(theta) * np.cos(phi), np.sin(theta) * np.sin(phi), np.cos(theta)]
+
+
+def spring_r3(n, rng):
+    t = rng.uniform(0, 1, n)
+    return np.c_[np.cos(2 * np.pi * 10 * t), np.sin(2 * np.pi * 10 * t), 2.0 * t]
+
+
+def lissajous_torus_r4(n, rng):
+    t = rng.uniform(0, TWO_PI, n)
+    return np.c_[np.cos(3 * t), np.sin(3 * t), np.cos(19 * t), np.sin(19 * t)]
+
+
+def ball8(n, rng):
+    return _ball(rng, n, 8)
+
+
+def cube12_r12(n, rng):
+    return _rotate(rng.uniform(0, 1, (n, 12)), "cube12_r12")
+
+
+def sphere5_r6(n, rng):
+    return _sphere(rng, n, 6)
+
+
+def smooth7_r28(n, rng):
+    s = _struct("smooth7_r28")
+    F, ph = s.standard_normal((14, 7)) * 0.8, s.uniform(0, TWO_PI, 14)
+    theta = rng.uniform(0, 1, (n, 7)) @ F.T * np.pi + ph
+    return _rotate(np.c_[np.cos(theta), np.sin(theta)], "smooth7_r28")
+
+
+def gauss25_r50(n, rng):
+    return _embed(rng.standard_normal((n, 25)), 50, "gauss25_r50")
+
+
+def exp4_graph_r8(n, rng):
+    u = rng.exponential(0.7, (n, 4))
+    return _rotate(np.c_[u, np.sin(u[:, :2].sum(1)), u[:, 2] * u[:, 3] / 3, np.cos(u[:, 1] - u[:, 3]),
+                         0.3 * u[:, 0] ** 2], "exp4_graph_r8")
+
+
+def union_line_ball_r4(n, rng):
+    n1 = n // 3
+    line = np.c_[rng.uniform(-1, 1, n1), np.full(n1, 3.0), np.zeros((n1, 2))]
+    ball = np.c_[_ball(rng, n - n1, 3), np.zeros(n - n1)]
+    return _rotate(np.concatenate([line, ball])[rng.permutation(n)], "union_line_ball_r4")
+
+
+def annulus_r2(n, rng):
+    r = np.sqrt(rng.uniform(0.25, 1.0, n))
+    t = rng.uniform(0, TWO_PI, n)
+    return np.c_[r * np.cos(t), r * np.sin(t)]
+
+
+def torus_knot_r3(n, rng):
+    t = rng.uniform(0, TWO_PI, n)
+    p, q = 3, 11
+    r = 2 + 0.6 * np.cos(q * t)
+    return np.c_[r * np.cos(p * t), r * np.sin(p * t), 0.6 * np.sin(q * t)]
+
+
+# ----------------------------------------------------------------------------------------------------
 # The families. half: alternate tune / heldout within each kind in this order (curves start heldout).
 
 LOG3_2 = math.log(3) / math.log(2)   # 1.585
@@ -387,6 +458,20 @@ FAMILIES = [
     Family("hyperbolic_paraboloid", 2, 3, "heldout", hyperbolic_paraboloid, "other", "saddle z = x^2 - y^2 over [-1,1]^2 in R^3"),
     Family("affine5_r10", 5, 10, "tune", affine5_r10, "other", "uniform [0,1]^5 through a random (non-isometric) affine map into R^10"),
     Family("cube6_curved_r12", 6, 12, "heldout", cube6_curved_r12, "other", "6-cube [-1,1]^6 curved by 0.3 (u^2 - 1/3), rotated in R^12"),
+    # extra tuning families (half "extra", see above)
+    Family("sphere_spiral_r3", 1, 3, "extra", sphere_spiral_r3, "curves", "spiral on the unit sphere, 15 turns from pole to pole"),
+    Family("spring_r3", 1, 3, "extra", spring_r3, "curves", "cylindrical helix of 10 turns, radius 1, height 2"),
+    Family("lissajous_torus_r4", 1, 4, "extra", lissajous_torus_r4, "curves", "curve (3t, 19t) on the flat torus in R^4"),
+    Family("torus_knot_r3", 1, 3, "extra", torus_knot_r3, "curves", "(3, 11) torus knot (R 2, r 0.6) in R^3"),
+    Family("ball8", 8, 8, "extra", ball8, "classical", "solid unit 8-ball in R^8, uniform"),
+    Family("annulus_r2", 2, 2, "extra", annulus_r2, "classical", "annulus 0.5 <= r <= 1 in R^2, uniform"),
+    Family("sphere5_r6", 5, 6, "extra", sphere5_r6, "classical", "5-sphere S^5 in R^6, uniform"),
+    Family("cube12_r12", 12, 12, "extra", cube12_r12, "high", "uniform 12-cube in R^12 (rotated)"),
+    Family("gauss25_r50", 25, 50, "extra", gauss25_r50, "high", "standard Gaussian in R^25 linearly embedded in R^50"),
+    Family("smooth7_r28", 7, 28, "extra", smooth7_r28, "high", "random smooth 7-manifold: cos/sin of 14 random linear forms of [0,1]^7, rotated in R^28"),
+    Family("exp4_graph_r8", 4, 8, "extra", exp4_graph_r8, "nonuniform", "exponential(0.7) 4-d cloud on a curved graph in R^8"),
+    Family("union_line_ball_r4", 3, 4, "extra", union_line_ball_r4, "unions", "3-ball (2/3) and a segment 3 away (1/3), rotated in R^4",
+           pieces=[(3, 2 / 3), (1, 1 / 3)]),
 ]
 
 BY_NAME = {f.name: f for f in FAMILIES}
@@ -428,7 +513,7 @@ def check(n=300):
     if len(set(names)) != len(names):
         problems.append("duplicate family names")
     for f in FAMILIES:
-        if f.half not in ("tune", "heldout"):
+        if f.half not in ("tune", "heldout", "extra"):
             problems.append(f"{f.name}: half {f.half!r}")
         if f.fractal == float(f.d).is_integer():
             problems.append(f"{f.name}: fractal flag {f.fractal} but d {f.d}")
@@ -448,6 +533,7 @@ def check(n=300):
         if np.array_equal(y, make_points(f, n, "none", 0, seed=2)):
             problems.append(f"{f.name}: seeds 1 and 2 give the same points")
     halves = {h: [f for f in FAMILIES if f.half == h] for h in ("tune", "heldout")}
+    extra = [f for f in FAMILIES if f.half == "extra"]
     kinds = sorted({f.kind for f in FAMILIES})
     for h, fs in halves.items():
         if len(fs) < 15:
@@ -469,7 +555,7 @@ def main():
             d = f"{f.d:.3f}" if f.fractal else f"{int(f.d)}"
             print(f"{f.name:24s} {d:>6s} {f.D:4d}  {f.half:8s} {f.kind:11s} {f.doc}")
         print(f"{len(FAMILIES)} families: " + ", ".join(
-            f"{h} {sum(1 for f in FAMILIES if f.half == h)}" for h in ("tune", "heldout")))
+            f"{h} {sum(1 for f in FAMILIES if f.half == h)}" for h in ("tune", "heldout", "extra")))
     if args.check:
         problems, halves = check()
         for pr in problems:

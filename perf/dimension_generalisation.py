@@ -316,9 +316,9 @@ def summary_tables(rows):
     """Markdown: per half, n and noise level, for each method: hits / count, MRE, median and max seconds."""
     methods = method_order(rows)
     groups = sorted({(r["half"], r["n"], r["noise_kind"], float(r["noise_level"])) for r in rows},
-                    key=lambda g: ({"tune": 0, "heldout": 1}.get(g[0], 2), g[1], g[3], g[2]))
+                    key=lambda g: ({"tune": 0, "extra": 1, "heldout": 2}.get(g[0], 3), g[1], g[3], g[2]))
     out = []
-    for half in [h for h in ("tune", "heldout") if any(g[0] == h for g in groups)]:
+    for half in [h for h in ("tune", "extra", "heldout") if any(g[0] == h for g in groups)]:
         gs = [g for g in groups if g[0] == half]
         nfam = len({r["family"] for r in rows if r["half"] == half})
         out += [f"### {half} half ({nfam} families)", "",
@@ -431,7 +431,7 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="See the docstring at the top of perf/dimension_generalisation.py.")
-    p.add_argument("--half", choices=["tune", "heldout", "both"], default="both")
+    p.add_argument("--half", choices=["tune", "heldout", "both", "extra", "all"], default="both")
     p.add_argument("--noise", nargs="+", type=parse_noise, metavar="KIND:LEVEL",
                    help=f"noise specs ({' '.join(DEFAULT_NOISE)})")
     p.add_argument("--points", type=int, nargs="+", default=[2500], help="numbers of points n (2500)")
@@ -484,7 +484,7 @@ def main():
     args.qgml_args_list = shlex.split(args.qgml_args) if args.qgml_args else []
     noise = args.noise or [parse_noise(s) for s in DEFAULT_NOISE]
     noise = list(dict.fromkeys(noise))
-    fams = [f for f in F.FAMILIES if args.half in ("both", f.half)]
+    fams = [f for f in F.FAMILIES if args.half == f.half or (args.half == "both" and f.half != "extra") or args.half == "all"]
     if args.only:
         unknown = set(args.only) - set(F.BY_NAME)
         if unknown:

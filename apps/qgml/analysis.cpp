@@ -27,7 +27,13 @@ GeometrySettings geometry_settings(const Config& c) {
                                          c.real("analysis.noise_floor"), c.real("analysis.first_gap_exponent"));
   s.kernel = parse_geometry_kernel(c.text("analysis.kernel"));
   s.spread.enabled = c.boolean("analysis.spread_check");
-  s.spread.neighbours = int(c.integer("analysis.spread_neighbours"));
+  s.spread.neighbours = c.is_auto("analysis.spread_neighbours") ? 0 : int(c.integer("analysis.spread_neighbours"));
+  s.spread.gap_below = c.real("analysis.spread_gap_below");
+  s.spread.gap_promote = c.real("analysis.spread_gap_promote");
+  s.spread.local = c.boolean("analysis.local_pca");
+  s.spread.local_gap = c.real("analysis.local_pca_gap");
+  s.spread.local_consistency = c.real("analysis.local_pca_consistency");
+  s.spread.no_gap_ratio = c.real("analysis.no_gap_ratio");
   s.spread.promote = c.real("analysis.spread_promote");
   s.spread.demote = c.real("analysis.spread_demote");
   s.spread.band = c.real("analysis.spread_band");
@@ -91,6 +97,34 @@ std::vector<std::string> summary_lines(const DimensionSummary& s) {
     }
     if (!s.scale_verdict.empty()) text += " " + s.scale_verdict;
     lines.push_back(text);
+    // The local covariance and the scale the estimate reads it at (geometry/local_dimension.hpp).
+    std::string local = "local covariance (k nearest points: mode of its reading):";
+    bool any = false;
+    for (const ScaleDimension& sc : s.scales) {
+      if (sc.local_mode < 0) continue;
+      std::snprintf(line, sizeof line, "%s k %d: %d", any ? "," : "", sc.neighbours, sc.local_mode);
+      local += line;
+      any = true;
+    }
+    if (any) {
+      if (s.local_scale > 0)
+        std::snprintf(
+            line, sizeof line,
+            "; read at k = %d (the smallest k whose mode d is at most (k - 1) / analysis.local_pca_consistency)",
+            s.local_scale);
+      else
+        std::snprintf(line, sizeof line, "; no scale resolves its mode (analysis.local_pca_consistency): not used");
+      local += line;
+      std::snprintf(line, sizeof line, "; spread check at k = %d", s.spread_neighbours);
+      local += line;
+      if (s.no_gap_fraction > 0) {
+        std::snprintf(line, sizeof line,
+                      "; the metric has no gap at %.0f %% of the points (the model does not resolve them at this N)",
+                      100 * s.no_gap_fraction);
+        local += line;
+      }
+      lines.push_back(local);
+    }
   }
   return lines;
 }

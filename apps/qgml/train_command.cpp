@@ -421,6 +421,18 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
                                         false);
     if (automatic_n)
       in.automatic.push_back(format("automatic: model.N = %d (%s)", shape->n, default_matrix_size_rule(in.d).c_str()));
+    if (c.is_auto("analysis.spread_neighbours") && c.boolean("analysis.enabled") &&
+        c.boolean("analysis.spread_check")) {
+      const int reference = TangentSpreadSettings{}.max_reference;
+      const int k = resolve_spread_neighbours(0, in.total_points, reference);
+      const std::int64_t stride = tangent_spread_stride(in.total_points, reference);
+      const std::string why = format(
+          "2 %% of the %lld points%s, within %d .. %d", (long long)((in.total_points + stride - 1) / stride),
+          stride > 1 ? format(" the neighbours are searched among (every %lld-th)", (long long)stride).c_str() : "",
+          spread_neighbours_min, spread_neighbours_max);
+      c.set("analysis.spread_neighbours", std::to_string(k), "automatic: " + why);
+      in.automatic.push_back(format("automatic: analysis.spread_neighbours = %d (%s)", k, why.c_str()));
+    }
     in.n = shape->n;
     if (c.text("training.kernel") == "auto") in.automatic.push_back(automatic_kernel_note(c, in.n));
     if (const std::string note = mixed_precision_note(c, in.n); !note.empty()) in.automatic.push_back(note);

@@ -1,5 +1,6 @@
-// The spread check of the gap rule's directions (geometry/tangent_spread.hpp; docs/dimension.md, "The
-// spread check") and the Jacobi eigensystem it uses (linalg/symmetric_eigensystem.hpp), on metrics and
+// The spread check of the gap rule's directions and the local covariance's readings
+// (geometry/tangent_spread.hpp; docs/dimension.md, "The spread check", "The local covariance"), and how
+// the readings are combined with the checked estimate (geometry/local_dimension.hpp), on metrics and
 // points built by hand.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
@@ -8,9 +9,10 @@
 #include <cmath>
 #include <vector>
 
+#include "qgml/geometry/analyze_dimension.hpp"
 #include "qgml/geometry/dimension_estimate.hpp"
+#include "qgml/geometry/local_dimension.hpp"
 #include "qgml/geometry/tangent_spread.hpp"
-#include "qgml/linalg/symmetric_eigensystem.hpp"
 
 #include "test_support.hpp"
 
@@ -79,7 +81,8 @@ std::vector<int> checked(int count, double thickness, const std::vector<double>&
     const int m = start == 0 ? half : count - half;
     const auto range = Kokkos::make_pair(start, start + m);
     check.apply(exec, points, Kokkos::subview(points, range, Kokkos::ALL), start,
-                Kokkos::subview(metric, range, Kokkos::ALL, Kokkos::ALL), Kokkos::subview(dimension, range), s, 1e-3);
+                Kokkos::subview(metric, range, Kokkos::ALL, Kokkos::ALL), Kokkos::subview(dimension, range), s,
+                DimensionEstimatorSettings{});
   }
   exec.fence();
   Kokkos::deep_copy(hd, dimension);
@@ -126,35 +129,9 @@ TEST_CASE("spread check rule: promotes filled directions, demotes empty ones", "
   CHECK(spread_checked_dimension(ball_e, zero_s, 5, 4, 1e-3, 0.02, 0.7, 1.1, 0.4) == 4);
 }
 
-TEST_CASE("symmetric eigensystem: A v_j = e_j v_j, V orthonormal, descending", "[linalg][jacobi][spread]") {
-  for (int d : {1, 2, 5, 12}) {
-    const std::vector<double> r = random_points(d, d, 1.0, 11 + d);
-    const std::size_t dd = std::size_t(d) * std::size_t(d);
-    std::vector<double> a0(dd, 0.0), a(dd, 0.0), v(dd, 0.0), e(std::size_t(d), 0.0);
-    std::vector<int> order(std::size_t(d), 0);
-    for (int i = 0; i < d; ++i)
-      for (int j = 0; j < d; ++j) a0[std::size_t(i * d + j)] = r[std::size_t(i * d + j)] + r[std::size_t(j * d + i)];
-    a = a0;
-    const Host av(a.data(), d, d), vv(v.data(), d, d);
-    const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> ev(e.data(), d);
-    const Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> ov(order.data(), d);
-    CHECK(linalg::symmetric_eigensystem_descending(av, vv, ev, ov) <= linalg::symmetric_eigenvalues_max_sweeps);
-    for (int j = 0; j + 1 < d; ++j) CHECK(e[std::size_t(j)] >= e[std::size_t(j + 1)]);
-    for (int j = 0; j < d; ++j)
-      for (int i = 0; i < d; ++i) {
-        double av_ij = 0, vtv = 0;
-        for (int k = 0; k < d; ++k) {
-          av_ij += a0[std::size_t(i * d + k)] * v[std::size_t(k * d + j)];
-          vtv += v[std::size_t(k * d + i)] * v[std::size_t(k * d + j)];
-        }
-        CHECK_THAT(av_ij, WithinAbs(e[std::size_t(j)] * v[std::size_t(i * d + j)], 1e-12));
-        CHECK_THAT(vtv, WithinAbs(i == j ? 1.0 : 0.0, 1e-12));
-      }
-  }
-}
-
 TEST_CASE("spread check: neighbours, eigenvectors and spreads on the device", "[geometry][dimension][spread]") {
   TangentSpreadSettings on;  // the kernel's mechanics; 50 neighbours' spreads vary by +-20 % about 1
+  on.neighbours = 50;
   on.promote_max = 2;
   // A solid 3-d box whose metric flattens its third direction (0.004 e_0): -> 3 (but at a few corners,
   // where the neighbours lie to one side).
@@ -183,7 +160,7 @@ namespace {
 // every point's metric diag(1, 0.01) (the second direction in the band), its gap-rule estimate 1. Returns
 // the check's estimate at k and, per scale, the estimates (scale-major).
 struct CombReading {
-  std::vector<int> estimate, scales;
+  std::vector<int> estimate, scales, local;
 };
 CombReading comb(int lines, int per_line, double gap, const TangentSpreadSettings& s) {
   const int count = lines * per_line;
@@ -206,7 +183,7 @@ CombReading comb(int lines, int per_line, double gap, const TangentSpreadSetting
   Kokkos::deep_copy(dimension, hd);
   TangentSpreadCheck<double, Exec> check(2, count, s);
   const Exec exec;
-  check.apply(exec, points, points, 0, metric, dimension, s, 1e-3);
+  check.apply(exec, points, points, 0, metric, dimension, s, DimensionEstimatorSettings{});
   exec.fence();
   CombReading r;
   Kokkos::deep_copy(hd, dimension);
@@ -215,6 +192,12 @@ CombReading comb(int lines, int per_line, double gap, const TangentSpreadSetting
   Kokkos::deep_copy(hs, check.scale_dimension());
   for (int sc = 0; sc < check.scales(); ++sc)
     for (int t = 0; t < count; ++t) r.scales.push_back(hs(t, sc));
+  if (check.local()) {
+    auto hl = Kokkos::create_mirror_view(check.local_dimension());
+    Kokkos::deep_copy(hl, check.local_dimension());
+    for (int sc = 0; sc < check.scales(); ++sc)
+      for (int t = 0; t < count; ++t) r.local.push_back(hl(t, sc));
+  }
   return r;
 }
 
@@ -275,4 +258,179 @@ TEST_CASE("dimension per scale: the verdict sentence", "[geometry][dimension][sc
   CHECK(
       scale_verdict({{10, 0.02, 100, 1, 0.9}, {20, 0.05, 100, 1, 0.8}, {50, 0.1, 0, -1, 0}, {100, 0.3, 100, 2, 0.7}}) ==
       "scale-dependent: d = 1 at k = 10 .. 20 (radius 0.02 .. 0.05), d = 2 at k = 100 (radius 0.3)");
+}
+
+TEST_CASE("spread check rule: a gap in the spreads below a flattened direction promotes it",
+          "[geometry][dimension][spread]") {
+  // A 17-cube in R^18 as the model reads it (median spectra of the benchmark): the 17th side flattened to
+  // 0.002 e_0 with half the spread of the first, the normal at 5e-7 e_0 with none.
+  std::vector<double> e(18), s(18);
+  for (int j = 0; j < 16; ++j) {
+    e[std::size_t(j)] = std::pow(0.78, j);
+    s[std::size_t(j)] = 1 - 0.02 * j;
+  }
+  e[16] = 0.002, s[16] = 0.49, e[17] = 5e-7, s[17] = 0.002;
+  // The window (0.7 .. 1.1 s_0) alone does not promote it; the gap below does (0.49 >= 3 x 0.002).
+  CHECK(spread_checked_dimension(e.data(), s.data(), 18, 16, 1e-3, 0.02, 0.7, 1.1, 0.4) == 16);
+  CHECK(spread_checked_dimension(e.data(), s.data(), 18, 16, 1e-3, 0.02, 0.7, 1.1, 0.4, 3.0, 0.3) == 17);
+  // With noise of 0.2 s_0 in the normal direction the gap is 2.45 < 3: not promoted; a spread below
+  // 0.3 s_0 is not promoted whatever lies below it.
+  s[17] = 0.2;
+  CHECK(spread_checked_dimension(e.data(), s.data(), 18, 16, 1e-3, 0.02, 0.7, 1.1, 0.4, 3.0, 0.3) == 16);
+  s[17] = 0.002, s[16] = 0.25;
+  CHECK(spread_checked_dimension(e.data(), s.data(), 18, 16, 1e-3, 0.02, 0.7, 1.1, 0.4, 3.0, 0.3) == 16);
+  // The last direction has nothing below it: only the window promotes it.
+  const double ball_e[3] = {1, 0.6, 0.005}, ball_s[3] = {1, 0.9, 0.5};
+  CHECK(spread_checked_dimension(ball_e, ball_s, 3, 2, 1e-3, 0.02, 0.7, 1.1, 0.4, 3.0, 0.3) == 2);
+}
+
+TEST_CASE("spread check: the automatic k is 2 % of the reference points", "[geometry][dimension][spread]") {
+  CHECK(resolve_spread_neighbours(0, 2500, 4096) == 50);
+  CHECK(resolve_spread_neighbours(0, 2000, 4096) == 40);
+  CHECK(resolve_spread_neighbours(0, 100, 4096) == 10);  // at least 10
+  // 10000 points: every 3rd (3334) is a reference point, 2 % of them.
+  CHECK(resolve_spread_neighbours(0, 10000, 4096) == 67);
+  CHECK(resolve_spread_neighbours(0, 100000000, 1 << 30) == 400);  // at most 400
+  CHECK(resolve_spread_neighbours(7, 2500, 4096) == 7);            // as set
+  TangentSpreadSettings s;
+  s.scales = {10};
+  CHECK(tangent_spread_search(s, 2500) == 50);
+  CHECK(tangent_spread_search(s) == 400);  // automatic, for any number of points
+}
+
+TEST_CASE("local covariance: a comb reads 1 among few neighbours and 2 among many; a box in R^5 reads 3",
+          "[geometry][dimension][spread][local]") {
+  TangentSpreadSettings s;
+  s.neighbours = 50;
+  s.scales = {5, 300};
+  const int lines = 10, per_line = 100, count = lines * per_line;
+  const CombReading r = comb(lines, per_line, 0.1, s);
+  REQUIRE(r.local.size() == 2 * std::size_t(count));
+  const std::vector<int> near(r.local.begin(), r.local.begin() + count), far(r.local.begin() + count, r.local.end());
+  CHECK(count_of(near, 1) >= 950);  // 5 points of the point's own line
+  CHECK(count_of(far, 2) >= 950);   // 300 points of 8 lines: a filled disc
+  TangentSpreadSettings off = s;
+  off.local = false;
+  const CombReading plain = comb(lines, per_line, 0.1, off);
+  CHECK(plain.local.empty());
+  CHECK(plain.estimate == r.estimate);
+  CHECK(plain.scales == r.scales);
+
+  // A uniform 3-d box [-1, 1]^3 in R^5 (two zero coordinates, rotated by a fixed orthogonal map): the
+  // Gram matrix of 4 points (k < D) reads at most 3, the covariance of 30 and 200 reads 3 at every point.
+  const int n = 800, dims = 5;
+  const std::vector<double> u = random_points(n, 3, 1.0, 5);
+  Kokkos::View<double**, Kokkos::LayoutRight> points("points", n, dims);
+  Kokkos::View<double***, Kokkos::LayoutRight> metric("metric", n, dims, dims);
+  IntVector<Kokkos::DefaultExecutionSpace::memory_space> dimension("dimension", n);
+  auto hp = Kokkos::create_mirror_view(points);
+  auto hm = Kokkos::create_mirror_view(metric);
+  auto hd = Kokkos::create_mirror_view(dimension);
+  const double q[5][3] = {{0.6, 0, 0.8}, {0, 1, 0}, {0.8, 0, -0.6}, {0, 0, 0}, {0, 0, 0}};
+  for (int t = 0; t < n; ++t) {
+    for (int i = 0; i < dims; ++i) {
+      double v = 0;
+      for (int j = 0; j < 3; ++j) v += q[i][j] * u[std::size_t(3 * t + j)];
+      hp(t, i) = v;
+      hm(t, i, i) = i < 3 ? 1.0 : 1e-6;
+    }
+    hd(t) = 3;
+  }
+  Kokkos::deep_copy(points, hp);
+  Kokkos::deep_copy(metric, hm);
+  Kokkos::deep_copy(dimension, hd);
+  TangentSpreadSettings box;
+  box.neighbours = 30;
+  box.scales = {4, 30, 200};
+  TangentSpreadCheck<double, Exec> check(dims, n, box, n);
+  const Exec exec;
+  check.apply(exec, points, points, 0, metric, dimension, box, DimensionEstimatorSettings{});
+  exec.fence();
+  auto hl = Kokkos::create_mirror_view(check.local_dimension());
+  Kokkos::deep_copy(hl, check.local_dimension());
+  int at_most_3 = 0, three_30 = 0, three_200 = 0;
+  for (int t = 0; t < n; ++t) {
+    at_most_3 += hl(t, 0) >= 1 && hl(t, 0) <= 3;
+    three_30 += hl(t, 1) == 3;
+    three_200 += hl(t, 2) == 3;
+  }
+  CHECK(at_most_3 == n);
+  CHECK(three_30 >= n - 8);
+  CHECK(three_200 == n);
+}
+
+TEST_CASE("local covariance: the scale and the combination with the metric's estimate",
+          "[geometry][dimension][local]") {
+  // Histograms of the readings at 10, 50, 200 neighbours for D = 20: modes 9 (> 4.5), 20 (> 24.5? no:
+  // 20 <= 24.5) and 20: the scale is 50.
+  const int d = 20;
+  std::vector<std::int64_t> h(3 * (d + 1), 0);
+  h[0 * (d + 1) + 9] = 100;
+  h[1 * (d + 1) + 20] = 60, h[1 * (d + 1) + 19] = 40;
+  h[2 * (d + 1) + 20] = 100;
+  CHECK(choose_local_scale(h, d, {10, 50, 200}, 2.0) == 1);
+  CHECK(choose_local_scale(h, d, {10, 50, 200}, 3.0) == 2);  // 20 > 49 / 3
+  CHECK(choose_local_scale(h, d, {10, 30, 40}, 2.0) == -1);  // none resolves its mode
+  CHECK(resolved_local_scales(h, d, {10, 50, 200}, 2.0) == std::vector<int>{0, 1, 1});
+  CHECK(choose_local_scale(std::vector<std::int64_t>(3 * (d + 1), 0), d, {10, 50, 200}, 2.0) == -1);
+
+  // With a gap (ratio 50 >= 3): the smaller of the two; a curve the model reads as a surface -> 1.
+  CHECK(combined_dimension(2, 1, 50.0, 3, 32, 3.0) == 1);
+  CHECK(combined_dimension(2, 3, 50.0, 3, 32, 3.0) == 2);
+  // No gap (ratio 1.2): the local reading, unless it exceeds the metric's directions (m = 29 of a
+  // possible 62 at N = 32) ...
+  CHECK(combined_dimension(11, 10, 1.2, 29, 32, 3.0) == 10);
+  CHECK(combined_dimension(11, 36, 1.2, 29, 32, 3.0) == 11);
+  // ... where the metric is at its rank bound 2 (N - 1) = 62 (within 4), when the bound is N's.
+  CHECK(combined_dimension(59, 70, 1.2, 59, 32, 3.0) == 70);
+  CHECK(combined_dimension(59, 70, 1.2, 57, 32, 3.0) == 59);
+  // Failed points, d = 0, missing or empty readings keep the checked estimate.
+  CHECK(combined_dimension(-1, 2, 50.0, 3, 32, 3.0) == -1);
+  CHECK(combined_dimension(0, 2, 50.0, 3, 32, 3.0) == 0);
+  CHECK(combined_dimension(2, -1, 50.0, 3, 32, 3.0) == 2);
+  CHECK(combined_dimension(2, 0, 1.0, 3, 32, 3.0) == 2);
+
+  // The promotion: e_d in the band (1e-3 .. 0.02 e_0) and the readings exactly d + 1.
+  const double e[4] = {1, 0.5, 0.005, 1e-7};
+  CHECK(locally_promoted(2, 3, e, 4, 1e-3, 0.02) == 3);
+  CHECK(locally_promoted(2, 4, e, 4, 1e-3, 0.02) == 2);  // more than one more: noise or curvature
+  CHECK(locally_promoted(2, 2, e, 4, 1e-3, 0.02) == 2);
+  CHECK(locally_promoted(2, -1, e, 4, 1e-3, 0.02) == 2);
+  CHECK(locally_promoted(1, 2, e, 4, 1e-3, 0.02) == 1);  // e_1 = 0.5 e_0: above the band, the gap rule decided
+  CHECK(locally_promoted(3, 4, e, 4, 1e-3, 0.02) == 3);  // e_3 below the noise floor
+  CHECK(locally_promoted(4, 5, e, 4, 1e-3, 0.02) == 4);  // never above D
+}
+
+TEST_CASE("local covariance: the combination over a rank's rows", "[geometry][dimension][local]") {
+  // Three points in D = 3, two scales (20, 100 neighbours), N = 16. Per point the row holds x, xbar, the
+  // metric's eigenvalues, E_0, the checked estimate, the confidence and the gap ratio.
+  qgml::detail::DimensionRows rows(3, {20, 100});
+  rows.effective_scales = {20, 100};
+  auto row = [&](std::vector<double> e, int estimate, double gap_ratio, std::vector<int> checked,
+                 std::vector<int> local) {
+    for (int k = 0; k < 6; ++k) rows.values.push_back(0.0);
+    for (double v : e) rows.values.push_back(v);
+    rows.values.push_back(0.0);
+    rows.values.push_back(double(estimate));
+    rows.values.push_back(0.5);
+    rows.values.push_back(gap_ratio);
+    rows.scale_checked.insert(rows.scale_checked.end(), checked.begin(), checked.end());
+    rows.local.insert(rows.local.end(), local.begin(), local.end());
+  };
+  row({1, 0.9, 1e-6}, 2, 100, {2, 2}, {1, 1});   // a wound curve: 2 -> 1
+  row({1, 0.9, 0.005}, 2, 100, {2, 2}, {3, 3});  // a flattened third side: 2 -> 3
+  row({1, 0.8, 0.6}, 1, 1.3, {1, 1}, {1, 2});    // no gap: the local reading at the chosen scale
+  GeometrySettings settings;
+  SelfCommunicator self;
+  qgml::detail::combine_local_dimension(rows, settings, 16, self);
+  CHECK(rows.local_scale == 0);                       // modes 1 (<= 9.5) at 20
+  CHECK(rows.local_modes == std::vector<int>{1, 1});  // at 100 a tie of 1, 2 and 3: the smallest
+  CHECK(rows.values[3 * 3 + 1] == 1);
+  CHECK(rows.values[rows.width() + 3 * 3 + 1] == 3);
+  CHECK(rows.values[2 * rows.width() + 3 * 3 + 1] == 1);
+  CHECK(rows.no_gap_points == 1);
+  CHECK(rows.histogram == std::vector<std::int64_t>{0, 2, 0, 1, 0});
+  // Per scale: 20 -> (1, 3, 1), 100 -> (1, 3, 2).
+  CHECK(rows.scale_checked == std::vector<int>{1, 1, 3, 3, 1, 2});
+  CHECK(rows.scale_histogram == std::vector<std::int64_t>{0, 2, 0, 1, 0, 1, 1, 1});
 }

@@ -94,8 +94,8 @@ class QGMLDimension(*_bases):
         The 90 % interval (low, high) of those resampled modes.
     dimension_per_scale_ : dict of int to int or None
         The dimension per scale: for each neighbour count k of ``analysis.spread_scales`` (default 10,
-        20, 50, 100, 200), the estimate with the spreads of the k nearest points (docs/dimension.md, "The
-        dimension per scale").
+        20, 50, 100, 200, 400), the estimate with the spreads and the local covariance of the k nearest
+        points (docs/dimension.md, "The dimension per scale").
     scale_verdict_ : str or None
         "the same at every scale: ..." or "scale-dependent: d = 1 at k = 10 .. 20 (...), d = 2 at ..."
     model_ : MatrixConfiguration

@@ -100,8 +100,8 @@ class Run:
     @property
     def dimension_per_scale(self) -> Optional[Dict[int, int]]:
         """The dimension per scale (docs/dimension.md, "The dimension per scale"): for each neighbour count
-        k of ``analysis.spread_scales``, the mode of the per-point estimates with the spreads of the k
-        nearest points; None without it."""
+        k of ``analysis.spread_scales``, the mode of the per-point estimates with the spreads and the local
+        covariance of the k nearest points; None without it."""
         try:
             s = self.summary
         except OSError:

@@ -31,6 +31,81 @@ AllPoints share_points(const std::vector<double>& mine, int d, Communicator& com
   return r;
 }
 
+void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settings, int n, Communicator& comm) {
+  const int d = rows.d, width = rows.width();
+  const std::int64_t count = std::int64_t(rows.values.size()) / width;
+  const int scales = int(rows.effective_scales.size());
+  const bool local = scales > 0 && !rows.local.empty();
+  const std::size_t bins = std::size_t(d) + 1;
+  std::vector<int> resolved;
+  if (local) {
+    std::vector<std::int64_t> readings(std::size_t(scales) * bins, 0);
+    for (std::int64_t t = 0; t < count; ++t)
+      for (int s = 0; s < scales; ++s) {
+        const int v = rows.local[std::size_t(t) * scales + s];
+        if (v >= 0 && v <= d) ++readings[std::size_t(s) * bins + std::size_t(v)];
+      }
+    comm.allreduce_sum(readings.data(), readings.size());
+    rows.local_scale = choose_local_scale(readings, d, rows.effective_scales, settings.spread.local_consistency);
+    resolved = resolved_local_scales(readings, d, rows.effective_scales, settings.spread.local_consistency);
+    rows.local_modes.assign(std::size_t(scales), -1);
+    for (int s = 0; s < scales; ++s) {
+      std::int64_t best = 0;
+      for (int v = 0; v <= d; ++v)
+        if (readings[std::size_t(s) * bins + std::size_t(v)] > best) {
+          best = readings[std::size_t(s) * bins + std::size_t(v)];
+          rows.local_modes[std::size_t(s)] = v;
+        }
+    }
+  }
+  // Per point: the combined estimate in place of the checked one, and each scale's.
+  const double floor = effective_noise_floor<double>(settings.estimator), ratio = settings.spread.no_gap_ratio;
+  const double band = settings.spread.band;
+  const int chosen = rows.local_scale;
+  const int* resolved_scale = resolved.data();
+  double* values = rows.values.data();
+  int* checked = rows.scale_checked.data();
+  const int* readings = rows.local.data();
+  std::int64_t* histogram = rows.histogram.data();
+  std::int64_t* scale_histogram = rows.scale_histogram.data();
+  std::int64_t no_gap = 0;
+  Kokkos::parallel_reduce(
+      "qgml::analyze_dimension::combine", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, count),
+      [&](const std::int64_t t, std::int64_t& without_gap) {
+        double* row = values + t * width;
+        const double* e = row + 2 * d;
+        int directions = 0;
+        while (directions < d && e[directions] > floor * e[0]) ++directions;
+        const double gap_ratio = row[3 * d + 3];
+        int estimate = int(row[3 * d + 1]);
+        if (estimate >= 1 && gap_ratio < ratio) ++without_gap;
+        if (local && chosen >= 0) {
+          estimate = combined_dimension(estimate, readings[t * scales + chosen], gap_ratio, directions, n, ratio);
+          int smallest = d + 1;
+          for (int s = chosen; s < scales; ++s)
+            if (resolved_scale[s]) {
+              const int v = readings[t * scales + s];
+              smallest = v < 0 ? -1 : (smallest < 0 || v > smallest ? smallest : v);
+            }
+          estimate = locally_promoted(estimate, smallest > d ? -1 : smallest, e, d, floor, band);
+        }
+        row[3 * d + 1] = double(estimate);
+        Kokkos::atomic_add(&histogram[estimate >= 0 && estimate <= d ? estimate : d + 1], std::int64_t(1));
+        for (int s = 0; s < scales; ++s) {
+          int& v = checked[t * scales + s];
+          if (local) {
+            v = combined_dimension(v, readings[t * scales + s], gap_ratio, directions, n, ratio);
+            v = locally_promoted(v, readings[t * scales + s], e, d, floor, band);
+          }
+          if (v >= 0 && v <= d)
+            Kokkos::atomic_add(&scale_histogram[std::size_t(s) * bins + std::size_t(v)], std::int64_t(1));
+        }
+      },
+      no_gap);
+  comm.allreduce_sum(&no_gap, 1);
+  rows.no_gap_points = no_gap;
+}
+
 DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metric,
                                             const DimensionEstimatorSettings& estimator, bool spread_checked,
                                             Communicator& comm) {
@@ -74,6 +149,8 @@ DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metr
   }
   comm.allreduce_sum(shared, 5, false);
   r.summary.interval = {int(shared[0]), int(shared[1]), shared[2], shared[3], int(shared[4])};
+  r.summary.spread_neighbours = rows.spread_neighbours;
+  if (r.summary.points > 0) r.summary.no_gap_fraction = double(rows.no_gap_points) / double(r.summary.points);
   // The dimension per scale: each scale's histogram and radii summed over the ranks.
   if (!rows.scales.empty()) {
     comm.allreduce_sum(rows.scale_histogram.data(), rows.scale_histogram.size());
@@ -94,8 +171,10 @@ DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metr
         sc.radius = double(rows.scale_radius[s]) * DimensionRows::radius_unit / double(sc.points);
         sc.fraction = double(best) / double(sc.points);
       }
+      if (s < rows.local_modes.size()) sc.local_mode = rows.local_modes[s];
       r.summary.scales.push_back(sc);
     }
+    if (rows.local_scale >= 0) r.summary.local_scale = rows.effective_scales[std::size_t(rows.local_scale)];
     r.summary.scale_verdict = scale_verdict(r.summary.scales);
   }
   return r;

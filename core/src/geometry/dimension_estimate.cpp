@@ -128,9 +128,15 @@ void write_dimension_summary_json(const std::string& path, const DimensionSummar
                         {"radius", sc.radius},
                         {"points", sc.points},
                         {"mode", sc.mode},
-                        {"fraction", sc.fraction}});
+                        {"fraction", sc.fraction},
+                        {"local_mode", sc.local_mode}});
     j["scales"] = scales;
     j["scale_verdict"] = s.scale_verdict;
+  }
+  if (s.spread_neighbours > 0) j["spread_neighbours"] = s.spread_neighbours;
+  if (!s.scales.empty()) {
+    j["local_scale"] = s.local_scale;
+    j["no_gap_fraction"] = s.no_gap_fraction;
   }
   detail::append_fields(j, extra);
   detail::write_json_file(path, j);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "qgml/geometry/dimension_estimate.hpp"
+#include "qgml/geometry/local_dimension.hpp"
 #include "qgml/geometry/quantum_geometry.hpp"
 #include "qgml/geometry/tangent_spread.hpp"
 #include "qgml/parallel/communicator.hpp"
@@ -41,7 +42,17 @@ namespace detail {
 struct DimensionRows {
   int d = 0;
   std::vector<double> values;
-  std::vector<std::int64_t> histogram;  // estimates 0 .. D, then failures
+  std::vector<std::int64_t> histogram;  // estimates 0 .. D, then failures (count_estimates)
+  // Per point and scale (point-major): the spread check's estimate at the scale and the local
+  // covariance's reading (-1: none); the neighbour counts the scales had.
+  std::vector<int> scale_checked, local;
+  std::vector<int> effective_scales;
+  // The local covariance's scale (local_dimension.hpp; -1: none), its readings' modes per scale, the
+  // points whose metric had no gap (summed over the ranks) and the spread check's k.
+  int local_scale = -1;
+  std::vector<int> local_modes;
+  std::int64_t no_gap_points = 0;
+  int spread_neighbours = 0;
   // The dimension per scale (tangent_spread.hpp): the neighbour counts, per scale the histogram of
   // estimates 0 .. D (scale-major) and the sum of the neighbourhood radii over the points counted, in
   // units of radius_unit (integers, so that the sum is the same on any number of ranks).
@@ -57,6 +68,11 @@ struct DimensionRows {
         scale_radius(scales_.size(), 0) {}
   int width() const { return 3 * d + 4; }
 };
+
+// The local covariance's scale from every rank's readings, then per point (and per scale, for the
+// dimension per scale) the combined estimate in place of the spread check's (local_dimension.hpp), and
+// this rank's histograms of the estimates. n = N. A collective.
+void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settings, int n, Communicator& comm);
 
 // Sums the histograms over the ranks, gathers the rows to rank 0, builds the result, the summary's
 // error bar (dimension_interval on rank 0, then shared with every rank) and the dimension per scale. A
@@ -76,9 +92,11 @@ GeometryNeeds analyze_dimension_needs(int d, int n, std::int64_t count, std::int
                                       const GeometrySettings& settings, int chunk) {
   const int c = int(std::max<std::int64_t>(1, std::min<std::int64_t>(chunk, count)));
   GeometryNeeds needs = QuantumGeometry<Real, ExecSpace>::needs(d, n, c, settings);
-  needs.memory_bytes += TangentSpreadCheck<Real, ExecSpace>::needs_bytes(d, c, settings.spread);
-  if (settings.spread.enabled && !settings.spread.scales.empty())  // their host mirrors
-    needs.memory_bytes += double(c) * double(settings.spread.scales.size()) * (sizeof(int) + sizeof(Real));
+  needs.memory_bytes +=
+      TangentSpreadCheck<Real, ExecSpace>::needs_bytes(d, c, settings.spread, std::max(count, gathered));
+  if (settings.spread.enabled && !settings.spread.scales.empty())  // their host mirrors and per-point rows
+    needs.memory_bytes += double(c) * double(settings.spread.scales.size()) * (2 * sizeof(int) + sizeof(Real)) +
+                          double(count) * double(settings.spread.scales.size()) * 2 * sizeof(int);
   if (settings.spread.enabled)  // every rank's points, on every rank (gathered counts rank 0's view of them)
     needs.memory_bytes += double(std::max(count, gathered)) * d * (2.0 * sizeof(double) + sizeof(Real));
   if constexpr (is_host_space_v<ExecSpace>)
@@ -111,27 +129,19 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
                                                " coordinates, D = " + std::to_string(d));
   const int c = std::max(1, std::min(chunk, count));
   QuantumGeometry<Real, ExecSpace> geometry(d, config.matrix_size(), c, settings);
-  TangentSpreadCheck<Real, ExecSpace> spread(d, c, settings.spread);
-  detail::DimensionRows rows(d, settings.spread.enabled ? settings.spread.scales : std::vector<int>{});
-  rows.values.reserve(std::size_t(count) * rows.width());
   auto x = Kokkos::create_mirror_view(Kokkos::HostSpace(), points);
   Kokkos::deep_copy(exec, x, points);
-  auto xbar = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.xbar());
-  auto energy = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.energy());
-  auto ev = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.eigenvalues());
-  auto dim = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.dimension());
-  auto scale_dim = Kokkos::create_mirror_view(Kokkos::HostSpace(), spread.scale_dimension());
-  auto scale_radius = Kokkos::create_mirror_view(Kokkos::HostSpace(), spread.scale_radius());
+  qgml::fence(exec, "qgml::analyze_dimension: points on the host");
   // The spread check's neighbours: every rank's points (only this rank's on one process).
   RealMatrix<Real, typename ExecSpace::memory_space> reference("qgml::analyze_dimension::reference", 0, d);
-  std::int64_t offset = 0;
+  std::int64_t offset = 0, total = count;
   if (settings.spread.enabled) {
     std::vector<double> mine(std::size_t(count) * std::size_t(d));
     for (int t = 0; t < count; ++t)
       for (int k = 0; k < d; ++k) mine[std::size_t(t) * d + k] = double(x(t, k));
     const detail::AllPoints all = detail::share_points(mine, d, comm);
     offset = all.offset;
-    const std::int64_t total = std::int64_t(all.values.size()) / std::max(1, d);
+    total = std::int64_t(all.values.size()) / std::max(1, d);
     reference = RealMatrix<Real, typename ExecSpace::memory_space>(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "qgml::analyze_dimension::reference"), total, d);
     auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), reference);
@@ -140,28 +150,47 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
     Kokkos::deep_copy(exec, reference, host);
     qgml::fence(exec, "qgml::analyze_dimension: reference points");
   }
+  TangentSpreadCheck<Real, ExecSpace> spread(d, c, settings.spread, total);
+  detail::DimensionRows rows(d, settings.spread.enabled ? settings.spread.scales : std::vector<int>{});
+  rows.values.reserve(std::size_t(count) * rows.width());
+  rows.spread_neighbours = settings.spread.enabled ? spread.neighbours() : 0;
+  const int scales = spread.scales();
+  if (scales > 0) {
+    const std::int64_t stride = tangent_spread_stride(total, settings.spread.max_reference);
+    const std::int64_t available = std::max<std::int64_t>(1, (total + stride - 1) / stride - 1);
+    for (int s = 0; s < scales; ++s)
+      rows.effective_scales.push_back(int(std::min<std::int64_t>(settings.spread.scales[std::size_t(s)], available)));
+    rows.scale_checked.reserve(std::size_t(count) * scales);
+    if (spread.local()) rows.local.reserve(std::size_t(count) * scales);
+  }
+  auto xbar = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.xbar());
+  auto energy = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.energy());
+  auto ev = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.eigenvalues());
+  auto dim = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.dimension());
+  auto scale_dim = Kokkos::create_mirror_view(Kokkos::HostSpace(), spread.scale_dimension());
+  auto scale_radius = Kokkos::create_mirror_view(Kokkos::HostSpace(), spread.scale_radius());
+  auto local_dim = Kokkos::create_mirror_view(Kokkos::HostSpace(), spread.local_dimension());
   for (int start = 0; start < count; start += c) {
     const int m = std::min(c, count - start);
     const auto chunk_points = Kokkos::subview(points, Kokkos::make_pair(start, start + m), Kokkos::ALL);
     geometry.compute(exec, config, chunk_points, settings);
     spread.apply(exec, reference, chunk_points, offset + start, geometry.metric(), geometry.dimension(),
-                 settings.spread, effective_noise_floor<Real>(settings.estimator));
+                 settings.spread, settings.estimator);
     Kokkos::deep_copy(exec, xbar, geometry.xbar());
     Kokkos::deep_copy(exec, energy, geometry.energy());
     Kokkos::deep_copy(exec, ev, geometry.eigenvalues());
     Kokkos::deep_copy(exec, dim, geometry.dimension());
-    if (spread.scales() > 0) {
+    if (scales > 0) {
       Kokkos::deep_copy(exec, scale_dim, spread.scale_dimension());
       Kokkos::deep_copy(exec, scale_radius, spread.scale_radius());
     }
+    if (spread.local()) Kokkos::deep_copy(exec, local_dim, spread.local_dimension());
     qgml::fence(exec, "qgml::analyze_dimension: chunk on the host");
-    for (int s = 0; s < spread.scales(); ++s)
+    for (int s = 0; s < scales; ++s)
       for (int t = 0; t < m; ++t)
-        if (scale_dim(t, s) >= 0 && scale_dim(t, s) <= d) {
-          ++rows.scale_histogram[std::size_t(s) * (d + 1) + scale_dim(t, s)];
+        if (scale_dim(t, s) >= 0 && scale_dim(t, s) <= d)
           rows.scale_radius[std::size_t(s)] +=
               std::int64_t(std::llround(double(scale_radius(t, s)) / detail::DimensionRows::radius_unit));
-        }
     for (int t = 0; t < m; ++t) {
       for (int k = 0; k < d; ++k) rows.values.push_back(double(x(start + t, k)));
       for (int k = 0; k < d; ++k) rows.values.push_back(double(xbar(t, k)));
@@ -175,9 +204,11 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
                                      : PointDimension<Real>{};
       rows.values.push_back(double(point.confidence));
       rows.values.push_back(double(point.gap_ratio));
-      ++rows.histogram[dim(t) >= 0 && dim(t) <= d ? dim(t) : d + 1];
+      for (int s = 0; s < scales; ++s) rows.scale_checked.push_back(scale_dim(t, s));
+      for (int s = 0; s < scales && spread.local(); ++s) rows.local.push_back(local_dim(t, s));
     }
   }
+  detail::combine_local_dimension(rows, settings, config.matrix_size(), comm);
   return detail::finish_dimension_analysis(rows, settings.metric, settings.estimator, settings.spread.enabled, comm);
 }
 

@@ -130,6 +130,7 @@ struct ScaleDimension {
   long points = 0;
   int mode = -1;  // -1: no point had an estimate at this scale
   double fraction = 0;
+  int local_mode = -1;  // the mode of the local covariance's readings at this scale (-1: none)
 };
 
 // One sentence on the scales (ascending): "the same at every scale: ..." or "scale-dependent: d = 1 at
@@ -152,6 +153,11 @@ struct DimensionSummary {
   DimensionInterval interval;          // set by the analysis that has the per-point spectra
   std::vector<ScaleDimension> scales;  // the dimension per scale, set by the analysis with the spread check
   std::string scale_verdict;           // scale_verdict(scales)
+  // The spread check's k, the local covariance's chosen scale (its neighbour count; -1: none;
+  // geometry/local_dimension.hpp) and the fraction of the points whose metric had no gap.
+  int spread_neighbours = 0;
+  int local_scale = -1;
+  double no_gap_fraction = 0;
   std::vector<double> fraction() const;
 };
 

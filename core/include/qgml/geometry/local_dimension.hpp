@@ -1,0 +1,98 @@
+// The local covariance's reading of the dimension and how it is combined with the metric's
+// (docs/dimension.md, "The local covariance").
+//
+// Per point and scale k' (TangentSpreadSettings::scales), the covariance of the k' nearest data points
+// about their mean has eigenvalues l_0 >= l_1 >= ...; the gap rule (dimension_estimate.hpp, minimum ratio
+// local_gap, since these are sample variances) reads a dimension d_l(k') from them (tangent_spread.hpp).
+// A sample of k' points spans at most k' - 1 directions, and its variances along d filled directions
+// scatter (by a factor (1 +- sqrt(d / k'))^2), so that d_l(k') is only a reading of d when d is well below
+// k'. The scale: the smallest k' whose mode of d_l over the points satisfies
+//     mode <= (k' - 1) / local_consistency.
+// Smaller scales are sampling-limited, larger ones see more of the curvature (and of other pieces).
+// The combination per point, with d_q the spread-checked metric estimate, rho the metric's gap ratio and
+// m its directions (eigenvalues above the noise floor):
+//   rho < no_gap_ratio (the metric has no gap: the model does not resolve the data at this N):
+//       d = d_l, unless d_l > m while m < 2 (N - 1) - saturation_slack (more directions than the metric
+//       has, where it could have had them: the local covariance is then reading curvature or noise);
+//   otherwise d = min(d_q, d_l): the data, among their nearest points, do not fill a direction the model
+//       follows (a curve wound into a surface the model sees; a curvature normal).
+// The metric's rank is at most 2 (N - 1) (math.md, section 6), hence the exception: at that bound the
+// count m is N's limit, not the data's.
+// Then one promotion: d <- d + 1 where the metric's next eigenvalue lies in the spread check's band of
+// flattened directions (noise_floor e_0 < e_d <= band e_0) and the local covariance reads exactly d + 1 at
+// every scale from the chosen one up that resolves its mode (a solid whose last side the model flattens:
+// a high-dimensional ball or cube; noise, which fades as the scale grows, reads d + 1 at some scales only).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "qgml/geometry/tangent_spread.hpp"
+
+namespace qgml {
+
+inline constexpr int local_dimension_saturation_slack = 4;
+
+// The scale's index among the scales (-1: none reads a dimension): histograms[s * (D + 1) + d] counts
+// the points whose local covariance at scale s reads d; effective[s] is the neighbour count the scale
+// had (at most the reference points less one).
+inline int choose_local_scale(const std::vector<std::int64_t>& histograms, int d, const std::vector<int>& effective,
+                              double consistency) {
+  const std::size_t width = std::size_t(d) + 1;
+  for (std::size_t s = 0; s < effective.size(); ++s) {
+    std::int64_t best = 0;
+    int mode = -1;
+    for (int k = 0; k <= d; ++k) {
+      const std::int64_t n = histograms[s * width + std::size_t(k)];
+      if (n > best) {
+        best = n;
+        mode = k;
+      }
+    }
+    if (mode >= 0 && double(mode) <= double(effective[s] - 1) / consistency) return int(s);
+  }
+  return -1;
+}
+
+// Whether each scale resolves its mode (mode <= (effective - 1) / consistency).
+inline std::vector<int> resolved_local_scales(const std::vector<std::int64_t>& histograms, int d,
+                                              const std::vector<int>& effective, double consistency) {
+  std::vector<int> resolved(effective.size(), 0);
+  const std::size_t width = std::size_t(d) + 1;
+  for (std::size_t s = 0; s < effective.size(); ++s) {
+    std::int64_t best = 0;
+    int mode = -1;
+    for (int k = 0; k <= d; ++k)
+      if (histograms[s * width + std::size_t(k)] > best) {
+        best = histograms[s * width + std::size_t(k)];
+        mode = k;
+      }
+    resolved[s] = mode >= 0 && double(mode) <= double(effective[s] - 1) / consistency ? 1 : 0;
+  }
+  return resolved;
+}
+
+// The promotion above: e (descending, dims), reading = the local covariance's smallest reading over the
+// resolved scales from the chosen one up (-1: none).
+KOKKOS_INLINE_FUNCTION int locally_promoted(int estimate, int reading, const double* e, int dims, double floor,
+                                            double band) {
+  if (estimate < 1 || estimate >= dims || reading != estimate + 1) return estimate;
+  return e[estimate] > floor * e[0] && e[estimate] <= band * e[0] ? estimate + 1 : estimate;
+}
+
+// The combination above for one point: checked = d_q (< 1: kept), local = d_l (< 0: none),
+// gap_ratio = rho, directions = m, n = N.
+KOKKOS_INLINE_FUNCTION int combined_dimension(int checked, int local, double gap_ratio, int directions, int n,
+                                              double no_gap_ratio) {
+  if (checked < 1 || local < 0) return checked;
+  if (local < 1) return checked;  // neighbours that coincide
+  if (gap_ratio < no_gap_ratio) {
+    const bool saturated = directions >= 2 * (n - 1) - local_dimension_saturation_slack;
+    return local <= directions || saturated ? local : checked;
+  }
+  return local < checked ? local : checked;
+}
+
+}  // namespace qgml
