@@ -38,12 +38,21 @@ grep -Eq "^  N: 32  # automatic: " "$run/config.yaml" || fail "config.yaml does 
 grep -Eq '^  standardize: true  # automatic: ' "$run/config.yaml" || fail "config.yaml does not record standardize"
 grep -q '"verdict": "clear"' "$run/dimension_summary.json" || fail "dimension_summary.json has no verdict"
 grep -q '"resamples": 200' "$run/dimension_summary.json" || fail "dimension_summary.json has no error bar"
-# The dimension per scale (analysis.spread_scales 10,20,50,100,200): printed and recorded; a circle is 1-d at each.
-grep -q "^dimension per scale (k nearest points, mean radius: mode, fraction at it): k 10, r [0-9.e-]*: 1 (.*; the same at every scale: d = 1 at k = 10 .. 200 (radius " train.log ||
+# The dimension per scale (analysis.spread_scales 10,20,50,100,200,400): printed and recorded; a circle is
+# 1-d at each.
+grep -q "^dimension per scale (k nearest points, mean radius: mode, fraction at it): k 10, r [0-9.e-]*: 1 (.*; the same at every scale: d = 1 at k = 10 .. 400 (radius " train.log ||
   fail "no dimension per scale line, or not 1 at every scale"
-grep -q '"scale_verdict": "the same at every scale: d = 1 at k = 10 .. 200' "$run/dimension_summary.json" ||
+grep -q '"scale_verdict": "the same at every scale: d = 1 at k = 10 .. 400' "$run/dimension_summary.json" ||
   fail "dimension_summary.json has no scale verdict"
-grep -q '"neighbours": 200' "$run/dimension_summary.json" || fail "dimension_summary.json has no scales"
+grep -q '"neighbours": 400' "$run/dimension_summary.json" || fail "dimension_summary.json has no scales"
+# The automatic neighbourhood of the spread check (2 % of the points, at least 10) and the local covariance
+# reading: printed and recorded.
+grep -qx "automatic: analysis.spread_neighbours = 10 (2 % of the 400 points, within 10 .. 400)" train.log ||
+  fail "the automatic spread neighbourhood is not printed"
+grep -q '"spread_neighbours": 10,' "$run/dimension_summary.json" || fail "dimension_summary.json: spread_neighbours"
+grep -q "^local covariance (k nearest points: mode of its reading): k 10: 1, " train.log ||
+  fail "no local covariance line, or its reading at k = 10 is not 1"
+grep -q '"local_scale": 10,' "$run/dimension_summary.json" || fail "dimension_summary.json: local_scale"
 grep -q '"interval": \[' "$run/dimension_summary.json" || fail "dimension_summary.json has no interval"
 grep -q '"N_origin": "automatic: ' "$run/dimension_summary.json" || fail "dimension_summary.json has no N origin"
 grep -q '"stopped_early": true' "$run/dimension_summary.json" || fail "dimension_summary.json: stopped_early"
