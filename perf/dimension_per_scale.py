@@ -33,7 +33,7 @@ def main(argv=None):
     p.add_argument("--qgml", default=os.path.join(HERE, "..", "build", "openmp", "apps", "qgml", "qgml"))
     p.add_argument("--out", default=os.path.join(HERE, "results"))
     p.add_argument("--name", default="dimension-per-scale-" + datetime.date.today().strftime("%Y%m%d"))
-    p.add_argument("--scales", default="10,20,50,100,200", help="qgml estimate --scales")
+    p.add_argument("--scales", default="10,20,50,100,200,400", help="qgml estimate --scales")
     p.add_argument("--extra", nargs=argparse.REMAINDER, default=[], help="more arguments for qgml estimate")
     a = p.parse_args(argv)
     families = {f.name: f for f in FAMILIES}

@@ -24,7 +24,7 @@ def test_fit_on_the_sphere():
     # The error bar (docs/dimension.md, "Error bars"): > 90 % of the points read 2, so every resample does.
     assert est.dimension_interval_ == (2, 2) and est.dimension_error_ == 0.0
     # The dimension per scale (docs/dimension.md): the default neighbour counts, 2 among the nearest.
-    assert sorted(est.dimension_per_scale_) == [10, 20, 50, 100, 200]
+    assert sorted(est.dimension_per_scale_) == [10, 20, 50, 100, 200, 400]
     assert est.dimension_per_scale_[10] == 2 and est.dimension_per_scale_[50] == 2
     assert est.scale_verdict_.startswith(("the same at every scale", "scale-dependent"))
 

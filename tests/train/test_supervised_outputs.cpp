@@ -159,9 +159,10 @@ TEST_CASE("losses over several outputs: softmax cross-entropy and the mean of pe
 
 TEST_CASE("the gradient with several target operators equals central finite differences", "[supervised][outputs]") {
   double worst = 0;
-  for (auto [loss, outputs] : {std::tuple{SupervisedLoss::softmax, 3}, std::tuple{SupervisedLoss::softmax, 2},
-                               std::tuple{SupervisedLoss::mse, 2}, std::tuple{SupervisedLoss::huber, 3},
-                               std::tuple{SupervisedLoss::logistic, 2}}) {
+  for (auto [loss, outputs_of_case] : {std::tuple{SupervisedLoss::softmax, 3}, std::tuple{SupervisedLoss::softmax, 2},
+                                       std::tuple{SupervisedLoss::mse, 2}, std::tuple{SupervisedLoss::huber, 3},
+                                       std::tuple{SupervisedLoss::logistic, 2}}) {
+    const int outputs = outputs_of_case;  // a plain variable: lambdas capture it (structured bindings: C++20)
     const int d = 2, n = 5, count = 6;
     const OutputsProblem p = random_outputs_problem(d, n, outputs, count, 70 + outputs);
     const std::vector<double> y = output_targets(loss, outputs, reference_outputs(p));
