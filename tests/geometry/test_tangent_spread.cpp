@@ -6,7 +6,9 @@
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "qgml/geometry/analyze_dimension.hpp"
@@ -433,4 +435,71 @@ TEST_CASE("local covariance: the combination over a rank's rows", "[geometry][di
   // Per scale: 20 -> (1, 3, 1), 100 -> (1, 3, 2).
   CHECK(rows.scale_checked == std::vector<int>{1, 1, 3, 3, 1, 2});
   CHECK(rows.scale_histogram == std::vector<std::int64_t>{0, 2, 0, 1, 0, 1, 1, 1});
+}
+
+TEST_CASE("spread check: the spreads along the metric's eigenvectors, over k and over each scale",
+          "[geometry][dimension][spread][scales]") {
+  // 60 points in [-1, 1]^3, the same metric R diag(4, 2, 1) R^T at every point: its eigenvectors are
+  // R's columns, in that order. The host reference sorts the distances itself.
+  const int count = 60, dims = 3, k = 10;
+  const std::vector<double> r = rotation(), u = random_points(count, dims, 1.0, 21);
+  const double lambda[3] = {4, 2, 1};
+  Kokkos::View<double**, Kokkos::LayoutRight> points("points", count, dims);
+  Kokkos::View<double***, Kokkos::LayoutRight> metric("metric", count, dims, dims);
+  IntVector<Kokkos::DefaultExecutionSpace::memory_space> dimension("dimension", count);
+  auto hp = Kokkos::create_mirror_view(points);
+  auto hm = Kokkos::create_mirror_view(metric);
+  auto hd = Kokkos::create_mirror_view(dimension);
+  for (int t = 0; t < count; ++t) {
+    for (int i = 0; i < dims; ++i) {
+      hp(t, i) = u[std::size_t(dims * t + i)];
+      for (int j = 0; j < dims; ++j) {
+        double g = 0;
+        for (int c = 0; c < dims; ++c) g += r[std::size_t(3 * i + c)] * lambda[c] * r[std::size_t(3 * j + c)];
+        hm(t, i, j) = g;
+      }
+    }
+    hd(t) = 2;
+  }
+  Kokkos::deep_copy(points, hp);
+  Kokkos::deep_copy(metric, hm);
+  Kokkos::deep_copy(dimension, hd);
+  TangentSpreadSettings s;
+  s.neighbours = k;
+  s.scales = {5, 20, 59};
+  TangentSpreadCheck<double, Exec> check(dims, count, s, count);
+  const Exec exec;
+  check.apply(exec, points, points, 0, metric, dimension, s, DimensionEstimatorSettings{});
+  exec.fence();
+  auto spread = Kokkos::create_mirror_view(check.spread());
+  auto scale_spread = Kokkos::create_mirror_view(check.scale_spread());
+  Kokkos::deep_copy(spread, check.spread());
+  Kokkos::deep_copy(scale_spread, check.scale_spread());
+  double worst = 0;
+  for (int t = 0; t < count; ++t) {
+    std::vector<std::pair<double, int>> near;
+    for (int o = 0; o < count; ++o) {
+      if (o == t) continue;
+      double dist = 0;
+      for (int i = 0; i < dims; ++i) dist += (hp(o, i) - hp(t, i)) * (hp(o, i) - hp(t, i));
+      near.emplace_back(dist, o);
+    }
+    std::sort(near.begin(), near.end());
+    auto expected = [&](int n, int j) {  // over the n nearest, along column j of R
+      double sum = 0;
+      for (int a = 0; a < n; ++a) {
+        double proj = 0;
+        for (int i = 0; i < dims; ++i)
+          proj += (hp(near[std::size_t(a)].second, i) - hp(t, i)) * r[std::size_t(3 * i + j)];
+        sum += proj * proj;
+      }
+      return std::sqrt(sum / n);
+    };
+    for (int j = 0; j < dims; ++j) {
+      worst = std::max(worst, std::abs(spread(t, j) - expected(k, j)));
+      for (int sc = 0; sc < 3; ++sc)
+        worst = std::max(worst, std::abs(scale_spread(t, sc, j) - expected(s.scales[std::size_t(sc)], j)));
+    }
+  }
+  CHECK(worst <= 1e-12);
 }

@@ -217,19 +217,24 @@ struct TangentSpreadFunctor {
     auto v = Kokkos::subview(vectors, t, Kokkos::ALL, Kokkos::ALL);
     if (!linalg::symmetric_eigensystem_tridiagonal_descending(a, v, dims, &eigen(t, 0), &local_work(t, 0))) return;
     // The spreads over the first n neighbours are prefix sums in distance order: the k of the estimate
-    // and every scale's from one pass.
+    // and every scale's from one pass. Per neighbour y, the projections (y - x)^T v_j of every j at once
+    // (summed over i in order), the squares summed over the neighbours in order.
     const int kk = k < found ? k : found;
-    for (int j = 0; j < dims; ++j) {
-      Real sum = 0;
-      int s = 0;
-      for (int n = 0; n < found; ++n) {
-        Real proj = 0;
-        for (int i = 0; i < dims; ++i) proj += (Real(all(neighbour(t, n), i)) - Real(chunk(t, i))) * v(i, j);
-        sum += proj * proj;
-        if (n + 1 == kk) spread(t, j) = math::sqrt(sum / Real(kk));
-        for (; s < scales && (scale_k[s] == n + 1 || (n + 1 == found && scale_k[s] > found)); ++s)
-          scale_spread(t, s, j) = math::sqrt(sum / Real(n + 1));
+    Real* proj = &local_work(t, 0);
+    Real* squares = proj + dims;
+    for (int j = 0; j < dims; ++j) squares[j] = 0;
+    for (int n = 0, s = 0; n < found; ++n) {
+      const int y = neighbour(t, n);
+      for (int j = 0; j < dims; ++j) proj[j] = 0;
+      for (int i = 0; i < dims; ++i) {
+        const Real z = Real(all(y, i)) - Real(chunk(t, i));
+        for (int j = 0; j < dims; ++j) proj[j] += z * v(i, j);
       }
+      for (int j = 0; j < dims; ++j) squares[j] += proj[j] * proj[j];
+      if (n + 1 == kk)
+        for (int j = 0; j < dims; ++j) spread(t, j) = math::sqrt(squares[j] / Real(kk));
+      for (; s < scales && (scale_k[s] == n + 1 || (n + 1 == found && scale_k[s] > found)); ++s)
+        for (int j = 0; j < dims; ++j) scale_spread(t, s, j) = math::sqrt(squares[j] / Real(n + 1));
     }
     const int gap = dimension(t);
     dimension(t) = checked(t, &spread(t, 0), gap);
@@ -256,11 +261,12 @@ struct TangentSpreadFunctor {
       sum[i] = 0;
       for (int j = 0; j <= i; ++j) a(i, j) = 0;
     }
+    Real* z = spectrum;                              // y - x of one neighbour, until the scale's spectrum overwrites it
     for (int n = 0; n < found && s < scales; ++n) {  // the moments in distance order, read at each scale
+      for (int i = 0; i < dims; ++i) z[i] = Real(all(near(n), i)) - Real(chunk(t, i));
       for (int i = 0; i < dims; ++i) {
-        const Real zi = Real(all(near(n), i)) - Real(chunk(t, i));
-        sum[i] += zi;
-        for (int j = 0; j <= i; ++j) a(i, j) += zi * (Real(all(near(n), j)) - Real(chunk(t, j)));
+        sum[i] += z[i];
+        for (int j = 0; j <= i; ++j) a(i, j) += z[i] * z[j];
       }
       for (; s < scales && (scale_k[s] == n + 1 || (n + 1 == found && scale_k[s] > found)); ++s)
         local_dimension(t, s) =
@@ -341,6 +347,10 @@ class TangentSpreadCheck {
   const Kokkos::View<int**, Kokkos::LayoutRight, memory_space>& scale_dimension() const { return scale_dimension_; }
   const Kokkos::View<Real**, Kokkos::LayoutRight, memory_space>& scale_radius() const { return scale_radius_; }
   const Kokkos::View<int**, Kokkos::LayoutRight, memory_space>& local_dimension() const { return local_dimension_; }
+  // The spreads s_j of the last chunk along the metric's eigenvectors (eigenvalues descending) over the k
+  // nearest points, sqrt(mean_a ((y_a - x)^T v_j)^2), and over each scale's (point, scale, j).
+  const Kokkos::View<Real**, Kokkos::LayoutRight, memory_space>& spread() const { return spread_; }
+  const matrix& scale_spread() const { return scale_spread_; }
 
   // The checked estimates of the chunk (rows first .. first + chunk.extent(0) of all) in place of
   // dimension; metric (chunk x D x D, the chunk's metrics) is overwritten. Asynchronous on exec.

@@ -21,15 +21,6 @@ namespace detail {
 // The kernels of HermitianAdam::step, named functors rather than extended lambdas: a host launch of an
 // nvcc extended lambda whose enclosing template is instantiated in several translation units can call
 // a null pointer in CUDA builds (docs/architecture.md, "Host execution spaces in a CUDA build").
-template <class SkipView, class StepView>
-struct AdamCountStep {
-  SkipView skip;
-  StepView step;
-  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
-    if (skip() == 0) step() += 1;
-  }
-};
-
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real adam_pow_int(Real b, int e) {
   Real r = 1;
@@ -41,6 +32,21 @@ KOKKOS_INLINE_FUNCTION Real adam_pow_int(Real b, int e) {
   return r;
 }
 
+// The step count t <- t + 1 (unless skipped) and the bias corrections 1 / (1 - beta1^t), 1 / (1 - beta2^t)
+// of this step, once for all entries.
+template <class Real, class SkipView, class StepView, class CorrectionView>
+struct AdamCountStep {
+  SkipView skip;
+  StepView step;
+  CorrectionView corrections;
+  Real b1 = 0, b2 = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
+    if (skip() == 0) step() += 1;
+    corrections(0) = Real(1) / (Real(1) - adam_pow_int(b1, step()));
+    corrections(1) = Real(1) / (Real(1) - adam_pow_int(b2, step()));
+  }
+};
+
 // One Adam step on the real coordinates of entry (k, i, j), i <= j, of every A_k (file comment).
 template <class Real, class MemorySpace, class SkipView>
 struct AdamUpdate {
@@ -48,7 +54,7 @@ struct AdamUpdate {
   Kokkos::View<Real***, Kokkos::LayoutRight, MemorySpace> m, v;
   MatrixStack<Real, MemorySpace> gradient;
   SkipView skip;
-  Kokkos::View<int, MemorySpace> step;
+  Kokkos::View<Real[2], MemorySpace> corrections;  // AdamCountStep's
   int n = 0;
   Real b1 = 0, b2 = 0, eps = 0, rate = 0;
 
@@ -64,8 +70,7 @@ struct AdamUpdate {
   KOKKOS_INLINE_FUNCTION void operator()(const int kij) const {
     const int k = kij / (n * n), i = (kij / n) % n, j = kij % n;
     if (skip() != 0 || i > j) return;
-    const Real c1 = Real(1) / (Real(1) - adam_pow_int(b1, step()));
-    const Real c2 = Real(1) / (Real(1) - adam_pow_int(b2, step()));
+    const Real c1 = corrections(0), c2 = corrections(1);
     if (i == j) {
       const Real re = a(k, i, i).real() - update(k, i, i, gradient(k, i, i).real(), c1, c2);
       a(k, i, i) = complex_t<Real>(re, Real(0));
@@ -91,7 +96,8 @@ class HermitianAdam {
       : settings_(settings),
         m_("qgml::HermitianAdam::m", d, n, n),
         v_("qgml::HermitianAdam::v", d, n, n),
-        step_("qgml::HermitianAdam::step") {}
+        step_("qgml::HermitianAdam::step"),
+        corrections_("qgml::HermitianAdam::corrections") {}
 
   // One step A <- A - lr m_hat / (sqrt(v_hat) + eps) unless skip() != 0; then S is refreshed unless
   // refresh_square_sum is false (the caller refreshes it, or the S of whatever subset it needs).
@@ -101,15 +107,17 @@ class HermitianAdam {
             const MatrixStack<Real, memory_space>& gradient, double lr, const SkipView& skip,
             bool refresh_square_sum = true) {
     const int n = config.matrix_size();
-    Kokkos::parallel_for("qgml::HermitianAdam::count_step", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
-                         detail::AdamCountStep<SkipView, Kokkos::View<int, memory_space>>{skip, step_});
+    Kokkos::parallel_for(
+        "qgml::HermitianAdam::count_step", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+        detail::AdamCountStep<Real, SkipView, Kokkos::View<int, memory_space>, Kokkos::View<Real[2], memory_space>>{
+            skip, step_, corrections_, Real(settings_.beta1), Real(settings_.beta2)});
     detail::AdamUpdate<Real, memory_space, SkipView> f;
     f.a = config.matrices();
     f.m = m_;
     f.v = v_;
     f.gradient = gradient;
     f.skip = skip;
-    f.step = step_;
+    f.corrections = corrections_;
     f.n = n;
     f.b1 = Real(settings_.beta1);
     f.b2 = Real(settings_.beta2);
@@ -129,6 +137,7 @@ class HermitianAdam {
   AdamSettings settings_;
   moments_type m_, v_;
   Kokkos::View<int, memory_space> step_;
+  Kokkos::View<Real[2], memory_space> corrections_;
 };
 
 }  // namespace qgml

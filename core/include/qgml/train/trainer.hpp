@@ -324,8 +324,10 @@ class Trainer {
       engine += bytes(b * std::size_t(outputs), sizeof(Real)) + bytes(n * n, cx) + bytes(dnn, cx) +
                 2 * bytes(row * std::size_t(std::max<std::int64_t>(1, T_local)), sizeof(Real));
     }
-    // HermitianAdam: the two moments and the step counter.
-    const std::size_t adam = 2 * bytes(dnn, sizeof(Real)) + bytes(1, sizeof(int));
+    // HermitianAdam: the two moments and the step counter (what a snapshot copies), and the step's
+    // bias corrections.
+    const std::size_t adam_state = 2 * bytes(dnn, sizeof(Real)) + bytes(1, sizeof(int));
+    const std::size_t adam = adam_state + bytes(2, sizeof(Real));
     // The trainer: the gathered batch, the epoch sums and their host mirror, the skip and bad-gradient
     // flags; on several ranks the all-reduce buffer and its host mirror.
     std::size_t own = bytes(b * columns, sizeof(Real)) +
@@ -334,7 +336,7 @@ class Trainer {
     own += BatchDistribution<ExecSpace>::estimate_bytes(T_total, batch, T_local, distributed ? ranks : 1);
     if (settings.warm_start_eigh)
       own += WarmStartCache<Real, ExecSpace>::estimate_bytes(T_local, capacity, N, interruptible);
-    if (interruptible) own += bytes(dnn, cx) + adam;
+    if (interruptible) own += bytes(dnn, cx) + adam_state;
     return engine + adam + own;
   }
 
