@@ -34,6 +34,8 @@ GeometrySettings geometry_settings(const Config& c) {
   s.spread.local_gap = c.real("analysis.local_pca_gap");
   s.spread.local_consistency = c.real("analysis.local_pca_consistency");
   s.spread.no_gap_ratio = c.real("analysis.no_gap_ratio");
+  s.spread.distance_neighbours = int(c.integer("analysis.distance_neighbours"));
+  s.spread.distance_share = c.real("analysis.distance_share");
   s.spread.promote = c.real("analysis.spread_promote");
   s.spread.demote = c.real("analysis.spread_demote");
   s.spread.band = c.real("analysis.spread_band");
@@ -124,6 +126,23 @@ std::vector<std::string> summary_lines(const DimensionSummary& s) {
         local += line;
       }
       lines.push_back(local);
+    }
+    // The neighbour-distance reading of the points neither the metric nor the local covariance resolves.
+    if (s.distance_neighbours > 0 && s.unresolved_fraction > 0) {
+      if (s.distance_dimension > 0)
+        std::snprintf(line, sizeof line,
+                      "neighbour distances: %.1f %% of the points are resolved neither by the metric nor by the local "
+                      "covariance (it reads their curvature); there the estimate is the dimension of the distances to "
+                      "the %d nearest points, %.2f, read as %d (used where at least analysis.distance_share of the "
+                      "points are unresolved)",
+                      100 * s.unresolved_fraction, s.distance_neighbours, s.distance_reading, s.distance_dimension);
+      else
+        std::snprintf(line, sizeof line,
+                      "neighbour distances: %.1f %% of the points are resolved neither by the metric nor by the local "
+                      "covariance, fewer than analysis.distance_share: they keep the metric's estimate (the "
+                      "distances to the %d nearest points read %.2f there)",
+                      100 * s.unresolved_fraction, s.distance_neighbours, s.distance_reading);
+      lines.push_back(line);
     }
   }
   return lines;

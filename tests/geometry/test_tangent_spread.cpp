@@ -503,3 +503,133 @@ TEST_CASE("spread check: the spreads along the metric's eigenvectors, over k and
   }
   CHECK(worst <= 1e-12);
 }
+
+TEST_CASE("neighbour distances: the statistic, the pooled reading and the combination",
+          "[geometry][dimension][local][distance]") {
+  // L = sum_{j < k} log(r_k / r_j) from squared distances 1, 4, 16: log 4 + log 2 = 3 log 2.
+  const double squared[3] = {1, 4, 16};
+  CHECK_THAT(neighbour_distance_log(squared, 3), WithinAbs(3 * std::log(2.0), 1e-14));
+  CHECK_THAT(neighbour_distance_log(squared, 2), WithinAbs(std::log(2.0), 1e-14));
+  const double coincide[3] = {0, 4, 16}, equal[3] = {4, 4, 4};
+  CHECK(neighbour_distance_log(squared, 1) == -1);
+  CHECK(neighbour_distance_log(coincide, 3) == -1);
+  CHECK(neighbour_distance_log(equal, 3) == -1);
+  // d_r = (k - 1) n / sum L, rounded, within 1 .. D; none without points or a positive sum.
+  CHECK(neighbour_distance_dimension(300.0, 100, 10, 20) == 3);
+  CHECK(neighbour_distance_dimension(260.0, 100, 10, 20) == 3);  // 3.46
+  CHECK(neighbour_distance_dimension(250.0, 100, 10, 20) == 4);  // 3.6
+  CHECK(neighbour_distance_dimension(1e9, 100, 10, 20) == 1);
+  CHECK(neighbour_distance_dimension(1.0, 100, 10, 20) == 20);
+  CHECK(neighbour_distance_dimension(300.0, 0, 10, 20) == 0);
+  CHECK(neighbour_distance_dimension(0.0, 100, 10, 20) == 0);
+  CHECK(neighbour_distance_dimension(300.0, 100, 1, 20) == 0);
+  // A point is unresolved where the metric has no gap and the local reading exceeds its directions
+  // below the rank bound: then the reading given decides, none keeps the checked estimate.
+  CHECK(locally_unresolved(11, 36, 1.2, 29, 32, 3.0));
+  CHECK_FALSE(locally_unresolved(11, 36, 50.0, 29, 32, 3.0));  // a gap
+  CHECK_FALSE(locally_unresolved(11, 10, 1.2, 29, 32, 3.0));   // the local reading decides
+  CHECK_FALSE(locally_unresolved(59, 70, 1.2, 59, 32, 3.0));   // at the rank bound
+  CHECK(combined_dimension(11, 36, 1.2, 29, 32, 3.0, 7) == 7);
+  CHECK(combined_dimension(11, 36, 1.2, 29, 32, 3.0, 0) == 11);
+  CHECK(combined_dimension(11, 10, 1.2, 29, 32, 3.0, 7) == 10);
+  CHECK(combined_dimension(2, 1, 50.0, 3, 32, 3.0, 7) == 1);
+}
+
+TEST_CASE("neighbour distances: the kernel reads a solid box as 3 and a flat square as 2",
+          "[geometry][dimension][local][distance]") {
+  // 3000 points uniform in [-1, 1]^3 (the third side times `thickness`), rotated: the pooled
+  // maximum-likelihood dimension of the distances to the 10 nearest points, over every point.
+  auto pooled = [](double thickness, int k) {
+    const int count = 3000;
+    const std::vector<double> r = rotation();
+    std::vector<double> u = random_points(count, 3, 1.0, 5);
+    Kokkos::View<double**, Kokkos::LayoutRight> points("points", count, 3);
+    Kokkos::View<double***, Kokkos::LayoutRight> metric("metric", count, 3, 3);
+    IntVector<Kokkos::DefaultExecutionSpace::memory_space> dimension("dimension", count);
+    auto hp = Kokkos::create_mirror_view(points);
+    auto hm = Kokkos::create_mirror_view(metric);
+    auto hd = Kokkos::create_mirror_view(dimension);
+    for (int t = 0; t < count; ++t) {
+      u[3 * std::size_t(t) + 2] *= thickness;
+      for (int i = 0; i < 3; ++i) {
+        double v = 0;
+        for (int j = 0; j < 3; ++j) v += r[3 * i + j] * u[3 * std::size_t(t) + j];
+        hp(t, i) = v;
+        hm(t, i, i) = 1.0;
+      }
+      hd(t) = 3;
+    }
+    Kokkos::deep_copy(points, hp);
+    Kokkos::deep_copy(metric, hm);
+    Kokkos::deep_copy(dimension, hd);
+    TangentSpreadSettings s;
+    s.distance_neighbours = k;
+    TangentSpreadCheck<double, Exec> check(3, count, s, count);
+    const Exec exec;
+    check.apply(exec, points, points, 0, metric, dimension, s, DimensionEstimatorSettings{});
+    exec.fence();
+    auto hl = Kokkos::create_mirror_view(check.distance_log());
+    Kokkos::deep_copy(hl, check.distance_log());
+    double sum = 0;
+    std::int64_t n = 0;
+    for (int t = 0; t < count; ++t)
+      if (hl(t) > 0) sum += hl(t), ++n;
+    CHECK(n == count);
+    return std::make_pair(double(k - 1) * double(n) / sum, neighbour_distance_dimension(sum, n, k, 3));
+  };
+  const auto box = pooled(1.0, 10), square = pooled(0.0, 10), box20 = pooled(1.0, 20);
+  CHECK_THAT(box.first, WithinAbs(3.0, 0.35));  // the boundary lowers it a little
+  CHECK(box.second == 3);
+  CHECK_THAT(square.first, WithinAbs(2.0, 0.25));
+  CHECK(square.second == 2);
+  CHECK(box20.second == 3);
+  // Off: no buffer.
+  TangentSpreadSettings off;
+  off.distance_neighbours = 0;
+  TangentSpreadCheck<double, Exec> none(3, 10, off);
+  CHECK(none.distance_log().extent(0) == 0);
+}
+
+TEST_CASE("neighbour distances: the combination over a rank's rows uses them where most points are unresolved",
+          "[geometry][dimension][local][distance]") {
+  // D = 40, N = 16 (rank bound 30): points whose metric has no gap (ratio 1.2), 20 directions above the
+  // floor, the local covariance reading 38 at its one scale (more than the directions: unresolved), the
+  // checked estimate 1; L = 9 / 7 at k = 10 (d_r = 7).
+  auto run = [](int unresolved, int resolved, double share) {
+    const int d = 40;
+    qgml::detail::DimensionRows rows(d, {100});
+    rows.effective_scales = {100};
+    rows.distance_neighbours = 10;
+    auto row = [&](int local) {
+      for (int k = 0; k < 2 * d; ++k) rows.values.push_back(0.0);
+      for (int k = 0; k < d; ++k) rows.values.push_back(k < 20 ? std::pow(0.8, k) : 1e-6);
+      rows.values.push_back(0.0);
+      rows.values.push_back(1.0);
+      rows.values.push_back(0.5);
+      rows.values.push_back(1.2);
+      rows.scale_checked.push_back(1);
+      rows.local.push_back(local);
+      rows.distance_log.push_back(9.0 / 7.0);
+    };
+    for (int i = 0; i < unresolved; ++i) row(38);
+    for (int i = 0; i < resolved; ++i) row(10);
+    GeometrySettings settings;
+    settings.spread.distance_share = share;
+    SelfCommunicator self;
+    qgml::detail::combine_local_dimension(rows, settings, 16, self);
+    return rows;
+  };
+  const auto most = run(6, 4, 0.5);
+  CHECK(most.unresolved_points == 6);
+  CHECK_THAT(most.distance_reading, WithinAbs(7.0, 1e-5));
+  CHECK(most.distance_dimension == 7);
+  CHECK(most.histogram[7] == 6);
+  CHECK(most.histogram[10] == 4);  // the resolved points keep the local reading
+  CHECK(most.scale_checked == std::vector<int>{7, 7, 7, 7, 7, 7, 10, 10, 10, 10});
+  const auto few = run(4, 6, 0.5);  // below the share: the checked estimate stays
+  CHECK(few.unresolved_points == 4);
+  CHECK_THAT(few.distance_reading, WithinAbs(7.0, 1e-5));
+  CHECK(few.distance_dimension == 0);
+  CHECK(few.histogram[1] == 4);
+  CHECK(run(4, 6, 0.4).distance_dimension == 7);
+}

@@ -68,6 +68,40 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
   const int* readings = rows.local.data();
   std::int64_t* histogram = rows.histogram.data();
   std::int64_t* scale_histogram = rows.scale_histogram.data();
+  // The neighbour-distance reading (local_dimension.hpp): the unresolved points, and the sum of their L
+  // in integer units (so that it is the same on any number of ranks).
+  const double* distance_log = rows.distance_log.data();
+  const bool distances = local && chosen >= 0 && !rows.distance_log.empty() && rows.distance_neighbours >= 2;
+  constexpr double log_unit = 1e-6;
+  // Per point, its share of sum `which` (0: unresolved points, 1: those with L, 2: their L in log_unit).
+  auto pooled_term = [=](const std::int64_t t, const int which) -> std::int64_t {
+    const double* e = values + t * width + 2 * d;
+    int directions = 0;
+    while (directions < d && e[directions] > floor * e[0]) ++directions;
+    if (!locally_unresolved(int(values[t * width + 3 * d + 1]), readings[t * scales + chosen],
+                            values[t * width + 3 * d + 3], directions, n, ratio))
+      return 0;
+    if (which == 0) return 1;
+    if (!(distance_log[t] > 0)) return 0;
+    return which == 1 ? 1 : std::int64_t(std::llround(distance_log[t] / log_unit));
+  };
+  std::int64_t pooled[3] = {0, 0, 0};
+  for (int which = 0; which < 3 && distances; ++which)
+    Kokkos::parallel_reduce(
+        "qgml::analyze_dimension::distance_reading", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, count),
+        [&](const std::int64_t t, std::int64_t& sum) { sum += pooled_term(t, which); }, pooled[which]);
+  std::int64_t all_points = count;
+  comm.allreduce_sum(pooled, 3);
+  comm.allreduce_sum(&all_points, 1);
+  rows.unresolved_points = pooled[0];
+  const int k_distance = rows.distance_neighbours;
+  if (distances && pooled[1] > 0) {
+    const double log_sum = double(pooled[2]) * log_unit;
+    rows.distance_reading = log_sum > 0 ? double(k_distance - 1) * double(pooled[1]) / log_sum : 0;
+    if (double(pooled[0]) >= settings.spread.distance_share * double(all_points))
+      rows.distance_dimension = neighbour_distance_dimension(log_sum, pooled[1], k_distance, d);
+  }
+  const int fallback = rows.distance_dimension;
   std::int64_t no_gap = 0;
   Kokkos::parallel_reduce(
       "qgml::analyze_dimension::combine", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, count),
@@ -80,7 +114,8 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
         int estimate = int(row[3 * d + 1]);
         if (estimate >= 1 && gap_ratio < ratio) ++without_gap;
         if (local && chosen >= 0) {
-          estimate = combined_dimension(estimate, readings[t * scales + chosen], gap_ratio, directions, n, ratio);
+          estimate =
+              combined_dimension(estimate, readings[t * scales + chosen], gap_ratio, directions, n, ratio, fallback);
           int smallest = d + 1;
           for (int s = chosen; s < scales; ++s)
             if (resolved_scale[s]) {
@@ -94,7 +129,7 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
         for (int s = 0; s < scales; ++s) {
           int& v = checked[t * scales + s];
           if (local) {
-            v = combined_dimension(v, readings[t * scales + s], gap_ratio, directions, n, ratio);
+            v = combined_dimension(v, readings[t * scales + s], gap_ratio, directions, n, ratio, fallback);
             v = locally_promoted(v, readings[t * scales + s], e, d, floor, band);
           }
           if (v >= 0 && v <= d)
@@ -151,6 +186,12 @@ DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metr
   r.summary.interval = {int(shared[0]), int(shared[1]), shared[2], shared[3], int(shared[4])};
   r.summary.spread_neighbours = rows.spread_neighbours;
   if (r.summary.points > 0) r.summary.no_gap_fraction = double(rows.no_gap_points) / double(r.summary.points);
+  if (!rows.distance_log.empty() || rows.distance_neighbours > 0) {
+    r.summary.distance_neighbours = rows.distance_neighbours;
+    if (r.summary.points > 0) r.summary.unresolved_fraction = double(rows.unresolved_points) / double(r.summary.points);
+    r.summary.distance_reading = rows.distance_reading;
+    r.summary.distance_dimension = rows.distance_dimension;
+  }
   // The dimension per scale: each scale's histogram and radii summed over the ranks.
   if (!rows.scales.empty()) {
     comm.allreduce_sum(rows.scale_histogram.data(), rows.scale_histogram.size());

@@ -137,6 +137,12 @@ void write_dimension_summary_json(const std::string& path, const DimensionSummar
   if (!s.scales.empty()) {
     j["local_scale"] = s.local_scale;
     j["no_gap_fraction"] = s.no_gap_fraction;
+    if (s.distance_neighbours > 0) {
+      j["distance_neighbours"] = s.distance_neighbours;
+      j["unresolved_fraction"] = s.unresolved_fraction;
+      j["distance_reading"] = s.distance_reading;
+      j["distance_dimension"] = s.distance_dimension;
+    }
   }
   detail::append_fields(j, extra);
   detail::write_json_file(path, j);

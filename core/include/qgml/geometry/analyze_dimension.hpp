@@ -53,6 +53,14 @@ struct DimensionRows {
   std::vector<int> local_modes;
   std::int64_t no_gap_points = 0;
   int spread_neighbours = 0;
+  // Per point, the neighbour-distance statistic L (tangent_spread.hpp; -1: undefined; empty: off) over
+  // distance_neighbours points; the points left unresolved (summed over the ranks), the pooled reading
+  // over them (0: none) and the value they took (0: the reading was not used).
+  std::vector<double> distance_log;
+  int distance_neighbours = 0;
+  std::int64_t unresolved_points = 0;
+  double distance_reading = 0;
+  int distance_dimension = 0;
   // The dimension per scale (tangent_spread.hpp): the neighbour counts, per scale the histogram of
   // estimates 0 .. D (scale-major) and the sum of the neighbourhood radii over the points counted, in
   // units of radius_unit (integers, so that the sum is the same on any number of ranks).
@@ -163,6 +171,14 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
     rows.scale_checked.reserve(std::size_t(count) * scales);
     if (spread.local()) rows.local.reserve(std::size_t(count) * scales);
   }
+  const bool distances = spread.distance_log().extent(0) > 0;
+  if (distances) {
+    const std::int64_t stride = tangent_spread_stride(total, settings.spread.max_reference);
+    rows.distance_neighbours =
+        int(std::min<std::int64_t>(settings.spread.distance_neighbours, (total + stride - 1) / stride - 1));
+    rows.distance_log.reserve(std::size_t(count));
+  }
+  auto distance_log = Kokkos::create_mirror_view(Kokkos::HostSpace(), spread.distance_log());
   auto xbar = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.xbar());
   auto energy = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.energy());
   auto ev = Kokkos::create_mirror_view(Kokkos::HostSpace(), geometry.eigenvalues());
@@ -185,6 +201,7 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
       Kokkos::deep_copy(exec, scale_radius, spread.scale_radius());
     }
     if (spread.local()) Kokkos::deep_copy(exec, local_dim, spread.local_dimension());
+    if (distances) Kokkos::deep_copy(exec, distance_log, spread.distance_log());
     qgml::fence(exec, "qgml::analyze_dimension: chunk on the host");
     for (int s = 0; s < scales; ++s)
       for (int t = 0; t < m; ++t)
@@ -206,6 +223,7 @@ DimensionAnalysis analyze_dimension(const ExecSpace& exec, const MatrixConfigura
       rows.values.push_back(double(point.gap_ratio));
       for (int s = 0; s < scales; ++s) rows.scale_checked.push_back(scale_dim(t, s));
       for (int s = 0; s < scales && spread.local(); ++s) rows.local.push_back(local_dim(t, s));
+      if (distances) rows.distance_log.push_back(double(distance_log(t)));
     }
   }
   detail::combine_local_dimension(rows, settings, config.matrix_size(), comm);

@@ -18,6 +18,13 @@
 //       follows (a curve wound into a surface the model sees; a curvature normal).
 // The metric's rank is at most 2 (N - 1) (math.md, section 6), hence the exception: at that bound the
 // count m is N's limit, not the data's.
+// The exception leaves a point unresolved: the model does not resolve it and the local covariance reads
+// the curvature. Where at least distance_share of all points are unresolved (a manifold too curved for
+// the matrices and too sparse for a linear reading: every neighbourhood bends), the unresolved points take
+// the neighbour-distance reading instead of d_q: the maximum-likelihood dimension of the distances to
+// the k nearest points (Levina and Bickel), pooled over those points,
+//     d_r = (k - 1) n / sum_x L(x),   L(x) = sum_{j < k} log(r_k(x) / r_j(x)),
+// rounded; it needs no direction, only how the number of neighbours grows with the radius.
 // Then one promotion: d <- d + 1 where the metric's next eigenvalue lies in the spread check's band of
 // flattened directions (noise_floor e_0 < e_d <= band e_0) and the local covariance reads exactly d + 1 at
 // every scale from the chosen one up that resolves its mode (a solid whose last side the model flattens:
@@ -26,6 +33,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -82,17 +90,35 @@ KOKKOS_INLINE_FUNCTION int locally_promoted(int estimate, int reading, const dou
   return e[estimate] > floor * e[0] && e[estimate] <= band * e[0] ? estimate + 1 : estimate;
 }
 
+// Whether the combination below leaves the point unresolved (the exception above).
+KOKKOS_INLINE_FUNCTION bool locally_unresolved(int checked, int local, double gap_ratio, int directions, int n,
+                                               double no_gap_ratio) {
+  return checked >= 1 && local >= 1 && gap_ratio < no_gap_ratio && local > directions &&
+         directions < 2 * (n - 1) - local_dimension_saturation_slack;
+}
+
 // The combination above for one point: checked = d_q (< 1: kept), local = d_l (< 0: none),
-// gap_ratio = rho, directions = m, n = N.
+// gap_ratio = rho, directions = m, n = N; unresolved = the neighbour-distance reading where it is used
+// (< 1: d_q).
 KOKKOS_INLINE_FUNCTION int combined_dimension(int checked, int local, double gap_ratio, int directions, int n,
-                                              double no_gap_ratio) {
+                                              double no_gap_ratio, int unresolved = 0) {
   if (checked < 1 || local < 0) return checked;
   if (local < 1) return checked;  // neighbours that coincide
   if (gap_ratio < no_gap_ratio) {
-    const bool saturated = directions >= 2 * (n - 1) - local_dimension_saturation_slack;
-    return local <= directions || saturated ? local : checked;
+    if (locally_unresolved(checked, local, gap_ratio, directions, n, no_gap_ratio))
+      return unresolved >= 1 ? unresolved : checked;
+    return local;
   }
   return local < checked ? local : checked;
+}
+
+// The pooled reading above from the sum of L over `points` points (k neighbours each): d_r rounded,
+// within 1 .. dims; 0 when there is none.
+inline int neighbour_distance_dimension(double log_sum, std::int64_t points, int k, int dims) {
+  if (points < 1 || k < 2 || !(log_sum > 0)) return 0;
+  const double d = double(k - 1) * double(points) / log_sum;
+  const long r = std::lround(d);
+  return int(r < 1 ? 1 : (r > dims ? dims : r));
 }
 
 }  // namespace qgml

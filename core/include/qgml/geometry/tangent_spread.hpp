@@ -72,6 +72,10 @@ struct TangentSpreadSettings {
   double local_gap = 4;          // its gap rule's minimum ratio (of variances)
   double local_consistency = 2;  // a scale k' reads d when d <= (k' - 1) / local_consistency
   double no_gap_ratio = 3;       // a metric whose gap ratio is below this has no gap
+  // The neighbour-distance reading (local_dimension.hpp): its neighbour count (0: off) and the share of
+  // the points that the metric and the local covariance leave unresolved from which it is used.
+  int distance_neighbours = 10;
+  double distance_share = 0.5;
   static constexpr int max_scales = 8;
 };
 
@@ -161,6 +165,17 @@ KOKKOS_FUNCTION int local_moment_dimension(const MomentMatrix& moment, const Rea
   return local_spectrum_dimension(spectrum, dims, dims, min_gap_ratio, noise_floor, first_gap_exponent);
 }
 
+// The neighbour-distance statistic of one point (local_dimension.hpp): with r_1 <= ... <= r_k the
+// distances of its k nearest points (squared distances given), L = sum_{j < k} log(r_k / r_j); -1 where
+// it is undefined (k < 2, coinciding points, all k at one distance).
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real neighbour_distance_log(const Real* squared, int k) {
+  if (k < 2 || !(squared[0] > Real(0)) || !(squared[k - 1] > squared[0])) return Real(-1);
+  Real sum = 0;
+  for (int j = 0; j + 1 < k; ++j) sum += math::log(squared[k - 1] / squared[j]);
+  return sum / Real(2);
+}
+
 namespace detail {
 
 // One thread per point t of a chunk (global index first + t among `all`): its `search` nearest reference
@@ -179,6 +194,8 @@ struct TangentSpreadFunctor {
   matrix metric, vectors, scale_spread;
   Kokkos::View<Real**, Kokkos::LayoutRight, MemorySpace> eigen, spread, distance, scale_radius, local_work;
   Kokkos::View<int**, Kokkos::LayoutRight, MemorySpace> neighbour, scale_dimension, local_dimension;
+  Kokkos::View<Real*, MemorySpace> distance_log;
+  int distance_k = 0;
   IntVector<MemorySpace> dimension;
   Real noise_floor = 0, band = 0, promote = 0, promote_max = 0, demote = 0, gap_below = 0, gap_promote = 0;
   Real local_gap = 0, first_gap_exponent = 0;
@@ -192,6 +209,7 @@ struct TangentSpreadFunctor {
   KOKKOS_FUNCTION void operator()(const int t) const {
     for (int s = 0; s < scales; ++s) scale_dimension(t, s) = -1;
     for (int s = 0; s < scales && local; ++s) local_dimension(t, s) = -1;
+    if (distance_k > 0) distance_log(t) = -1;
     if (dimension(t) < 1) return;
     const std::int64_t self = first + t;
     int found = 0;
@@ -213,6 +231,8 @@ struct TangentSpreadFunctor {
       neighbour(t, j) = int(r);
     }
     if (found < 1) return;
+    if (distance_k > 0)
+      distance_log(t) = neighbour_distance_log(&distance(t, 0), distance_k < found ? distance_k : found);
     auto a = Kokkos::subview(metric, t, Kokkos::ALL, Kokkos::ALL);
     auto v = Kokkos::subview(vectors, t, Kokkos::ALL, Kokkos::ALL);
     if (!linalg::symmetric_eigensystem_tridiagonal_descending(a, v, dims, &eigen(t, 0), &local_work(t, 0))) return;
@@ -282,6 +302,7 @@ inline int tangent_spread_search(const TangentSpreadSettings& s, std::int64_t to
   int k = std::max(1, resolve_spread_neighbours(s.neighbours, total, s.max_reference));
   if (s.neighbours <= 0 && total <= 0) k = spread_neighbours_max;  // automatic, for any number of points
   for (int scale : s.scales) k = std::max(k, scale);
+  k = std::max(k, s.distance_neighbours);
   return k;
 }
 
@@ -319,7 +340,9 @@ class TangentSpreadCheck {
         local_work_("qgml::TangentSpreadCheck::work", s.enabled ? max_batch : 0, 5 * d),
         neighbour_("qgml::TangentSpreadCheck::neighbour", s.enabled ? max_batch : 0, search_),
         scale_dimension_("qgml::TangentSpreadCheck::scale_dimension", s.enabled ? max_batch : 0, scales_),
-        local_dimension_("qgml::TangentSpreadCheck::local_dimension", local_ ? max_batch : 0, local_ ? scales_ : 0) {
+        local_dimension_("qgml::TangentSpreadCheck::local_dimension", local_ ? max_batch : 0, local_ ? scales_ : 0),
+        distance_log_("qgml::TangentSpreadCheck::distance_log",
+                      s.enabled && s.distance_neighbours > 0 ? max_batch : 0) {
     check_tangent_spread_scales(s);
     for (int i = 0; i < scales_; ++i) scale_k_[i] = s.scales[std::size_t(i)];
   }
@@ -336,7 +359,8 @@ class TangentSpreadCheck {
            double(view_allocation_bytes(c * k, sizeof(Real))) + double(view_allocation_bytes(c * sc, sizeof(Real))) +
            double(view_allocation_bytes(c * k, sizeof(int))) + double(view_allocation_bytes(c * sc, sizeof(int))) +
            double(view_allocation_bytes(c * 5 * dd, sizeof(Real))) +
-           (local ? double(view_allocation_bytes(c * sc, sizeof(int))) : 0.0);
+           (local ? double(view_allocation_bytes(c * sc, sizeof(int))) : 0.0) +
+           (s.distance_neighbours > 0 ? double(view_allocation_bytes(c, sizeof(Real))) : 0.0);
   }
 
   int scales() const { return scales_; }
@@ -347,6 +371,9 @@ class TangentSpreadCheck {
   const Kokkos::View<int**, Kokkos::LayoutRight, memory_space>& scale_dimension() const { return scale_dimension_; }
   const Kokkos::View<Real**, Kokkos::LayoutRight, memory_space>& scale_radius() const { return scale_radius_; }
   const Kokkos::View<int**, Kokkos::LayoutRight, memory_space>& local_dimension() const { return local_dimension_; }
+  // Per point of the last chunk: neighbour_distance_log over its distance_neighbours nearest points (-1:
+  // undefined; empty when the reading is off).
+  const Kokkos::View<Real*, memory_space>& distance_log() const { return distance_log_; }
   // The spreads s_j of the last chunk along the metric's eigenvectors (eigenvalues descending) over the k
   // nearest points, sqrt(mean_a ((y_a - x)^T v_j)^2), and over each scale's (point, scale, j).
   const Kokkos::View<Real**, Kokkos::LayoutRight, memory_space>& spread() const { return spread_; }
@@ -369,6 +396,7 @@ class TangentSpreadCheck {
     if (k < 1) {  // no neighbour to look at: the estimates stay, no scale has one
       if (scales_ > 0) Kokkos::deep_copy(exec, scale_dimension_, -1);
       if (local_) Kokkos::deep_copy(exec, local_dimension_, -1);
+      if (distance_log_.extent(0) > 0) Kokkos::deep_copy(exec, distance_log_, Real(-1));
       return;
     }
     detail::TangentSpreadFunctor<Real, memory_space, AllView, ChunkView> f;
@@ -395,6 +423,8 @@ class TangentSpreadCheck {
     f.distance = distance_;
     f.neighbour = neighbour_;
     f.dimension = dimension;
+    f.distance_log = distance_log_;
+    f.distance_k = distance_log_.extent(0) > 0 ? std::min(s.distance_neighbours, search) : 0;
     f.noise_floor = effective_noise_floor<Real>(estimator);
     f.first_gap_exponent = Real(estimator.first_gap_exponent);
     f.band = Real(s.band);
@@ -414,6 +444,7 @@ class TangentSpreadCheck {
   matrix vectors_, scale_spread_;
   Kokkos::View<Real**, Kokkos::LayoutRight, memory_space> eigen_, spread_, distance_, scale_radius_, local_work_;
   Kokkos::View<int**, Kokkos::LayoutRight, memory_space> neighbour_, scale_dimension_, local_dimension_;
+  Kokkos::View<Real*, memory_space> distance_log_;
 };
 
 }  // namespace qgml
