@@ -4,7 +4,7 @@
   fit:      QGMLDimension().fit(X) on T = 2000 points (the 2-sphere in R^3, seed 0) against the `qgml`
             program on the same points (X.npy) with the same settings (every default, output.plots
             false: the estimator writes no plots), wall time of the whole call / process;
-  supervised fit: QCMLRegressor().fit(X, y) on T = 2000 points (D = 8, y = sin(x_0) + x_1 x_2 + noise,
+  supervised fit: QCMLRegressor(n_models=1).fit(X, y) on T = 2000 points (D = 8, y = sin(x_0) + x_1 x_2 + noise,
             seed 0) against `qgml train ROWS.npy --task regression` on the same rows (features, then the
             target) with the estimator's settings (every default, analysis.enabled false, output.plots
             false); also checks that both end with the same matrices;
@@ -126,7 +126,7 @@ def main():
     for i in range(args.repeat):
         with _SilentStdout():
             t0 = time.perf_counter()
-            reg = qgml.QCMLRegressor().fit(xs, ys)
+            reg = qgml.QCMLRegressor(n_models=1).fit(xs, ys)  # one run, the program's
             py.append(time.perf_counter() - t0)
         out = os.path.join(work, f"supervised{i}")
         t0 = time.perf_counter()

@@ -18,7 +18,9 @@ Protocol, per data set and seed: one 75/25 train/test split (stratified for clas
 every model a Pipeline(StandardScaler, model) tuned by 5-fold GridSearchCV on the training split (accuracy
 or R^2; linnerud 3-fold), refit on the whole training split, scored on the test split. Models:
   qgml default   QCMLRegressor() / QCMLClassifier(): every setting the program's default, no search
-                 (more than two classes: softmax over one target operator per class);
+                 (more than two classes: softmax over one target operator per class), an ensemble of
+                 n_models = 3 runs (the estimators' default);
+  qgml single    the same with n_models=1: one run of the program;
   qgml ovr       more than two classes: QCMLClassifier(multi_class="ovr"), K one-versus-rest models;
   qgml tuned     the default estimator, grid N in {8, 16, 32} (linnerud {4, 8});
   scikit-learn   Ridge / LogisticRegression (C or alpha), SVR / SVC with RBF (C, gamma), RandomForest
@@ -86,6 +88,7 @@ def models(kind, quick, classes=2):
         ovr = {"qgml ovr": (qgml.QCMLClassifier(multi_class="ovr"), {})} if classes > 2 else {}
         return {
             "qgml default": (qgml.QCMLClassifier(), {}),
+            "qgml single": (qgml.QCMLClassifier(n_models=1), {}),
             **ovr,
             "qgml tuned": (qgml.QCMLClassifier(), {"m__N": n_grid}),
             "logistic": (LogisticRegression(max_iter=5000), {"m__C": [0.01, 0.1, 1, 10, 100]}),
@@ -108,6 +111,7 @@ def models(kind, quick, classes=2):
     per_target = {} if single else {"qgml per target": (wrap(qgml.QCMLRegressor()), {})}
     return {
         "qgml default": (qgml.QCMLRegressor(), {}),
+        "qgml single": (qgml.QCMLRegressor(n_models=1), {}),
         **per_target,
         "qgml tuned": (qgml.QCMLRegressor(), {"m__N": n_grid}),
         "ridge": (Ridge(), {"m__alpha": [0.01, 0.1, 1, 10, 100]}),

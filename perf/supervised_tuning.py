@@ -2,7 +2,8 @@
 """The tuning half of the supervised defaults: a grid of QCMLClassifier settings on synthetic data sets
 that the benchmark (perf/supervised_sklearn.py) never uses, so that its bundled data sets stay held out.
 
-usage: perf/supervised_tuning.py [--task classification|regression] [--seeds 0 1] [--out FILE.jsonl]
+usage: perf/supervised_tuning.py [--task classification|regression] [--grid settings|ensemble] [--seeds 0 1]
+                                [--out FILE.jsonl]
 
 Tuning sets (scikit-learn's make_classification, seeded; nothing is downloaded):
   synth10  1200 x 64, 16 informative, 10 classes, 2 clusters per class, class_sep 1.5, 1 % flipped labels
@@ -16,7 +17,8 @@ Tuning sets (scikit-learn's make_classification, seeded; nothing is downloaded):
 Per set and seed: a 75/25 split (stratified for classification), Pipeline(StandardScaler, estimator with
 the settings) fitted on the training part, accuracy or R^2 on the test part, and the fit time. The grid:
 model.N (auto, 16), training.unsupervised_weight (0, 0.1, 1), training.lr (0.01, 0.003),
-training.batch_size (500, 100); regression: training.unsupervised_weight alone.
+training.batch_size (500, 100); regression: training.unsupervised_weight alone. --grid ensemble: n_models
+(1, 3, 5), the estimators' ensemble, at every other setting's default.
 Writes JSON lines (settings, score, fit time, versions, git revision, host) and a Markdown table of the
 mean accuracy and median fit time per setting, best first, beside them (.md).
 """
@@ -66,6 +68,8 @@ REGRESSION_SETS = {
 
 REGRESSION_GRID = {"unsupervised_weight": [None, 0.1, 1.0]}
 
+ENSEMBLE_GRID = {"n_models": [None, 3, 5]}
+
 GRID = {"N": [None, 16], "unsupervised_weight": [None, 0.1, 1.0], "lr": [None, 0.003], "batch_size": [None, 100]}
 
 
@@ -77,13 +81,15 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     p.add_argument("--task", choices=["classification", "regression"], default="classification")
+    p.add_argument("--grid", choices=["settings", "ensemble"], default="settings")
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d")
     p.add_argument("--out")
     a = p.parse_args(argv)
     regression = a.task == "regression"
-    out_path = a.out or os.path.join(HERE, "results", f"supervised-tuning-{a.task}-{date}.jsonl")
+    kind = a.task if a.grid == "settings" else f"{a.task}-ensemble"
+    out_path = a.out or os.path.join(HERE, "results", f"supervised-tuning-{kind}-{date}.jsonl")
     sets = REGRESSION_SETS if regression else SETS
-    grid = REGRESSION_GRID if regression else GRID
+    grid = ENSEMBLE_GRID if a.grid == "ensemble" else (REGRESSION_GRID if regression else GRID)
     revision = git_revision()
     rows = []
     with open(out_path, "w") as out:
@@ -129,7 +135,7 @@ def main(argv=None):
                      + " | ".join(f"{v:.4f}" for v in per) + f" | {statistics.median(r['fit_s'] for r in rs):.2f} |")
     md = "\n".join(lines) + "\n"
     with open(os.path.splitext(out_path)[0] + ".md", "w") as f:
-        f.write(f"# Supervised defaults: the tuning half ({a.task})\n\n`perf/supervised_tuning.py "
+        f.write(f"# Supervised defaults: the tuning half ({kind})\n\n`perf/supervised_tuning.py "
                 f"{' '.join(argv or sys.argv[1:])}`, {date}, revision {revision}; raw data: "
                 f"{os.path.basename(out_path)}\n\n{md}")
     print(md)

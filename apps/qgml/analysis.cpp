@@ -133,15 +133,16 @@ std::vector<std::string> summary_lines(const DimensionSummary& s) {
         std::snprintf(line, sizeof line,
                       "neighbour distances: %.1f %% of the points are resolved neither by the metric nor by the local "
                       "covariance (it reads their curvature); there the estimate is the dimension of the distances to "
-                      "the %d nearest points, %.2f, read as %d (used where at least analysis.distance_share of the "
-                      "points are unresolved)",
-                      100 * s.unresolved_fraction, s.distance_neighbours, s.distance_reading, s.distance_dimension);
+                      "the %d nearest points, %.2f, read as %d (used where at least analysis.distance_share = %g of "
+                      "the points are unresolved)",
+                      100 * s.unresolved_fraction, s.distance_neighbours, s.distance_reading, s.distance_dimension,
+                      s.distance_share);
       else
         std::snprintf(line, sizeof line,
                       "neighbour distances: %.1f %% of the points are resolved neither by the metric nor by the local "
-                      "covariance, fewer than analysis.distance_share: they keep the metric's estimate (the "
+                      "covariance, fewer than analysis.distance_share = %g: they keep the metric's estimate (the "
                       "distances to the %d nearest points read %.2f there)",
-                      100 * s.unresolved_fraction, s.distance_neighbours, s.distance_reading);
+                      100 * s.unresolved_fraction, s.distance_share, s.distance_neighbours, s.distance_reading);
       lines.push_back(line);
     }
   }

@@ -42,28 +42,30 @@ std::vector<double> rotation() {
   return r;
 }
 
-// `count` points u (uniform in [-1, 1]^3, the third coordinate times `thickness`) rotated, x = R u; every
-// point's metric R diag(g) R^T; every point's estimate `d0`. Returns the estimates after the check.
-std::vector<int> checked(int count, double thickness, const std::vector<double>& g, int d0,
-                         const TangentSpreadSettings& s) {
+// `count` points u (uniform in [-1, 1]^3 from `seed`, the third coordinate times `thickness`) rotated,
+// x = R u; every point's metric R diag(g) R^T and estimate `d0`, on the device.
+struct SlabInputs {
+  Kokkos::View<double**, Kokkos::LayoutRight> points;
+  Kokkos::View<double***, Kokkos::LayoutRight> metric;
+  IntVector<Kokkos::DefaultExecutionSpace::memory_space> dimension;
+};
+
+SlabInputs slab_inputs(int count, double thickness, const std::vector<double>& g, int d0, std::uint64_t seed) {
   const std::vector<double> r = rotation();
-  std::vector<double> u = random_points(count, 3, 1.0, 7), x(3 * std::size_t(count));
+  std::vector<double> u = random_points(count, 3, 1.0, seed);
+  SlabInputs in{Kokkos::View<double**, Kokkos::LayoutRight>("points", count, 3),
+                Kokkos::View<double***, Kokkos::LayoutRight>("metric", count, 3, 3),
+                IntVector<Kokkos::DefaultExecutionSpace::memory_space>("dimension", count)};
+  auto hp = Kokkos::create_mirror_view(in.points);
+  auto hm = Kokkos::create_mirror_view(in.metric);
+  auto hd = Kokkos::create_mirror_view(in.dimension);
   for (int t = 0; t < count; ++t) {
-    u[3 * t + 2] *= thickness;
+    u[3 * std::size_t(t) + 2] *= thickness;
     for (int i = 0; i < 3; ++i) {
       double v = 0;
-      for (int j = 0; j < 3; ++j) v += r[3 * i + j] * u[3 * t + j];
-      x[3 * t + i] = v;
+      for (int j = 0; j < 3; ++j) v += r[3 * i + j] * u[3 * std::size_t(t) + j];
+      hp(t, i) = v;
     }
-  }
-  Kokkos::View<double**, Kokkos::LayoutRight> points("points", count, 3);
-  Kokkos::View<double***, Kokkos::LayoutRight> metric("metric", count, 3, 3);
-  IntVector<Kokkos::DefaultExecutionSpace::memory_space> dimension("dimension", count);
-  auto hp = Kokkos::create_mirror_view(points);
-  auto hm = Kokkos::create_mirror_view(metric);
-  auto hd = Kokkos::create_mirror_view(dimension);
-  for (int t = 0; t < count; ++t) {
-    for (int i = 0; i < 3; ++i) hp(t, i) = x[3 * t + i];
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) {
         double v = 0;
@@ -72,9 +74,19 @@ std::vector<int> checked(int count, double thickness, const std::vector<double>&
       }
     hd(t) = d0;
   }
-  Kokkos::deep_copy(points, hp);
-  Kokkos::deep_copy(metric, hm);
-  Kokkos::deep_copy(dimension, hd);
+  Kokkos::deep_copy(in.points, hp);
+  Kokkos::deep_copy(in.metric, hm);
+  Kokkos::deep_copy(in.dimension, hd);
+  return in;
+}
+
+// The slab above (seed 7) through the check; returns the estimates after it.
+std::vector<int> checked(int count, double thickness, const std::vector<double>& g, int d0,
+                         const TangentSpreadSettings& s) {
+  const SlabInputs in = slab_inputs(count, thickness, g, d0, 7);
+  const auto& points = in.points;
+  const auto& metric = in.metric;
+  const auto& dimension = in.dimension;
   // Two chunks, so that the second's rows are found by their offset among all points.
   const int half = count / 2;
   TangentSpreadCheck<double, Exec> check(3, count - half, s);
@@ -87,6 +99,7 @@ std::vector<int> checked(int count, double thickness, const std::vector<double>&
                 DimensionEstimatorSettings{});
   }
   exec.fence();
+  auto hd = Kokkos::create_mirror_view(dimension);
   Kokkos::deep_copy(hd, dimension);
   return std::vector<int>(hd.data(), hd.data() + count);
 }
@@ -541,32 +554,12 @@ TEST_CASE("neighbour distances: the kernel reads a solid box as 3 and a flat squ
   // maximum-likelihood dimension of the distances to the 10 nearest points, over every point.
   auto pooled = [](double thickness, int k) {
     const int count = 3000;
-    const std::vector<double> r = rotation();
-    std::vector<double> u = random_points(count, 3, 1.0, 5);
-    Kokkos::View<double**, Kokkos::LayoutRight> points("points", count, 3);
-    Kokkos::View<double***, Kokkos::LayoutRight> metric("metric", count, 3, 3);
-    IntVector<Kokkos::DefaultExecutionSpace::memory_space> dimension("dimension", count);
-    auto hp = Kokkos::create_mirror_view(points);
-    auto hm = Kokkos::create_mirror_view(metric);
-    auto hd = Kokkos::create_mirror_view(dimension);
-    for (int t = 0; t < count; ++t) {
-      u[3 * std::size_t(t) + 2] *= thickness;
-      for (int i = 0; i < 3; ++i) {
-        double v = 0;
-        for (int j = 0; j < 3; ++j) v += r[3 * i + j] * u[3 * std::size_t(t) + j];
-        hp(t, i) = v;
-        hm(t, i, i) = 1.0;
-      }
-      hd(t) = 3;
-    }
-    Kokkos::deep_copy(points, hp);
-    Kokkos::deep_copy(metric, hm);
-    Kokkos::deep_copy(dimension, hd);
+    const SlabInputs in = slab_inputs(count, thickness, {1.0, 1.0, 1.0}, 3, 5);
     TangentSpreadSettings s;
     s.distance_neighbours = k;
     TangentSpreadCheck<double, Exec> check(3, count, s, count);
     const Exec exec;
-    check.apply(exec, points, points, 0, metric, dimension, s, DimensionEstimatorSettings{});
+    check.apply(exec, in.points, in.points, 0, in.metric, in.dimension, s, DimensionEstimatorSettings{});
     exec.fence();
     auto hl = Kokkos::create_mirror_view(check.distance_log());
     Kokkos::deep_copy(hl, check.distance_log());
@@ -631,5 +624,8 @@ TEST_CASE("neighbour distances: the combination over a rank's rows uses them whe
   CHECK_THAT(few.distance_reading, WithinAbs(7.0, 1e-5));
   CHECK(few.distance_dimension == 0);
   CHECK(few.histogram[1] == 4);
-  CHECK(run(4, 6, 0.4).distance_dimension == 7);
+  const auto lower = run(4, 6, 0.4);
+  CHECK(lower.distance_dimension == 7);
+  CHECK(lower.distance_share == 0.4);  // what the summary and the printed line report
+  CHECK(most.distance_share == 0.5);
 }

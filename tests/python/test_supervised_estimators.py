@@ -71,8 +71,9 @@ def test_three_classes_softmax_and_one_versus_rest():
 
     x, y = load_wine(return_X_y=True)
     xtr, xte, ytr, yte = train_test_split(x, y, test_size=0.3, random_state=0, stratify=y)
-    # The default: one model with a target operator per class and the softmax loss.
-    clf = qgml.QCMLClassifier().fit(xtr, ytr)
+    # The default: one model with a target operator per class and the softmax loss (n_models = 1: one
+    # run of the program).
+    clf = qgml.QCMLClassifier(n_models=1).fit(xtr, ytr)
     assert list(clf.classes_) == [0, 1, 2] and len(clf.models_) == 1 and clf.multi_class_ == "softmax"
     assert clf.models_[0].shape[0] == 13 + 3
     assert clf.supervised_[0]["loss"] == "softmax" and clf.supervised_[0]["classes"] == [0, 1, 2]
@@ -87,7 +88,7 @@ def test_three_classes_softmax_and_one_versus_rest():
     direct = qgml.predict(clf.models_[0], clf.supervised_[0], xte)
     assert direct.probability.shape == (len(xte), 3) and np.allclose(direct.probability, p, rtol=0, atol=1e-12)
     # One-vs-rest: one binary model per class, each with the classes 0 and 1.
-    ovr = qgml.QCMLClassifier(multi_class="ovr").fit(xtr, ytr)
+    ovr = qgml.QCMLClassifier(multi_class="ovr", n_models=1).fit(xtr, ytr)
     assert len(ovr.models_) == 3 and ovr.multi_class_ == "ovr"
     assert ovr.score(xte, yte) > 0.9
     assert all(s["negative_class"] == 0 and s["positive_class"] == 1 for s in ovr.supervised_)
@@ -213,3 +214,47 @@ def test_points_without_a_prediction_warn(monkeypatch):
     monkeypatch.setattr(supervised._qgml, "predict", two_failed)
     with pytest.warns(RuntimeWarning, match="2 of 60 points have no prediction"):
         model.predict(x)
+
+
+def test_an_ensemble_averages_its_members_which_are_single_runs_with_raised_seeds():
+    x, y = regression_data(300, 12)
+    xtr, xte, ytr, yte = train_test_split(x, y, test_size=0.25, random_state=0)
+    # Regression: member m is the single model with model.seed and training.seed raised by m.
+    ensemble = qgml.QCMLRegressor(**FAST, n_models=3).fit(xtr, ytr)
+    assert ensemble.n_models_ == 3 and len(ensemble.ensemble_) == 3
+    assert np.array_equal(ensemble.model_.matrices, ensemble.ensemble_[0][0].matrices)
+    members = [qgml.QCMLRegressor(**FAST, n_models=1, model_seed=1 + m, seed=7 + m).fit(xtr, ytr) for m in range(3)]
+    for m in range(3):
+        assert np.array_equal(ensemble.ensemble_[m][0].matrices, members[m].model_.matrices)
+    assert not np.array_equal(members[0].model_.matrices, members[1].model_.matrices)
+    assert np.allclose(ensemble.predict(xte), np.mean([r.predict(xte) for r in members], axis=0), rtol=0,
+                       atol=1e-12)
+    # The default is the ensemble of 3; explicit seeds are where the members start.
+    default = qgml.QCMLRegressor(**FAST).fit(xtr, ytr)
+    assert default.n_models_ == 3 and np.array_equal(default.predict(xte), ensemble.predict(xte))
+    shifted = qgml.QCMLRegressor(**FAST, n_models=2, model_seed=2, seed=8).fit(xtr, ytr)
+    assert np.array_equal(shifted.ensemble_[0][0].matrices, ensemble.ensemble_[1][0].matrices)
+    # Classification, three classes: the members' logits averaged, the probabilities their softmax.
+    from sklearn.datasets import load_wine
+
+    xw, yw = load_wine(return_X_y=True)
+    xw = StandardScaler().fit_transform(xw)
+    for multi_class, per_member in (("softmax", 1), ("ovr", 3)):
+        clf = qgml.QCMLClassifier(**FAST, n_models=2, multi_class=multi_class).fit(xw, yw)
+        assert clf.n_models_ == 2 and len(clf.models_) == 2 * per_member
+        one = [qgml.QCMLClassifier(**FAST, n_models=1, multi_class=multi_class, model_seed=1 + m,
+                                   seed=7 + m).fit(xw, yw) for m in range(2)]
+        z = np.mean([c.decision_function(xw) for c in one], axis=0)
+        assert np.allclose(clf.decision_function(xw), z, rtol=0, atol=1e-12)
+        assert np.array_equal(clf.predict(xw), clf.classes_[np.argmax(z, axis=1)])
+        assert np.allclose(clf.predict_proba(xw).sum(axis=1), 1.0)
+    # Two classes: the mean logit, P = sigmoid of it.
+    labels = (y > 40).astype(int)
+    clf = qgml.QCMLClassifier(**FAST, n_models=2).fit(x, labels)
+    one = [qgml.QCMLClassifier(**FAST, n_models=1, model_seed=1 + m, seed=7 + m).fit(x, labels) for m in range(2)]
+    z = np.mean([c.decision_function(x) for c in one], axis=0)
+    assert np.allclose(clf.decision_function(x), z, rtol=0, atol=1e-12)
+    assert np.allclose(clf.predict_proba(x)[:, 1], 1 / (1 + np.exp(-z)))
+    for bad in (0, -1, 1.5, True, "3"):
+        with pytest.raises(ValueError, match="n_models"):
+            qgml.QCMLRegressor(**FAST, n_models=bad).fit(xtr, ytr)

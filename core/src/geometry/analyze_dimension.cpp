@@ -58,7 +58,8 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
         }
     }
   }
-  // Per point: the combined estimate in place of the checked one, and each scale's.
+  // Per point: the combined estimate in place of the checked one, and each scale's; m, the metric's
+  // directions above the noise floor, once per point.
   const double floor = effective_noise_floor<double>(settings.estimator), ratio = settings.spread.no_gap_ratio;
   const double band = settings.spread.band;
   const int chosen = rows.local_scale;
@@ -68,6 +69,15 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
   const int* readings = rows.local.data();
   std::int64_t* histogram = rows.histogram.data();
   std::int64_t* scale_histogram = rows.scale_histogram.data();
+  std::vector<int> direction_counts(std::size_t(count), 0);
+  int* directions_of = direction_counts.data();
+  Kokkos::parallel_for("qgml::analyze_dimension::directions",
+                       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, count), [=](const std::int64_t t) {
+                         const double* e = values + t * width + 2 * d;
+                         int m = 0;
+                         while (m < d && e[m] > floor * e[0]) ++m;
+                         directions_of[t] = m;
+                       });
   // The neighbour-distance reading (local_dimension.hpp): the unresolved points, and the sum of their L
   // in integer units (so that it is the same on any number of ranks).
   const double* distance_log = rows.distance_log.data();
@@ -75,11 +85,8 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
   constexpr double log_unit = 1e-6;
   // Per point, its share of sum `which` (0: unresolved points, 1: those with L, 2: their L in log_unit).
   auto pooled_term = [=](const std::int64_t t, const int which) -> std::int64_t {
-    const double* e = values + t * width + 2 * d;
-    int directions = 0;
-    while (directions < d && e[directions] > floor * e[0]) ++directions;
     if (!locally_unresolved(int(values[t * width + 3 * d + 1]), readings[t * scales + chosen],
-                            values[t * width + 3 * d + 3], directions, n, ratio))
+                            values[t * width + 3 * d + 3], directions_of[t], n, ratio))
       return 0;
     if (which == 0) return 1;
     if (!(distance_log[t] > 0)) return 0;
@@ -94,6 +101,7 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
   comm.allreduce_sum(pooled, 3);
   comm.allreduce_sum(&all_points, 1);
   rows.unresolved_points = pooled[0];
+  rows.distance_share = settings.spread.distance_share;
   const int k_distance = rows.distance_neighbours;
   if (distances && pooled[1] > 0) {
     const double log_sum = double(pooled[2]) * log_unit;
@@ -108,8 +116,7 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
       [&](const std::int64_t t, std::int64_t& without_gap) {
         double* row = values + t * width;
         const double* e = row + 2 * d;
-        int directions = 0;
-        while (directions < d && e[directions] > floor * e[0]) ++directions;
+        const int directions = directions_of[t];
         const double gap_ratio = row[3 * d + 3];
         int estimate = int(row[3 * d + 1]);
         if (estimate >= 1 && gap_ratio < ratio) ++without_gap;
@@ -191,6 +198,7 @@ DimensionAnalysis finish_dimension_analysis(DimensionRows& rows, MetricKind metr
     if (r.summary.points > 0) r.summary.unresolved_fraction = double(rows.unresolved_points) / double(r.summary.points);
     r.summary.distance_reading = rows.distance_reading;
     r.summary.distance_dimension = rows.distance_dimension;
+    r.summary.distance_share = rows.distance_share;
   }
   // The dimension per scale: each scale's histogram and radii summed over the ranks.
   if (!rows.scales.empty()) {

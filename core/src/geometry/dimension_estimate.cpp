@@ -140,6 +140,7 @@ void write_dimension_summary_json(const std::string& path, const DimensionSummar
     if (s.distance_neighbours > 0) {
       j["distance_neighbours"] = s.distance_neighbours;
       j["unresolved_fraction"] = s.unresolved_fraction;
+      j["distance_share"] = s.distance_share;
       j["distance_reading"] = s.distance_reading;
       j["distance_dimension"] = s.distance_dimension;
     }

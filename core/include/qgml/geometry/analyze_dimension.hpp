@@ -55,9 +55,11 @@ struct DimensionRows {
   int spread_neighbours = 0;
   // Per point, the neighbour-distance statistic L (tangent_spread.hpp; -1: undefined; empty: off) over
   // distance_neighbours points; the points left unresolved (summed over the ranks), the pooled reading
-  // over them (0: none) and the value they took (0: the reading was not used).
+  // over them (0: none) and the value they took (0: the reading was not used), and the share of all
+  // points that decides (TangentSpreadSettings::distance_share).
   std::vector<double> distance_log;
   int distance_neighbours = 0;
+  double distance_share = 0;
   std::int64_t unresolved_points = 0;
   double distance_reading = 0;
   int distance_dimension = 0;

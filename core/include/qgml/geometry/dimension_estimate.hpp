@@ -160,8 +160,10 @@ struct DimensionSummary {
   double no_gap_fraction = 0;
   // The neighbour-distance reading (geometry/local_dimension.hpp): its neighbour count (0: off), the
   // fraction of the points the metric and the local covariance left unresolved, the pooled reading over
-  // them (0: none) and the value they took (0: not used, fewer than analysis.distance_share unresolved).
+  // them (0: none), the value they took (0: not used, fewer than distance_share unresolved) and that
+  // share (analysis.distance_share).
   int distance_neighbours = 0;
+  double distance_share = 0;
   double unresolved_fraction = 0;
   double distance_reading = 0;
   int distance_dimension = 0;
