@@ -23,6 +23,7 @@
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/io/configuration_io.hpp"
 #include "qgml/model/initializers.hpp"
+#include "qgml/plan/kernel_plan.hpp"
 #include "qgml/train/trainer.hpp"
 
 #include "analysis.hpp"
@@ -281,45 +282,21 @@ void check_run_memory(const Exec& exec, const Config& c, const Communicator& com
 // the N that is trained), the data, the initial configuration.
 // prepare_inputs for a supervised task (supervised_data.hpp): every rank reads all points, keeps its
 // shard of the training points.
-// The line that reports training.kernel = auto's choice at N.
-std::string automatic_kernel_note(const Config& c, int n) {
+// The `automatic:` lines of the kernels that run at N (plan/kernel_plan.hpp); `analysis`: the run computes
+// the metric.
+std::vector<std::string> kernel_notes(const Config& c, int n, bool analysis) {
   const TrainingSettings ts = training_settings(c, "");
-  const LossKernel k = resolve_loss_kernel<Exec>(ts.kernel, n, EighVariant::automatic, ts.warm_start_eigh);
-  return format("automatic: training.kernel = %s (%s)", to_string(k).c_str(),
-                ts.warm_start_eigh            ? "training.warm_start needs the separate kernels"
-                : !is_host_space_v<Exec>      ? "the team kernel on GPUs"
-                : k == LossKernel::fused_host ? "the fused kernel on CPUs for 2 <= N <= 256"
-                                              : "the separate kernels on CPUs outside 2 <= N <= 256");
-}
-
-// The line that reports the fused path's reduction precision where the mixed path runs (double, CPUs,
-// the fused ground-state path from N = 64, training.mixed_precision).
-std::string mixed_precision_note(const Config& c, int n) {
-  const TrainingSettings ts = training_settings(c, "");
-  const LossKernel k = resolve_loss_kernel<Exec>(ts.kernel, n, EighVariant::automatic, ts.warm_start_eigh);
-  using Engine = LossGradient<double, Exec>;
-  if (c.text("model.precision") != "double" || k != LossKernel::fused_host ||
-      !qgml::detail::EnginePathSettings<Engine>(ts).path_choice(n).mixed_precision)
-    return "";
-  return format(
-      "automatic: the ground state's reduction in single precision, refined in double to double accuracy "
-      "(N >= %d; training.mixed_precision = false keeps it in double)",
-      Engine::mixed_precision_min_n);
-}
-
-// The line that reports the fused path's packs of 16 points where they run (double, CPUs built for
-// 512-bit vectors, where the mixed precision does not run; training.wide_packs).
-std::string pack_width_note(const Config& c, int n) {
-  const TrainingSettings ts = training_settings(c, "");
-  const LossKernel k = resolve_loss_kernel<Exec>(ts.kernel, n, EighVariant::automatic, ts.warm_start_eigh);
-  using Engine = LossGradient<double, Exec>;
-  if (c.text("model.precision") != "double" || k != LossKernel::fused_host ||
-      !qgml::detail::EnginePathSettings<Engine>(ts).path_choice(n).wide_packs)
-    return "";
-  return format(
-      "automatic: the fused kernel in packs of %d points, two 512-bit vectors per operation (training.wide_packs "
-      "= false: %d)",
-      qgml::detail::packed_wide_width<double>, linalg::packed_eigh_width<double>);
+  KernelRequest r;
+  r.loss = ts.kernel;
+  r.warm_start = ts.warm_start_eigh;
+  r.ground_state_path = ts.ground_state_path;
+  r.mixed_precision = ts.mixed_precision_reduction;
+  r.wide_packs = ts.wide_packs;
+  r.geometry = parse_geometry_kernel(c.text("analysis.kernel"));
+  r.analysis = analysis;
+  const Precision precision =
+      c.text("model.precision") == "double" ? Precision::double_precision : Precision::single_precision;
+  return plan_kernels(backend_of<Exec>, precision, n, r).describe();
 }
 
 template <class Real, class DataSpace>
@@ -369,9 +346,7 @@ RunInputs<Real, DataSpace> prepare_supervised_inputs(const Exec& exec, Config& c
     if (!patience_note.empty()) in.automatic.push_back(patience_note);
     if (automatic_n)
       in.automatic.push_back(format("automatic: model.N = %d (%s)", shape.n, default_matrix_size_rule(data.d).c_str()));
-    if (c.text("training.kernel") == "auto") in.automatic.push_back(automatic_kernel_note(c, shape.n));
-    if (const std::string note = mixed_precision_note(c, shape.n); !note.empty()) in.automatic.push_back(note);
-    if (const std::string note = pack_width_note(c, shape.n); !note.empty()) in.automatic.push_back(note);
+    for (std::string& note : kernel_notes(c, shape.n, false)) in.automatic.push_back(std::move(note));
     if (!shape.load.empty()) in.n_source = " (from model.load " + shape.load + ")";
     in.config = initial_configuration<Real>(exec, c, shape, operators);
     in.transform = data.transform;
@@ -434,18 +409,7 @@ RunInputs<Real, DataSpace> prepare_inputs(const Exec& exec, Config& c, Communica
       in.automatic.push_back(format("automatic: analysis.spread_neighbours = %d (%s)", k, why.c_str()));
     }
     in.n = shape->n;
-    if (c.text("training.kernel") == "auto") in.automatic.push_back(automatic_kernel_note(c, in.n));
-    if (const std::string note = mixed_precision_note(c, in.n); !note.empty()) in.automatic.push_back(note);
-    if (const std::string note = pack_width_note(c, in.n); !note.empty()) in.automatic.push_back(note);
-    if (c.text("analysis.kernel") == "auto") {
-      const GeometryKernel k = resolve_geometry_kernel<Exec>(GeometryKernel::automatic, in.n);
-      in.automatic.push_back(format("automatic: analysis.kernel = %s (%s)", to_string(k).c_str(),
-                                    !is_host_space_v<Exec> ? "the team kernel on GPUs"
-                                    : k == GeometryKernel::packed
-                                        ? "the packed ground-state kernel on CPUs for 2 <= N <= 256"
-                                    : k == GeometryKernel::team ? "the team kernel on CPUs for N > 256"
-                                                                : "the whole spectrum on CPUs for N = 1"));
-    }
+    for (std::string& note : kernel_notes(c, in.n, true)) in.automatic.push_back(std::move(note));
     if (!shape->load.empty()) in.n_source = " (from model.load " + shape->load + ")";
     in.config = initial_configuration<Real>(exec, c, *shape, in.d);
   });
@@ -557,7 +521,7 @@ void write_outputs(const std::string& run_dir, const std::vector<EpochRecord>& h
     if (comm.rank() != 0) return;
     write_history_csv((fs::path(run_dir) / "history.csv").string(), history);
     write_history_json((fs::path(run_dir) / "history.json").string(), history);
-    save_matrices((fs::path(run_dir) / "final_matrices.npy").string(), final_matrices, precision_of<Real>());
+    save_matrices((fs::path(run_dir) / "final_matrices.npy").string(), final_matrices, precision_of<Real>);
   });
 }
 

@@ -24,29 +24,3 @@ std::string to_string(MetricKind k) {
 }
 
 }  // namespace qgml
-
-namespace qgml {
-
-GeometryKernel parse_geometry_kernel(const std::string& s) {
-  if (s == "auto" || s == "automatic") return GeometryKernel::automatic;
-  if (s == "team") return GeometryKernel::team;
-  if (s == "separate") return GeometryKernel::separate;
-  if (s == "packed") return GeometryKernel::packed;
-  throw Error("unknown geometry kernel '" + s + "' (expected auto, packed, team or separate)");
-}
-
-std::string to_string(GeometryKernel k) {
-  switch (k) {
-    case GeometryKernel::automatic:
-      return "auto";
-    case GeometryKernel::team:
-      return "team";
-    case GeometryKernel::separate:
-      return "separate";
-    case GeometryKernel::packed:
-      return "packed";
-  }
-  return "?";
-}
-
-}  // namespace qgml

@@ -1,7 +1,6 @@
 #include "qgml/train/loss_settings.hpp"
 
 #include "qgml/common/error.hpp"
-#include "qgml/train/loss_kernel.hpp"
 
 namespace qgml {
 
@@ -31,31 +30,5 @@ DegeneracyPolicy parse_degeneracy_policy(const std::string& s) {
 }
 
 std::string to_string(DegeneracyPolicy p) { return p == DegeneracyPolicy::regularize ? "regularize" : "skip"; }
-
-}  // namespace qgml
-
-namespace qgml {
-
-LossKernel parse_loss_kernel(const std::string& s) {
-  if (s == "auto" || s == "automatic") return LossKernel::automatic;
-  if (s == "fused-host") return LossKernel::fused_host;
-  if (s == "team") return LossKernel::team;
-  if (s == "separate") return LossKernel::separate;
-  throw Error("unknown loss kernel '" + s + "' (expected auto, fused-host, team or separate)");
-}
-
-std::string to_string(LossKernel k) {
-  switch (k) {
-    case LossKernel::automatic:
-      return "auto";
-    case LossKernel::fused_host:
-      return "fused-host";
-    case LossKernel::team:
-      return "team";
-    case LossKernel::separate:
-      return "separate";
-  }
-  return "?";
-}
 
 }  // namespace qgml

@@ -1,8 +1,8 @@
-// Quantum geometry of the ground state per point (spec 3.1-3.3). Three implementations (GeometryKernel):
+// Quantum geometry of the ground state per point (docs/math.md 5.1-5.3). Three implementations (GeometryKernel):
 // by default from the ground state alone with one tridiagonal solve per coordinate direction, one SIMD
 // pack of points per thread on CPUs (ground_state_geometry_packed.hpp) or one team per point
 // (ground_state_geometry.hpp, the GPU kernel); or from one whole eigendecomposition of H(x) and the sums
-// over states below. The ground-state terms come from the same pass (spec 1.1-1.2): E_0,
+// over states below. The ground-state terms come from the same pass (docs/math.md 2.2, 2.3): E_0,
 // xbar_k = <psi_0|A_k|psi_0>, sigma^2; so an analysis needs no second eigensolve.
 // With W_{n,mu} = <n|A_mu|psi_0> and gaps g_n = E_n - E_0 (n >= 1):
 //   quantum metric (Eq. 7)  g_{mu,nu} = 2 Re sum_n conj(W_{n,mu}) W_{n,nu} / g_n  = d xbar_mu / d x_nu
@@ -33,6 +33,7 @@
 #include "qgml/model/ground_state_terms.hpp"
 #include "qgml/model/hamiltonian.hpp"
 #include "qgml/model/matrix_configuration.hpp"
+#include "qgml/plan/kernel_rules.hpp"
 
 namespace qgml {
 
@@ -41,41 +42,12 @@ enum class MetricKind { quantum, covariance, fubini_study };
 MetricKind parse_metric_kind(const std::string& s);
 std::string to_string(MetricKind k);
 
-// How QuantumGeometry::compute gets the per-point terms. packed (auto on host spaces for
-// geometry_packed_min_n <= N <= geometry_packed_max_n) and team (auto on devices) solve for the ground
-// state only, with one tridiagonal solve per coordinate direction: packed with one thread per SIMD pack
-// of points (ground_state_geometry_packed.hpp, host spaces only), team with one team per point
+// How QuantumGeometry::compute gets the per-point terms (GeometryKernel, plan/kernel_kinds.hpp; the
+// automatic choice is plan::geometry_kernel). packed and team solve for the ground state only, with one
+// tridiagonal solve per coordinate direction: packed with one thread per SIMD pack of points
+// (ground_state_geometry_packed.hpp, host spaces only), team with one team per point
 // (ground_state_geometry.hpp); separate runs batched_eigh for the whole spectrum and sums over states
 // (GeometryTensors below).
-enum class GeometryKernel { automatic, team, separate, packed };
-
-GeometryKernel parse_geometry_kernel(const std::string& s);  // auto, team, separate, packed
-std::string to_string(GeometryKernel k);
-
-// N range of the packed kernel (its scratch is about that of the fused training kernel, 16 MiB per
-// thread at N = 256 in double); perf/NOTES.md "The metric on the packed ground-state path".
-inline constexpr int geometry_packed_min_n = 2;
-inline constexpr int geometry_packed_max_n = 256;
-
-// The kernel automatic resolves to on ExecSpace at N (explicit choices are kept; packed on a device or
-// outside its N range is an error).
-template <class ExecSpace>
-GeometryKernel resolve_geometry_kernel(GeometryKernel requested, int n) {
-  constexpr bool host = is_host_space_v<ExecSpace>;
-  if (requested == GeometryKernel::packed) {
-    QGML_REQUIRE(host, "the packed geometry kernel runs on host execution spaces only (use team or auto)");
-    QGML_REQUIRE(n >= geometry_packed_min_n && n <= geometry_packed_max_n,
-                 "the packed geometry kernel takes " + std::to_string(geometry_packed_min_n) +
-                     " <= N <= " + std::to_string(geometry_packed_max_n) + " (N = " + std::to_string(n) + ")");
-  }
-  if (requested != GeometryKernel::automatic) return requested;
-  if (!host) return GeometryKernel::team;
-  if (n >= geometry_packed_min_n && n <= geometry_packed_max_n) return GeometryKernel::packed;
-  // Outside the packed range on host spaces: N = 1 (no excited state) by the separate path, N > 256 by the
-  // team kernel (it beats the separate path from N = 32 on CPUs: team / separate = 0.79 at N = 32, 0.43 at
-  // 64, T = 2500, one thread; perf/NOTES.md).
-  return n > geometry_packed_max_n ? GeometryKernel::team : GeometryKernel::separate;
-}
 
 struct GeometrySettings {
   MetricKind metric = MetricKind::quantum;  // the metric whose spectrum gives the dimension
@@ -221,7 +193,8 @@ class QuantumGeometry {
                              const EighOptions& eigh = {}) {
     using policy_type = Kokkos::TeamPolicy<ExecSpace>;
     GeometryNeeds out;
-    out.kernel = resolve_geometry_kernel<ExecSpace>(settings.kernel, n);
+    out.kernel = resolve_geometry_kernel<ExecSpace>(settings.kernel, n,
+                                                    !eigh.warm_start && eigh.variant == EighVariant::automatic);
     out.scratch_limit =
         std::max(std::size_t(policy_type::scratch_size_max(0)), std::size_t(policy_type::scratch_size_max(1)));
     const std::size_t c = std::size_t(std::max(1, max_batch)), dd = std::size_t(d), nn = std::size_t(n);
@@ -233,8 +206,7 @@ class QuantumGeometry {
     // info, xbar, energy, sigma2, metric, eigenvalues, dimension; the tensor storage where asked for.
     double bytes = ints(c) + reals(c * dd) + 2 * reals(c) + reals(c * dd * dd) + reals(c * dd) + ints(c);
     if (settings.geometric_tensor) bytes += 2 * reals(c * dd * dd);
-    const bool ground_state_kernel = !eigh.warm_start && eigh.variant == EighVariant::automatic;
-    if (out.kernel == GeometryKernel::packed && ground_state_kernel) {
+    if (out.kernel == GeometryKernel::packed) {
       if constexpr (is_host_space_v<ExecSpace>) {  // resolved on host spaces only
         using functor_type = detail::PackedGroundStateGeometry<Real, ExecSpace, RealMatrix<Real, memory_space>>;
         using scratch_type = decltype(functor_type::scratch);
@@ -242,7 +214,7 @@ class QuantumGeometry {
       }
     } else {
       bytes += reals(c * dd * dd);  // the spectrum kernel's copy of the metrics
-      if (out.kernel == GeometryKernel::team && ground_state_kernel)
+      if (out.kernel == GeometryKernel::team)
         out.scratch_bytes =
             plan_team_launch<Real, ExecSpace>(settings.team_shape, int(c), n,
                                               detail::ground_state_geometry_scratch_reals(n, d), "team geometry")
@@ -271,15 +243,15 @@ class QuantumGeometry {
     if (count == 0) return;
     const bool tensor =
         fubini_study_.extent(0) > 0 && (settings.geometric_tensor || settings.metric == MetricKind::fubini_study);
-    const GeometryKernel kernel = resolve_geometry_kernel<ExecSpace>(settings.kernel, n_);
     // The packed and team kernels find the ground state themselves; a warm start or a chosen eigensolver
     // variant asks for the separate path, which runs batched_eigh.
-    const bool ground_state_kernel = !eigh.warm_start && eigh.variant == EighVariant::automatic;
-    if (kernel == GeometryKernel::packed && ground_state_kernel) {
+    const GeometryKernel kernel = resolve_geometry_kernel<ExecSpace>(
+        settings.kernel, n_, !eigh.warm_start && eigh.variant == EighVariant::automatic);
+    if (kernel == GeometryKernel::packed) {
       if constexpr (is_host_space_v<ExecSpace>) compute_packed(exec, config, points, settings, count, tensor);
       return;  // the packed kernel also gives the metric's eigenvalues and the estimate
     }
-    if (kernel == GeometryKernel::team && ground_state_kernel)
+    if (kernel == GeometryKernel::team)
       compute_team(exec, config, points, settings, count, tensor);
     else
       compute_separate(exec, config, points, settings, eigh, count, tensor);

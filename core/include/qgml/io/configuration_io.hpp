@@ -9,10 +9,11 @@
 #include <string>
 
 #include "qgml/model/initializers.hpp"
+#include "qgml/plan/kernel_kinds.hpp"
 
 namespace qgml {
 
-enum class Precision { single_precision, double_precision };
+// Precision: plan/kernel_kinds.hpp.
 
 // Writes path (which must end in .npy) and the sibling .json.
 void save_matrices(const std::string& path, const HostMatrices& m, Precision precision);

@@ -17,33 +17,18 @@
 #include "qgml/linalg/hermitian_jacobi.hpp"
 #include "qgml/linalg/loops.hpp"
 #include "qgml/linalg/team_shape.hpp"
+#include "qgml/plan/kernel_rules.hpp"
 
 namespace qgml {
 
-enum class EighVariant {
-  automatic,  // host spaces: packed for eigh_packed_min_n <= N <= eigh_packed_max_n, serial otherwise;
-              // devices: serial for N < 8, team otherwise
-  serial,     // one thread per matrix
-  team,       // one team per matrix
-  packed,     // one thread per pack of linalg::packed_eigh_width<Real> matrices in SIMD lockstep
-              // (linalg/hermitian_eigensolver_packed.hpp); host spaces only: serial on devices, for
-              // warm starts and for N > eigh_packed_limit_n
-};
-
-// Team variant: where the solve works. hermitian_eigh updates A in place and builds V; in the batch Views
-// those are global memory on GPUs, where a block keeps little L1 cache beside the shared memory that
-// Kokkos reserves for team policies (23 KB of 256 KB per multiprocessor of an H100: ncu measured a 29 %
-// L1 hit rate and an L2-latency-bound N = 16 solve, perf/NOTES.md "batched eigh at N = 16"). Staged in
-// scratch, A is copied into the team's scratch (shared memory on GPUs) with its rows padded to an odd
-// length (the lanes of a problem reading down a column then hit distinct banks), Q^T is formed over its
-// reflectors (hermitian_eigh's QInA) and turned into V there, and V is copied out: N (N + 1) complex
-// numbers of scratch per problem, fewer problems per block, each much faster. H is left as it was
-// (the contract lets it be overwritten).
-enum class EighStaging {
-  automatic,  // host spaces: none; devices: scratch up to eigh_staged_max_n (resolve_eigh_staging)
-  none,       // A and V in the batch Views
-  scratch     // one N x N working array in team scratch
-};
+// Team variant (EighVariant, plan/kernel_kinds.hpp; the automatic choice is plan::eigh_variant): where the solve works.
+// hermitian_eigh updates A in place and builds V; in the batch Views those are global memory on GPUs, where a block
+// keeps little L1 cache beside the shared memory that Kokkos reserves for team policies (perf/NOTES.md "batched eigh at
+// N = 16"). Staged in scratch, A is copied into the team's scratch (shared memory on GPUs) with its rows padded to an
+// odd length (the lanes of a problem reading down a column then hit distinct banks), Q^T is formed over its reflectors
+// (hermitian_eigh's QInA) and turned into V there, and V is copied out: N (N + 1) complex numbers of scratch per
+// problem, fewer problems per block, each much faster. H is left as it was (the contract lets it be overwritten).
+// (EighStaging, plan/kernel_kinds.hpp; the automatic choice is plan::eigh_staging.)
 
 // Field order is kept so that EighOptions{variant, threads_per_matrix, warm_start} reads as before.
 struct EighOptions {
@@ -65,17 +50,6 @@ struct EighOptions {
   EighStaging staging = EighStaging::automatic;
 };
 
-inline const char* to_string(EighStaging staging) {
-  switch (staging) {
-    case EighStaging::none:
-      return "none";
-    case EighStaging::scratch:
-      return "scratch";
-    default:
-      return "automatic";
-  }
-}
-
 // Leading dimension (complex elements) of a staged N x N matrix: N rounded up to an odd number. Lanes
 // of one problem reading down a column then touch rows ld * 16 bytes apart (double), which an odd ld
 // spreads over distinct 16-byte bank groups of a 128-byte shared-memory row (8 bytes: 16 groups).
@@ -90,42 +64,9 @@ KOKKOS_INLINE_FUNCTION constexpr std::size_t eigh_team_scratch_reals(int n, Eigh
   return staging == EighStaging::scratch ? base + 2 * std::size_t(n) * std::size_t(eigh_staged_ld(n)) : base;
 }
 
-// The automatic staging of the team variant: none on host spaces (scratch is ordinary memory there);
-// on devices scratch up to N = 32, measured faster than none at N = 8, 16, 24 and 32 on an H100
-// (1.45 / 9.0 / 31.2 / 57.3 ms against 2.24 / 11.9 / 41.8 / 75.7 for 10^5 matrices in double; perf/NOTES.md
-// "batched eigh at N = 16"); above, a staged matrix nears what a block can hold (N = 48: 40 KB) and
-// was not measured.
-inline constexpr int eigh_staged_max_n = 32;
-template <class ExecSpace>
-EighStaging resolve_eigh_staging(EighStaging requested, int n) {
-  if (requested != EighStaging::automatic) return requested;
-  if (is_host_space_v<ExecSpace>) return EighStaging::none;
-  return n <= eigh_staged_max_n ? EighStaging::scratch : EighStaging::none;
-}
-
 // Largest N the routines accept (the per-matrix scratch is O(N) and is checked against what the
 // execution space offers; the matrices themselves live in the batch Views).
 inline constexpr int eigh_max_size = 4096;
-
-// N range where the automatic variant uses the packed solver on host spaces: measured faster than the
-// serial variant for every N in 2..64 (double and float, 1 and 2 threads; perf/NOTES.md "Packed (SIMD
-// across matrices) eigensolver"). Above 64 its scratch (4 N^2 W Reals per thread, 1 MiB at N = 64 in
-// double) leaves the caches and was not measured.
-inline constexpr int eigh_packed_min_n = 2;
-inline constexpr int eigh_packed_max_n = 64;
-// Largest N for which an explicit EighVariant::packed runs packed (scratch 16 MiB per thread in double);
-// above it the serial variant runs.
-inline constexpr int eigh_packed_limit_n = 256;
-
-template <class ExecSpace>
-EighVariant resolve_eigh_variant(EighVariant requested, int n) {
-  if (requested == EighVariant::packed)
-    return (is_host_space_v<ExecSpace> && n <= eigh_packed_limit_n) ? EighVariant::packed : EighVariant::serial;
-  if (requested != EighVariant::automatic) return requested;
-  if (is_host_space_v<ExecSpace>)
-    return (n >= eigh_packed_min_n && n <= eigh_packed_max_n) ? EighVariant::packed : EighVariant::serial;
-  return n < 8 ? EighVariant::serial : EighVariant::team;
-}
 
 // Scratch level for `bytes` per team: 0 if it fits, else 1; a clear error if neither does.
 template <class Policy>

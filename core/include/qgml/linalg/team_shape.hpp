@@ -20,6 +20,7 @@
 #include "qgml/common/line_aligned_scratch.hpp"
 #include "qgml/common/types.hpp"
 #include "qgml/linalg/loops.hpp"
+#include "qgml/plan/kernel_rules.hpp"
 
 namespace qgml {
 
@@ -147,10 +148,10 @@ TeamLaunch<ExecSpace> plan_team_launch(TeamShape requested, int count, int n, st
   TeamLaunch<ExecSpace> out;
   TeamShape s = requested;
   if (s.mapping == TeamShape::Mapping::automatic) {
-    if constexpr (is_host_space_v<ExecSpace>)
-      s = TeamShape::with_threads(1);
-    else
+    if constexpr (plan::lanes_mapping_by_default(backend_of<ExecSpace>))
       s = TeamShape::with_lanes(requested.lanes, requested.per_team);
+    else
+      s = TeamShape::with_threads(1);
   }
   constexpr std::size_t align = 16 / sizeof(Real);
   out.stride = (reals + align - 1) / align * align;

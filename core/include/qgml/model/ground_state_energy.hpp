@@ -1,7 +1,7 @@
 // The ground-state energy and its force for a batch of points: the potential of the samplers (sample/).
-//   E_0(x) = the smallest eigenvalue of H(x) = 1/2 sum_k (A_k - x_k)^2 (spec 1.1),
-//   grad_x E_0 = <psi_0| dH/dx |psi_0> = x - xbar(x)   (Hellmann-Feynman, spec 2.3: dH/dx_k = x_k - A_k),
-// so one ground state per point gives both; 2 E_0 = |x - xbar|^2 + sigma^2 (spec 1.2).
+//   E_0(x) = the smallest eigenvalue of H(x) = 1/2 sum_k (A_k - x_k)^2 (docs/math.md 2.1),
+//   grad_x E_0 = <psi_0| dH/dx |psi_0> = x - xbar(x)   (Hellmann-Feynman, docs/math.md 10.1: dH/dx_k = x_k - A_k),
+// so one ground state per point gives both; 2 E_0 = |x - xbar|^2 + sigma^2 (docs/math.md 2.3).
 // Two kernels with the same formulas:
 //  - packed (host spaces, 2 <= N <= 256): one thread per pack of W points, lanes innermost, the ground
 //    state of model/ground_state_packed.hpp (the whole spectrum at N = 2; from N = 3 the ground-state
@@ -30,30 +30,12 @@
 #include "qgml/model/ground_state_packed.hpp"
 #include "qgml/model/ground_state_team.hpp"
 #include "qgml/model/matrix_configuration.hpp"
+#include "qgml/plan/kernel_rules.hpp"
 
 namespace qgml {
 
-enum class EnergyKernel { automatic, packed, team };
-
-inline const char* to_string(EnergyKernel k) {
-  return k == EnergyKernel::packed ? "packed" : (k == EnergyKernel::team ? "team" : "auto");
-}
-
-// The kernel `automatic` resolves to, and the range the packed kernel supports (that of the packed
-// Householder reduction, as the fused training kernel: perf/NOTES.md "Packed ground states up to N = 256
-// for the samplers and supervised prediction").
-inline constexpr int energy_packed_max_n = eigh_packed_limit_n;
-inline constexpr int energy_ground_state_min_n = 3;
-
-template <class ExecSpace>
-EnergyKernel resolve_energy_kernel(EnergyKernel requested, int n) {
-  const bool packed_ok = is_host_space_v<ExecSpace> && n >= 2 && n <= energy_packed_max_n;
-  if (requested == EnergyKernel::packed)
-    QGML_REQUIRE(packed_ok, "qgml::GroundStateEnergy: the packed kernel runs on host spaces for 2 <= N <= " +
-                                std::to_string(energy_packed_max_n) + " (N = " + std::to_string(n) + ")");
-  if (requested != EnergyKernel::automatic) return requested;
-  return packed_ok ? EnergyKernel::packed : EnergyKernel::team;
-}
+// The kernels (EnergyKernel, plan/kernel_kinds.hpp): packed on host spaces for 2 <= N <= 256, team
+// elsewhere (plan::energy_kernel).
 
 namespace detail {
 
@@ -254,9 +236,7 @@ class GroundStateEnergy {
     const LineAlignedScratch<scratch_view> scratch{detail::packed_energy_scratch_reals(n, d, width)};
     const std::size_t bytes = scratch.bytes();
     const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed energy");
-    const detail::PackedGroundStateMethod method = n >= energy_ground_state_min_n
-                                                       ? detail::PackedGroundStateMethod::tridiagonal_lowest
-                                                       : detail::PackedGroundStateMethod::eigendecomposition;
+    const detail::PackedGroundStateMethod method = plan::packed_ground_state_method(n);
     const auto a = config.matrices();
     const auto sq = config.square_sum();
     const auto x = points;

@@ -1,5 +1,5 @@
 // The ground state of one pack of W points on CPUs, lanes innermost (the layout of
-// linalg/hermitian_eigensolver_packed.hpp): H(x) = S - sum_k x_k A_k + |x|^2 / 2 (spec 1.1) built
+// linalg/hermitian_eigensolver_packed.hpp): H(x) = S - sum_k x_k A_k + |x|^2 / 2 (docs/math.md 2.1) built
 // straight into the packed eigensolver's arrays, then either
 //  - the whole eigendecomposition (ground_state = false): psi_0 = the eigenvector of the smallest
 //    eigenvalue (the first one on ties, as the sorted solver), or
@@ -20,10 +20,11 @@
 #include "qgml/linalg/tridiagonal_ground_state.hpp"
 #include "qgml/linalg/tridiagonal_lowest_eigenvalue.hpp"
 #include "qgml/model/degeneracy.hpp"
+#include "qgml/plan/kernel_kinds.hpp"
 
 namespace qgml::detail {
 
-enum class PackedGroundStateMethod { eigendecomposition, tridiagonal, tridiagonal_lowest };
+// PackedGroundStateMethod: plan/kernel_kinds.hpp.
 
 // x <- Q x (adjoint: x <- Q^H x) for the Q = H_0 ... H_{n-2} of linalg::packed_tridiagonalize, x complex
 // (xr, xi, lane innermost): O(n^2) per lane.
@@ -97,7 +98,7 @@ struct PackedGroundStateScratch {
   }
 };
 
-// H(x) = S - sum_k x_k A_k + |x|^2 / 2 (spec 1.1) of points t0 .. t0 + lanes - 1 (lanes <= W; padding
+// H(x) = S - sum_k x_k A_k + |x|^2 / 2 (docs/math.md 2.1) of points t0 .. t0 + lanes - 1 (lanes <= W; padding
 // lanes at x = 0), its lower triangle into (hr, hi) (element (i, j) of lane q at (i * n + j) * W + q), x_k
 // into xk[k * W + q]. code[q] = linalg::eigh_success, or eigh_non_finite_input for a padding lane (q >=
 // lanes) or where H has an entry that is not finite; such a lane's H is zero.

@@ -83,11 +83,6 @@ std::string checkpoint_checksums(const std::string& epoch_dir);
 void check_checkpoint_matches(const CheckpointState& state, const std::string& dir, int D, int N, long points,
                               std::uint64_t seed, Precision precision);
 
-template <class Real>
-constexpr Precision precision_of() {
-  return std::is_same_v<Real, float> ? Precision::single_precision : Precision::double_precision;
-}
-
 // The matrices and the optimizer state on the host (the run's epoch, seed, T and history are the
 // caller's to fill in).
 template <class Real, class ExecSpace>
@@ -95,7 +90,7 @@ CheckpointState checkpoint_state(const MatrixConfiguration<Real, ExecSpace>& con
                                  const HermitianAdam<Real, ExecSpace>& adam, const ExecSpace& exec) {
   CheckpointState s;
   s.matrices = to_host(config, exec);
-  s.precision = precision_of<Real>();
+  s.precision = precision_of<Real>;
   auto m = Kokkos::create_mirror(adam.first_moment());
   auto v = Kokkos::create_mirror(adam.second_moment());
   auto step = Kokkos::create_mirror(adam.step_count());

@@ -1,8 +1,8 @@
-// Loss and exact analytic gradient over a batch of points (spec 1.3, 2.5, 2.6), on the device.
+// Loss and exact analytic gradient over a batch of points (docs/math.md 3, 4.4, 4.5, 4.7), on the device.
 //
 // Per point x, with psi = psi_0, r = xbar - x, y_k = A_k psi, b_l = y_l - x_l psi:
 //   s   = sum_k r_k y_k,   phi = R s,  R = sum_{n>=1} |n><n| f(E_n - E_0),
-//   f(g) = g / (g^2 + eta^2) (regularised 1/g, spec 2.6),   c_l = (A_l - x_l) phi,
+//   f(g) = g / (g^2 + eta^2) (regularised 1/g, docs/math.md 4.7),   c_l = (A_l - x_l) phi,
 //   grad_{A_l} [d^2 + w sigma^2] = M_l + M_l^H,  M_l = |a_l><psi| + |e_l><phi|,
 //   a_l = w b_l - (1 - w) c_l + (1 - w) r_l psi,   e_l = -(1 - w) b_l.
 // The batch gradient G_l = sum_t weight_t (M_l(t) + M_l(t)^H) is a product of N x 2T and 2T x N
@@ -83,7 +83,7 @@ struct ZeroMatrixStack {
   }
 };
 
-// The loss settings every per-point gradient kernel reads (spec 2.5, 2.7): the point weight, w, the
+// The loss settings every per-point gradient kernel reads (docs/math.md 4.5, 4.7): the point weight, w, the
 // degeneracy regularisation and what a degenerate point contributes.
 template <class Kernel, class Real>
 void assign_loss_settings(Kernel& f, const LossSettings& settings, Real weight) {
@@ -113,7 +113,7 @@ void assign_point_inputs(Kernel& f, const LossGradientViews<Real, typename ExecS
   assign_loss_settings(f, settings, weight);
 }
 
-// Loss and gradient factors of one point from its eigendecomposition (spec 2.5): the per-point path.
+// Loss and gradient factors of one point from its eigendecomposition (docs/math.md 4.5): the per-point path.
 template <class Real, class ExecSpace, class PointsView>
 struct PerPointLossGradient {
   using memory_space = typename ExecSpace::memory_space;
@@ -569,13 +569,20 @@ class LossGradient {
   // several points per team on devices, linalg/team_shape.hpp).
   void set_team_shape(const TeamShape& shape) { team_shape_ = shape; }
   const TeamShape& team_shape() const { return team_shape_; }
-  // The fused path's spectral work (SpectralPath): automatic (default) computes only what the gradient
-  // needs for N >= ground_state_min_n, psi_0 and phi = R s by solves with the tridiagonal T
-  // (loss_gradient_packed.hpp; ~4x fewer flops than the whole spectrum at large N), and the whole
-  // eigendecomposition below (at N = 3, 4 the two take the same time to within 10 %, perf/NOTES.md).
-  // The team path always takes the ground-state path.
-  enum class SpectralPath { automatic, ground_state, full_spectrum };
-  static constexpr int ground_state_min_n = 5;
+  // The fused path's choices (plan::fused_path, plan/kernel_rules.hpp): its spectral work (SpectralPath:
+  // by default only what the gradient needs from N >= ground_state_min_n, psi_0 and phi = R s by solves
+  // with the tridiagonal T, loss_gradient_packed.hpp; the whole eigendecomposition below), its Householder
+  // reduction in single precision with psi_0, E_0 and phi refined in double (ReductionPrecision; by
+  // default in double from N >= mixed_precision_min_n, model/ground_state_mixed.hpp) and its pack width
+  // (PackWidth: narrow, one 64-byte vector of points; wide, two, in double only and not with the mixed
+  // precision, which pairs narrow packs itself; by default wide on builds for 512-bit vectors). The team
+  // path always takes the ground-state path.
+  using SpectralPath = FusedSpectralPath;
+  using ReductionPrecision = FusedReduction;
+  using PackWidth = FusedPackWidth;
+  static constexpr int ground_state_min_n = fused_ground_state_min_n;
+  static constexpr int mixed_precision_min_n = fused_mixed_precision_min_n;
+  static constexpr bool wide_packs_by_default = qgml::wide_packs_by_default;
   void set_spectral_path(SpectralPath path) {
     spectral_path_ = path;
     update_mixed_buffers(kernel());
@@ -583,13 +590,6 @@ class LossGradient {
   bool ground_state_path() const {
     return path_choice(n_, spectral_path_, reduction_precision_, pack_width_).ground_state;
   }
-  // The fused ground-state path in double with its Householder reduction in single precision and psi_0,
-  // E_0 and phi refined in double (model/ground_state_mixed.hpp; perf/NOTES.md "The reduction in single
-  // precision, the ground state refined in double"): automatic (default) from N >= mixed_precision_min_n,
-  // where the reduction bounds the epoch (measured 1.14-1.37x at N = 64-256, 0.93-1.0x at N = 32 and 40);
-  // never for Real = float (it is the float path already).
-  enum class ReductionPrecision { automatic, single_refined, full };
-  static constexpr int mixed_precision_min_n = 64;
   void set_reduction_precision(ReductionPrecision precision) {
     reduction_precision_ = precision;
     update_mixed_buffers(kernel());
@@ -597,39 +597,21 @@ class LossGradient {
   bool mixed_precision_path() const {
     return path_choice(n_, spectral_path_, reduction_precision_, pack_width_).mixed_precision;
   }
-  // Lanes per pack of the fused path (PackWidth, loss_gradient_packed.hpp): narrow, one 64-byte vector of
-  // points (8 doubles, 16 floats); wide, two (16 doubles; double only, and not with the mixed precision,
-  // which pairs narrow packs itself). automatic (default): wide in double on builds for 512-bit vectors
-  // (__AVX512F__; 1.04-1.38x per epoch at N = 3-48 on Zen 5, perf/NOTES.md "Packs of 16 doubles, and full
-  // batch without a shuffle"), narrow elsewhere, where 8 doubles are two 256-bit vectors already.
-  enum class PackWidth { automatic, narrow, wide };
-#if defined(__AVX512F__)
-  static constexpr bool wide_packs_by_default = true;
-#else
-  static constexpr bool wide_packs_by_default = false;
-#endif
   void set_pack_width(PackWidth width) { pack_width_ = width; }
   bool wide_pack_path() const { return path_choice(n_, spectral_path_, reduction_precision_, pack_width_).wide_packs; }
   // What an engine of size n with these settings runs (ground_state_path, mixed_precision_path,
-  // wide_pack_path), for callers that report the choices before an engine exists (qgml train).
-  struct PathChoice {
-    bool ground_state = false, mixed_precision = false, wide_packs = false;
-  };
+  // wide_pack_path), for callers that report the choices before an engine exists.
+  using PathChoice = plan::FusedPath;
   static PathChoice path_choice(int n, SpectralPath spectral, ReductionPrecision reduction, PackWidth width) {
-    PathChoice c;
-    c.ground_state =
-        spectral == SpectralPath::ground_state || (spectral == SpectralPath::automatic && n >= ground_state_min_n);
-    c.mixed_precision = std::is_same_v<Real, double> && c.ground_state &&
-                        (reduction == ReductionPrecision::single_refined ||
-                         (reduction == ReductionPrecision::automatic && n >= mixed_precision_min_n));
-    c.wide_packs = std::is_same_v<Real, double> && !c.mixed_precision &&
-                   (width == PackWidth::wide || (width == PackWidth::automatic && wide_packs_by_default));
-    return c;
+    return plan::fused_path(precision_of<Real>, n, spectral, reduction, width);
   }
   // Points per pack of the fused path.
   int pack_lanes() const {
     return wide_pack_path() ? detail::packed_wide_width<Real> : linalg::packed_eigh_width<Real>;
   }
+  static_assert(plan::pack_lanes(precision_of<Real>, false) == linalg::packed_eigh_width<Real> &&
+                    plan::pack_lanes(precision_of<Real>, true) == detail::packed_wide_width<Real>,
+                "the kernel plan's pack widths are the fused kernel's");
   // The batch buffers of `kernel`; compute() calls it when they are needed and missing.
   void allocate_for(LossKernel kernel) {
     const int n = n_, max_batch = max_batch_;

@@ -24,12 +24,9 @@
 #include "qgml/model/ground_state_terms.hpp"
 #include "qgml/model/hamiltonian.hpp"
 #include "qgml/model/matrix_configuration.hpp"
+#include "qgml/plan/kernel_rules.hpp"
 
 namespace qgml {
-
-// Largest N of the packed prediction kernel (that of the packed Householder reduction; perf/NOTES.md
-// "Packed ground states up to N = 256 for the samplers and supervised prediction").
-inline constexpr int predictor_packed_max_n = eigh_packed_limit_n;
 
 namespace detail {
 
@@ -117,7 +114,7 @@ class TargetPredictor {
   }
 
   // Whether predict() runs the packed ground-state kernel (host spaces, 2 <= N <= predictor_packed_max_n).
-  bool packed() const { return is_host_space_v<ExecSpace> && n_ >= 2 && n_ <= predictor_packed_max_n; }
+  bool packed() const { return plan::predictor_packed(backend_of<ExecSpace>, n_); }
   // Bytes of memory held.
   std::size_t bytes() const {
     return (h_.span() + v_.span()) * sizeof(complex_t<Real>) + w_.span() * sizeof(Real) + info_.span() * sizeof(int);
@@ -190,9 +187,7 @@ class TargetPredictor {
                                                    2 * std::size_t(n) * width};
     const std::size_t bytes = scratch.bytes();
     const int level = scratch_level(policy_type(exec, packs, 1), bytes, n, "packed prediction");
-    const detail::PackedGroundStateMethod method = n >= energy_ground_state_min_n
-                                                       ? detail::PackedGroundStateMethod::tridiagonal_lowest
-                                                       : detail::PackedGroundStateMethod::eigendecomposition;
+    const detail::PackedGroundStateMethod method = plan::packed_ground_state_method(n);
     using kernel_type = detail::PackedOperatorExpectation<width, Real, ExecSpace, PointsView, OutView>;
     Kokkos::parallel_for(
         "qgml::TargetPredictor::packed", policy_type(exec, packs, 1).set_scratch_size(level, Kokkos::PerTeam(bytes)),

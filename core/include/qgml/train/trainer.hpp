@@ -1,4 +1,4 @@
-// Mini-batch training of a matrix configuration (spec 1.5): per epoch a keyed shuffle of the points,
+// Mini-batch training of a matrix configuration (docs/math.md 8.2): per epoch a keyed shuffle of the points,
 // contiguous batches (the last partial batch kept), the exact gradient of each batch's mean loss,
 // and one Adam step per batch. The whole epoch stays on the device: the only device-to-host copy is
 // the epoch's sums, once at its end; a batch whose loss or gradient is not finite is skipped on the
@@ -312,8 +312,8 @@ class Trainer {
       engine +=
           bytes(std::size_t(detail::packed_gradient_max_chunks<Real>(N, blocks)) * 2 * blocks * n * row, sizeof(Real));
       // The mixed-precision ground state's buffers, one per thread (LossGradient::mixed_precision_path).
-      if (kernel == LossKernel::fused_host && std::is_same_v<Real, double> && settings.ground_state_path &&
-          settings.mixed_precision_reduction && N >= LossGradient<Real, ExecSpace>::mixed_precision_min_n)
+      if (kernel == LossKernel::fused_host &&
+          detail::EnginePathSettings<LossGradient<Real, ExecSpace>>(settings).path_choice(N).mixed_precision)
         engine +=
             bytes(std::size_t(detail::mixed_buffer_rows(ExecSpace())) * detail::mixed_buffer_row(N, D), sizeof(double));
     }
@@ -581,7 +581,7 @@ class Trainer {
     const auto read = [&] {
       const CheckpointState s = read_checkpoint(dir);
       check_checkpoint_matches(s, dir, config_.dimension(), config_.matrix_size(), count_, settings_.seed,
-                               precision_of<Real>());
+                               precision_of<Real>);
       restore_checkpoint(s, config_, adam_, exec_);
       if (warm_.enabled() && !s.warm_basis.values.empty()) restore_warm_basis(s.warm_basis);
       epoch_ = s.epoch;
