@@ -11,10 +11,10 @@ Figures (2 threads, D = 3, full batch, w = 0, double unless said; the peers of p
   metric pass over torch 2.x: N = 8 >= 15x, N = 64 >= 6x;
   batched_eigh over torch 2.x: N = 64 >= 2x, N = 8 >= 5x; over LAPACKE at N = 64 >= 1.5x.
 
-  perf/issue15_targets.py --runs 3 --name issue15-20261128      # about 10 minutes on the 2-core VM
-  perf/issue15_targets.py --only train-n8 --runs 1               # one group
+  perf/speed_targets.py --runs 3 --name speed-targets-20261128     # about 10 minutes on the 2-core VM
+  perf/speed_targets.py --only train-n8 --runs 1               # one group
 
-Output: perf/results/NAME.jsonl (compare.py's lines of every run, then one "issue15_target" line per
+Output: perf/results/NAME.jsonl (compare.py's lines of every run, then one "speed_target" line per
 figure) and NAME.md (the table). OpenBLAS picks its kernels from the CPU; where it does not know the CPU
 (Debian's 0.3.21 on recent AMD and Intel parts) set OPENBLAS_CORETYPE (e.g. SkylakeX) for the dgemm rate
 and LAPACKE.
@@ -71,7 +71,7 @@ def parse_args():
                    help="interpreter with PyPI torch 2.x and jax (perf/make_venv.sh --peers)")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--only", nargs="+", choices=sorted(GROUPS), help="these groups only")
-    p.add_argument("--name", default="issue15-targets", help="results file name (perf/results/NAME.*)")
+    p.add_argument("--name", default="speed-targets", help="results file name (perf/results/NAME.*)")
     return p.parse_args()
 
 
@@ -114,7 +114,7 @@ def main():
                 subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
                 lines = compare.read_jsonl(jsonl)
             for l in lines:
-                l["issue15_group"], l["issue15_run"] = g, run + 1
+                l["target_group"], l["target_run"] = g, run + 1
             all_lines += lines
             for i, (label, case, ratio, target, sense) in enumerate(wanted):
                 per_run[i].append(ratios(lines, case, ratio))
@@ -122,7 +122,7 @@ def main():
             got = [v for v in values if v is not None]
             median = statistics.median(got) if got else None
             met = median is not None and (median >= target if sense == "min" else median <= target)
-            figures.append(dict(suite="issue15_target", figure=label, group=g, ratio=ratio, runs=values,
+            figures.append(dict(suite="speed_target", figure=label, group=g, ratio=ratio, runs=values,
                                 median=median, target=target, sense=sense, met=met))
     rev = compare.git_revision()
     with open(out + ".jsonl", "w") as f:

@@ -18,7 +18,7 @@
 //   --shapes auto lanes8 lanes4x32 team32 ... (the team kernel's TeamShape, bench_common.hpp; recorded as
 //   "team_shape"): one run per shape, default auto.
 //   --penalty frobenius|frobenius_squared [--penalty-weight 0.01]: train with the commutator penalty
-//   (spec 1.4; recorded as "penalty" and "penalty_weight"). Default: none.
+//   (docs/math.md 4.8; recorded as "penalty" and "penalty_weight"). Default: none.
 //   --stream own (CUDA): train on an execution-space instance with a stream of its own, as an embedding
 //   code would; the batch gradient's product is then the fixed-order chunked reduction (KokkosKernels
 //   3.4's gemm runs on the default instance only). Default: the default instance.

@@ -128,7 +128,7 @@ int estimate(const std::map<std::string, std::string>& o) {
     if (shard.data.rows == 0)
       throw Error("the data '" + o.at("data") + "' have " + std::to_string(shard.total) + " points, too few for " +
                   std::to_string(comm.size()) + " ranks");
-    // H(x) = 1/2 sum_k (A_k - x_k)^2 (spec 1.1) has a usable ground state only where its entries, of
+    // H(x) = 1/2 sum_k (A_k - x_k)^2 (docs/math.md 2.1) has a usable ground state only where its entries, of
     // order |A|^2 + |x|^2, are finite and the A-dependent part, of order |A| |x|, is not lost to rounding
     // against |x|^2 (|A| >= eps |x|); otherwise every eigenvalue rounds to the same number and the
     // "geometry" is that of rounding. No such point at all: an error, not a dimension of 0.
@@ -299,7 +299,7 @@ int info_command() {
   return 0;
 }
 
-// Evaluates the fuzzy sphere A_k = J_k / j on T points of the unit sphere (spec 1.8) and compares the
+// Evaluates the fuzzy sphere A_k = J_k / j on T points of the unit sphere (docs/math.md 7) and compares the
 // observables with their closed forms.
 int fuzzy_sphere_command(const std::vector<std::string>& args) {
   const auto o = options(args, {{"N", "3"}, {"T", "2500"}}, "fuzzy-sphere");

@@ -1,5 +1,5 @@
 /* The installed C interface (qgml::c): a settings round trip and the dimension of the spin-1/2 fuzzy
- * sphere at two points (spec 1.8: 2 at every x != 0). */
+ * sphere at two points (docs/math.md 7: 2 at every x != 0). */
 #include <stdio.h>
 
 #include "qgml/c_api.h"

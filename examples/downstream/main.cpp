@@ -1,5 +1,5 @@
 // Builds the spin-1 fuzzy sphere, diagonalises H(x) at one point and prints the reconstruction
-// xbar = <psi_0|A|psi_0>, which for A_k = J_k is x / |x| (spec 1.8).
+// xbar = <psi_0|A|psi_0>, which for A_k = J_k is x / |x| (docs/math.md 7).
 #include <Kokkos_Core.hpp>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Figure 1 of the paper (spec 4.2): the fuzzy sphere, N = 3, D = 3, T = 2500 points on the unit sphere.
+// Figure 1 of the paper (docs/math.md A.1): the fuzzy sphere, N = 3, D = 3, T = 2500 points on the unit sphere.
 //   (a, b) noise 0:   w = 0.25, lr 0.01, batch 500, 100 epochs  -> the spin-1 fuzzy sphere with c = 0.8
 //   (c, d) noise 0.2: w = 0.1,  lr 1e-3, batch 500, 200 epochs
 // (the "best" settings of the reference's docs/figure1.md). Writes, per run, the input points, the

@@ -1,7 +1,7 @@
 // Intrinsic dimension of the benchmark manifolds (manifolds.hpp, datasets.hpp) estimated by QGML:
 // train a QR-initialised configuration (N = 8 for D <= 5, N = 16 for D >= 11; w = 0.2, lr 0.01, batch 500,
 // T = 2000, 200 epochs, noise 0), compute the Eq. 7 metric on the training points, estimate the
-// dimension per point with the ratio rule (spec 3.5) and summarise (mode, median, mean, fraction at
+// dimension per point with the ratio rule (docs/math.md 6.1) and summarise (mode, median, mean, fraction at
 // the true dimension). Data whose scale is large (Swiss roll, spiral, line: coordinates up to ~10-20) are
 // standardised first: the mean is subtracted and all coordinates divided by one overall standard
 // deviation (an isotropic rescaling, so the geometry is unchanged). Writes

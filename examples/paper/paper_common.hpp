@@ -44,7 +44,7 @@ inline std::string output_dir(int argc, char** argv, const std::string& figure) 
   return dir;
 }
 
-// Hyper-parameters of one training run (spec 1.5: Adam, shuffled mini-batches, QR initialisation).
+// Hyper-parameters of one training run (docs/math.md 8.1-8.3: Adam, shuffled mini-batches, QR initialisation).
 struct RunSettings {
   std::string name;  // file prefix
   int N = 3;
@@ -54,11 +54,11 @@ struct RunSettings {
   int epochs = 100;
   std::uint64_t init_seed = 1;     // qr_configuration seed
   std::uint64_t shuffle_seed = 7;  // batch shuffling
-  bool covariance = false;         // also analyse the covariance metric (spec 3.2)
+  bool covariance = false;         // also analyse the covariance metric (docs/math.md 5.2)
 };
 
 // Per-point spectrum of one metric: eigenvalues descending (T x D, row-major) and the ratio-rule
-// dimension estimate (spec 3.5; -1 where the eigensolver failed).
+// dimension estimate (docs/math.md 6; -1 where the eigensolver failed).
 struct Spectrum {
   int D = 0;
   std::vector<double> eigenvalues;

@@ -161,7 +161,7 @@ def figure1(in_dir, out_dir):
         ax.view_init(elev=20, azim=35)
         ax.legend(loc="upper left", markerscale=5, fontsize=8)
         ax2 = fig.add_subplot(2, 2, 2 * row + 2)
-        # For a fuzzy sphere A_k = c J_k: e0 = e1 = c j / |x| = |xbar| / |x|, e2 = 0 (spec 1.8).
+        # For a fuzzy sphere A_k = c J_k: e0 = e1 = c j / |x| = |xbar| / |x|, e2 = 0 (docs/math.md 7).
         ratio = np.linalg.norm(r["xbar"], axis=1) / np.linalg.norm(r["x"], axis=1)
         spectrum_panel(ax2, r["e"], r["d"], f"({next(letters)}) Eq. 7 metric eigenvalues, {label}",
                        loc="upper left" if row else "center right",

@@ -1,4 +1,4 @@
-// Supplementary Figure 1 of the paper (spec 4.3): the noisy circle (radius 1, noise 0.1, T = 2500),
+// Supplementary Figure 1 of the paper (docs/math.md A.2): the noisy circle (radius 1, noise 0.1, T = 2500),
 // N = 4, D = 2, trained for w = 0, 0.2, 0.4, 0.6, 0.8, 1.0 with lr 0.01, batch 500, 200 epochs.
 // w = 0 over-fits the noise, w = 0.2 denoises to a clean circle, larger w shrinks and squares the ring,
 // w = 1 (the loss is then 2 E_0, i.e. 4-means for commuting matrices) collapses it to 4 clusters.

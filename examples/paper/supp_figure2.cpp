@@ -1,4 +1,4 @@
-// Supplementary Figure 2 of the paper (spec 4.4): the Swiss roll (raw, unscaled, noise 0, T = 2500),
+// Supplementary Figure 2 of the paper (docs/math.md A.3): the Swiss roll (raw, unscaled, noise 0, T = 2500),
 // D = 3, N = 3 versus N = 4, w = 0, lr 0.005, batch 500, 400 epochs. N = 3 shrinks the roll but keeps a
 // clean gap after e1 (d = 2); N = 4 reconstructs better but lifts e2 (a less clean gap), and the
 // covariance metric of the N = 4 model has no usable gap. Writes, per N, the points, reconstructions,

@@ -7,8 +7,8 @@ options and output keys as torch_train_epoch.py / torch_train_vectorised.py:
 - the D Hermitian matrices are held as their real and imaginary parts, two real (D, N, N) arrays, so the
   gradient is real and Adam acts on real and imaginary parts elementwise, exactly as torch.optim.Adam does
   on a complex Parameter (view_as_real); initial matrices: torch_train_epoch.qr_init when torch is
-  importable (the identical start), else the same QR construction (spec 1.6) with numpy;
-- the loss of one point (spec 2.5): H(x) = 1/2 S - sum_k x_k A_k + 1/2 |x|^2 I with S = sum_k A_k^2 formed
+  importable (the identical start), else the same QR construction (docs/math.md 8.3) with numpy;
+- the loss of one point (docs/math.md 4.4): H(x) = 1/2 S - sum_k x_k A_k + 1/2 |x|^2 I with S = sum_k A_k^2 formed
   once per step, psi_0 = the eigenvector of the lowest eigenvalue of `jnp.linalg.eigh(H)`,
   xbar_k = <psi_0|A_k|psi_0>, d^2 = |x - xbar|^2, sigma^2 = sum_k <psi_0|A_k^2|psi_0> - xbar_k^2 (only
   when w > 0); `vmap` over the batch (the sum over k becomes one GEMM, eigh one batched call);
@@ -187,7 +187,7 @@ def check():
     """Correctness of the loss and of JAX's gradient through eigh on tiny cases, float64. The loss is only
     defined on Hermitian A, so what is checked is the Hermitian part of the gradient, (g + g^H)/2 with
     g = d/dRe + i d/dIm (what moves A along the Hermitian matrices): against central finite differences of
-    a numpy implementation of the loss (spec 2.5) along every direction of a basis of the Hermitian
+    a numpy implementation of the loss (docs/math.md 4.4) along every direction of a basis of the Hermitian
     matrices (E_ij + E_ji and i(E_ij - E_ji), i <= j), and, where torch is importable, against
     torch_train_vectorised's loss and analytic gradient (Hermitian by construction). Prints 'check ok ...'
     to stderr; exit 0, 1 on a mismatch, 77 without jax."""

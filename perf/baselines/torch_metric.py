@@ -5,13 +5,13 @@ For every point x (T points on the unit sphere in R^3, seeded) and a fixed matri
 configuration A_1..A_D (D = 3; a seeded random Hermitian one, A = (Z + Z^H)/2, or the
 fuzzy sphere A_k = c J_k, c = 1, spin j = (N-1)/2 with --fuzzy), vectorised over a chunk
 of points:
-  1. H(x) = S - sum_k x_k A_k + 1/2 |x|^2 I with S = 1/2 sum_k A_k^2 (spec 1.1, cheap
+  1. H(x) = S - sum_k x_k A_k + 1/2 |x|^2 I with S = 1/2 sum_k A_k^2 (docs/math.md 2.1, cheap
      O(D N^2) form, not the reference's D matrix products per point);
   2. one batched torch.linalg.eigh (ascending E_n, columns psi_n);
-  3. W[n, mu] = <psi_n|A_mu|psi_0> (n >= 1), g = 2 Re W^H diag(1/(E_n - E_0)) W (spec 3.1),
+  3. W[n, mu] = <psi_n|A_mu|psi_0> (n >= 1), g = 2 Re W^H diag(1/(E_n - E_0)) W (docs/math.md 5.1),
      gaps below --gap-tol (1e-12) dropped, NaN/Inf -> 0;
   4. eigenvalues of the D x D real symmetric g (torch.linalg.eigvalsh), sorted descending;
-  5. ratio estimate (spec 3.5): rho_i = e_i / (e_{i+1} + 1e-12), d = argmax rho + 1.
+  5. ratio estimate (docs/math.md 6.1): rho_i = e_i / (e_{i+1} + 1e-12), d = argmax rho + 1.
 With --device cuda the configuration and the points are made on the CPU (same seeds) and moved to
 the GPU, where steps 1-5 run; each timed run ends with torch.cuda.synchronize().
 Chunks of --chunk points bound the memory (a complex128 chunk of 25000 points at N = 64

@@ -12,7 +12,7 @@ operators M = (A_1, ..., A_D, B). lambda (--lam), w and gamma default to 0 (pure
 Written for speed, with autograd (no hand-written gradient):
 - the D + 1 operators are ONE complex (D + 1, N, N) Parameter M, Hermitised in the forward pass
   (Mh = (M + M^H)/2; the gradient of M is then Hermitian and Adam, acting on real and imaginary parts
-  elementwise, keeps M Hermitian); initial operators: the QR initialisation of spec 1.6
+  elementwise, keeps M Hermitian); initial operators: the QR initialisation of docs/math.md 8.3
   (torch_train_epoch.qr_init) for all D + 1;
 - per mini-batch: S = 1/2 sum_k A_k^2 once (one batched GEMM and a sum), every H(x) = S - sum_k x_k A_k
   + 1/2 |x|^2 I by ONE real GEMM (B x D) @ (D x 2N^2) on the real view of the A_k, ONE batched
@@ -134,7 +134,7 @@ def read_csv(path):
 # ------------------------------------------------------------------------------------------------ model
 
 def init_operators(torch, N, D, cdtype, seed):
-    """The D + 1 operators (A_1..A_D, B) as one complex (D + 1, N, N) tensor, QR initialisation (spec 1.6)."""
+    """The D + 1 operators (A_1..A_D, B) as one complex (D + 1, N, N) tensor, QR initialisation (docs/math.md 8.3)."""
     import torch_train_epoch as ref
     torch.manual_seed(seed + N)
     return torch.stack([m.detach() for m in ref.qr_init(torch, N, D + 1, cdtype)])

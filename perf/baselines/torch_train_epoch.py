@@ -3,7 +3,7 @@
 
 The straightforward PyTorch trainer, as the reference (qgml/matrix_trainer) does it:
 - parameters: D Hermitian N x N matrices A_k, one complex torch.nn.Parameter each
-  (complex128 for "double", complex64 for "float"), QR init (spec 1.6):
+  (complex128 for "double", complex64 for "float"), QR init (docs/math.md 8.3):
   Z complex normal / sqrt(N), Q from torch.linalg.qr(Z), A_k = (Q + Q^H)/2;
 - data: T points on the unit sphere in R^D (Gaussian, normalised, seeded);
 - per mini-batch: H(x) = 1/2 sum_k (A_k - x_k I)^2 built per point (batched, D
@@ -78,7 +78,7 @@ def sphere_points(torch, T, D, dtype, seed):
 
 
 def qr_init(torch, N, D, cdtype, device="cpu"):
-    """Spec 1.6: A_k = (Q + Q^H)/2, Q from the QR of a complex normal matrix (made on the CPU)."""
+    """docs/math.md 8.3: A_k = (Q + Q^H)/2, Q from the QR of a complex normal matrix (made on the CPU)."""
     mats = []
     for _ in range(D):
         Z = torch.randn(N, N, dtype=cdtype) / math.sqrt(N)

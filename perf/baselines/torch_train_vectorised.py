@@ -7,10 +7,10 @@ the reference's style. Same data, initialisation, optimiser, epoch and output ke
 - per mini-batch, H(x) = 1/2 S - sum_k x_k A_k + 1/2 |x|^2 I with S = sum_k A_k^2 formed once per
   step: one (B x D) x (D x N^2) GEMM builds every H(x);
 - ONE batched torch.linalg.eigh; A_k psi_0 for every k by one GEMM;
-- a custom torch.autograd.Function whose backward is the analytic gradient of spec 2.5, not autograd
+- a custom torch.autograd.Function whose backward is the analytic gradient of docs/math.md 4.4, not autograd
   through eigh: phi = R (sum_k r_k A_k psi_0) from the eigenpairs already computed, with the
   regularised reduced resolvent (E_n - E_0) / ((E_n - E_0)^2 + eta^2), eta = 1e-8 (double) or 1e-4
-  (float) times the spectral width (spec 2.6), so degenerate spectra give finite gradients; the batch
+  (float) times the spectral width (docs/math.md 4.7), so degenerate spectra give finite gradients; the batch
   gradient G_l = M_l + M_l^H is one GEMM, M = [L1; L2]^T conj([psi_0; phi]) over the batch;
 - no host synchronisation inside the epoch: the batch losses are summed on the device and read once.
 Adam and the Hermitian projection after each step are the reference's.
@@ -34,7 +34,7 @@ IMPL = "torch_vectorised"
 
 def make_loss_function(torch):
     class QgmlLoss(torch.autograd.Function):
-        """mean_b [d^2 + w sigma^2] of the points x (B x D) for Hermitian A (D x N x N); spec 2.5."""
+        """mean_b [d^2 + w sigma^2] of the points x (B x D) for Hermitian A (D x N x N); docs/math.md 4.4."""
 
         @staticmethod
         def forward(ctx, A, x, w, eta_rel):
@@ -65,7 +65,7 @@ def make_loss_function(torch):
             D, N, _ = A.shape
             B = x.shape[0]
             psi = V[:, :, 0]
-            # phi = R s, s = sum_k r_k A_k psi_0, in the eigenbasis of H(x) (spec 2.5, 2.6).
+            # phi = R s, s = sum_k r_k A_k psi_0, in the eigenbasis of H(x) (docs/math.md 4.4, 4.7).
             s = (r.to(A.dtype)[:, :, None] * Y).sum(1)
             c = (V.conj().transpose(1, 2) @ s[:, :, None]).squeeze(-1)
             gap = E - E[:, :1]

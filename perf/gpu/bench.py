@@ -6,7 +6,7 @@ Cases (double; --quick shrinks them to a flow check of a minute):
           heevd above) and cusolver_syev (cusolverDnXsyevBatched), torch_eigh.py (torch.linalg.eigh)
   train   T = 1e6, N = 8 16 32 64, mini-batch --train-batch (10000), w = 0: qgml_bench_train against two PyTorch
           trainers: torch_train_epoch.py (the reference's style, autograd through eigh) and
-          torch_train_vectorised.py (one GEMM builds H, analytic backward of spec 2.5: the fastest peer)
+          torch_train_vectorised.py (one GEMM builds H, analytic backward of docs/math.md 4.4: the fastest peer)
   metric  T = 1e5, N = 8 64: qgml_bench_metric, torch_metric.py
 The qgml and cuSOLVER cases run first, then the PyTorch ones (--device cuda), cheapest first. Every case
 has a time limit (--case-timeout); a PyTorch case over it is measured again at T / 10 and, for the

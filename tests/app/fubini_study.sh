@@ -2,7 +2,7 @@
 # fubini_study.sh WORKDIR QGML CONFIG SPIN1_NPY
 # The Fubini-Study metric from the program: `qgml train --analysis.metric fubini_study` analyses the
 # trained sphere, and `qgml estimate --metric fubini_study` on the spin-1 fuzzy sphere (A_k = J_k)
-# gives the closed form of spec 1.8 at |x| = 1: eigenvalues {1/2, 1/2, 0}, xbar = x, dimension 2.
+# gives the closed form of docs/math.md 7 at |x| = 1: eigenvalues {1/2, 1/2, 0}, xbar = x, dimension 2.
 set -u
 work=$1 qgml=$2 config=$3 spin=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2

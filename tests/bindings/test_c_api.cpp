@@ -84,7 +84,7 @@ struct Settings {
   void set(const char* key, const std::string& value) { REQUIRE_OK(qgml_settings_set(s, key, value.c_str())); }
 };
 
-// A short training of the fuzzy sphere (spec 4.2) into dir.
+// A short training of the fuzzy sphere (docs/math.md A.1) into dir.
 void short_training(Settings& s, const fs::path& dir, int epochs) {
   s.set("model.N", "3");
   s.set("training.epochs", std::to_string(epochs));
@@ -312,8 +312,8 @@ TEST_CASE("C API: qgml_evaluate equals qgml::evaluate to the last bit", "[bindin
   qgml_model_destroy(m);
 }
 
-// Spec 1.8 with A_k = J_k (spin j, N = 2j + 1) at |x| = 1: quantum metric eigenvalues {0, j, j}; the
-// intrinsic dimension is 2 at every point.
+// The fuzzy sphere (docs/math.md 7) with A_k = J_k (spin j, N = 2j + 1) at |x| = 1: quantum metric eigenvalues
+// {0, j, j}; the intrinsic dimension is 2 at every point.
 TEST_CASE("C API: quantum metric and dimension of the fuzzy sphere", "[bindings][c-api]") {
   const int n = 3, t = 40;
   const double j = 0.5 * (n - 1);

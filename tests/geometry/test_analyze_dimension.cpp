@@ -139,7 +139,7 @@ TEMPLATE_TEST_CASE("QuantumGeometry's xbar, E_0 and sigma^2 equal those of the o
   }
 }
 
-// Spec 1.8 with A_k = c J_k, j = (N - 1) / 2, at any x != 0: xbar = c j x / |x|,
+// The fuzzy sphere (docs/math.md 7) with A_k = c J_k, j = (N - 1) / 2, at any x != 0: xbar = c j x / |x|,
 // E_0 = ((|x| - c j)^2 + c^2 j) / 2, quantum metric {c j/|x|, c j/|x|, 0}, Fubini-Study {j/(2|x|^2), .., 0}.
 TEMPLATE_TEST_CASE("fuzzy sphere closed forms from one geometry pass: xbar, E_0, quantum and Fubini-Study metric",
                    "[geometry]", QGML_TEST_CONFIGS) {

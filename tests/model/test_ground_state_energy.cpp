@@ -1,5 +1,5 @@
 // GroundStateEnergy (model/ground_state_energy.hpp): E_0 and xbar by the packed and the team kernels
-// against the batched eigendecomposition, and the force identity grad_x E_0 = x - xbar (spec 2.3).
+// against the batched eigendecomposition, and the force identity grad_x E_0 = x - xbar (docs/math.md 10.1).
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 

@@ -15,7 +15,7 @@
 using namespace qgml;
 using namespace qgml::test;
 
-// For W unit vectors psi (not eigenvectors: the formulas of spec 1.1 hold for any state) and points x:
+// For W unit vectors psi (not eigenvectors: the formulas of docs/math.md 2.2 hold for any state) and points x:
 // the scalar form on pointers, the lane form on interleaved values, and a direct computation in
 // std::complex<double> with A_k^2 formed explicitly, sigma^2 = sum_k <psi|A_k^2|psi> - <psi|A_k|psi>^2.
 // Sinks as functors with host-device call operators (the helper is KOKKOS_INLINE_FUNCTION; a plain host

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks of the perf tools (perf/regression_check.py, perf/sweep_gather.py, perf/run_perf.py --dry-run,
-perf/gpu_resource_usage.py --from-dump, perf/gpu/sanitizer_report.py, perf/scaling.py with a stand-in benchmark, perf/issue15_targets.py's
+perf/gpu_resource_usage.py --from-dump, perf/gpu/sanitizer_report.py, perf/scaling.py with a stand-in benchmark, perf/speed_targets.py's
 ratios and compare.py train --floor on synthetic lines) on the fixture files next to this script. Standard library only
 (and c++filt for gpu_resource_usage); registered with CTest by CMakeLists.txt.
 
@@ -243,27 +243,27 @@ def check_scaling_measure():
     expect(grow >= 0.9 * 1024 * 99000, f"peak RSS must grow by the stand-in's 1 KiB per point: {grow} bytes")
 
 
-def check_issue15_ratios():
-    """perf/issue15_targets.py's ratios and compare.py train --floor's columns on synthetic lines: dgemm 200
+def check_speed_target_ratios():
+    """perf/speed_targets.py's ratios and compare.py train --floor's columns on synthetic lines: dgemm 200
     GFLOP/s, so the N = 8, T = 2500 floor is 2500 x 36 x 512 / 2e11 s = 0.2304 ms."""
     sys.path.insert(0, PERF)
     import compare
-    import issue15_targets
+    import speed_targets
     peak = {"suite": "gemm_peak", "impl": "openblas_dgemm", "gflops": 200.0}
     base = {"suite": "train_epoch", "precision": "double", "N": 8, "T": 2500, "batch": 2500, "w": 0.0,
             "points_per_s": 1.0, "final_loss": 0.1}
     lines = [peak, dict(base, impl="qgml", median_s=0.0005),
              dict(base, impl="torch2_vectorised", peer="torch2_vectorised", median_s=0.015),
              dict(base, impl="jax", peer="jax", median_s=0.02)]
-    fastest = issue15_targets.ratios(lines, ("double", 8), "fastest_peer")
-    floor = issue15_targets.ratios(lines, ("double", 8), "floor")
+    fastest = speed_targets.ratios(lines, ("double", 8), "fastest_peer")
+    floor = speed_targets.ratios(lines, ("double", 8), "floor")
     expect(abs(fastest - 30.0) < 1e-12, f"fastest peer / qgml = {fastest}, expected 30")
     expect(abs(floor - 0.0005 / 0.00023040) < 1e-9, f"qgml / floor = {floor}, expected 2.170")
-    expect(issue15_targets.ratios(lines, ("double", 64), "fastest_peer") is None, "a missing case gives None")
-    expect(issue15_targets.ratios(lines[1:], ("double", 8), "floor") is None, "no dgemm line, no floor")
+    expect(speed_targets.ratios(lines, ("double", 64), "fastest_peer") is None, "a missing case gives None")
+    expect(speed_targets.ratios(lines[1:], ("double", 8), "floor") is None, "no dgemm line, no floor")
     eigh = [dict(suite="eigh", precision="double", N=64, T=2500, impl="qgml", median_s=0.01),
             dict(suite="eigh", precision="double", N=64, T=2500, impl="lapacke", median_s=0.025)]
-    expect(abs(issue15_targets.ratios(eigh, ("double", 64), "lapacke") - 2.5) < 1e-12, "LAPACKE / qgml = 2.5")
+    expect(abs(speed_targets.ratios(eigh, ("double", 64), "lapacke") - 2.5) < 1e-12, "LAPACKE / qgml = 2.5")
     table = compare.summarize("train", lines, False, ("qgml",), ["torch2_vectorised", "jax"])
     expect("| 0.2304 | 2.17 |" in table, f"the floor columns of compare.py train --floor:\n{table}")
     expect("| 30.00 (torch2_vectorised) |" in table, f"the fastest-peer column:\n{table}")
@@ -344,13 +344,13 @@ CHECKS = {
     "scaling-report": check_scaling_report,
     "scaling-measure": check_scaling_measure,
     "torch-vectorised-gradient": lambda: check_torch_vectorised_gradient(),
-    "issue15-ratios": check_issue15_ratios,
+    "speed-target-ratios": check_speed_target_ratios,
 }
 
 
 def check_torch_vectorised_gradient():
     """perf/baselines/torch_train_vectorised.py's analytic backward equals autograd through eigh (the
-    reference-style baseline) and stays finite where that one is NaN (degenerate excited states, spec 2.6)."""
+    reference-style baseline) and stays finite where that one is NaN (degenerate excited states, docs/math.md 4.7)."""
     try:
         import torch
     except ImportError:
@@ -374,7 +374,7 @@ def check_torch_vectorised_gradient():
         err = float((A.grad - G).abs().max() / G.abs().max().clamp_min(1e-300))
         expect(err <= 1e-11 or N == 1 and float(G.abs().max()) <= 1e-14,
                f"N={N} D={D} w={w}: analytic gradient differs from autograd by {err:.2e} (relative)")
-    # A_1 = diag(0, 1, 1), x = 0.2: excited states degenerate; autograd through eigh gives NaN (spec 2.6).
+    # A_1 = diag(0, 1, 1), x = 0.2: excited states degenerate; autograd through eigh gives NaN (docs/math.md 4.7).
     A = torch.nn.Parameter(torch.zeros(1, 3, 3, dtype=torch.complex128))
     with torch.no_grad():
         A[0] = torch.diag(torch.tensor([0.0, 1.0, 1.0], dtype=torch.complex128))

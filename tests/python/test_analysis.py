@@ -1,4 +1,4 @@
-"""evaluate, quantum_metric, dimension: the fuzzy sphere's closed forms (spec 1.8), NumPy without
+"""evaluate, quantum_metric, dimension: the fuzzy sphere's closed forms (docs/math.md 7), NumPy without
 copies, float32, and bad input."""
 
 import numpy as np
@@ -11,7 +11,7 @@ from qgml._runtime import make_settings
 
 @pytest.fixture(params=[2, 3])
 def fuzzy(request):
-    """A_k = c J_k for spin j (N = 2j + 1) with c = 1/(j + w), w = 0.25 (spec 1.8)."""
+    """A_k = c J_k for spin j (N = 2j + 1) with c = 1/(j + w), w = 0.25 (docs/math.md 7)."""
     j2 = request.param
     j, w = j2 / 2, 0.25
     c = 1 / (j + w)

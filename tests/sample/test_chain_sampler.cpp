@@ -242,7 +242,7 @@ TEMPLATE_TEST_CASE("samplers: the fuzzy sphere's samples concentrate at |x| = 1 
   const double j = 0.5 * (n - 1);
   const auto config = fuzzy_sphere_configuration<Real>(n, 1 / j, exec);
   const double beta = 20;
-  // Radial density r^2 exp(-beta (r - 1)^2 / 2) (E_0 = (r - 1)^2 / 2 + const, spec 1.8).
+  // Radial density r^2 exp(-beta (r - 1)^2 / 2) (E_0 = (r - 1)^2 / 2 + const, docs/math.md 7).
   double z = 0, s1 = 0, s2 = 0, s4 = 0;
   for (double r = 0; r < 4; r += 1e-5) {
     const double w = r * r * std::exp(-beta * (r - 1) * (r - 1) / 2);

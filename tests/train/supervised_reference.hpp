@@ -2,7 +2,7 @@
 // sections 5 and 11), the oracle for the supervised kernels. Per point, from a full eigendecomposition of
 // H(x) = 1/2 sum_k (A_k - x_k)^2 (formed directly, not as S - sum_k x_k A_k + |x|^2 / 2):
 //   y_hat_c = <psi|B_c|psi>,  l and g_c = dl/dy_hat_c (point_loss, train/supervised_loss.hpp),
-//   R = sum_{n>=1} |n><n| f(E_n - E_0),  f(g) = g / (g^2 + eta^2)  (spec 2.6, model/degeneracy.hpp),
+//   R = sum_{n>=1} |n><n| f(E_n - E_0),  f(g) = g / (g^2 + eta^2)  (docs/math.md 4.7, model/degeneracy.hpp),
 //   s = lambda (1 - w) sum_k r_k A_k psi + sum_c (g_c / 2) B_c psi,  phi = R s,  r = xbar - x,
 //   b_l = (A_l - x_l) psi,  c_l = (A_l - x_l) phi,
 //   grad_{A_l} = M_l + M_l^H,  M_l = |a_l><psi| + |e_l><phi|,
@@ -31,7 +31,7 @@
 
 namespace qgml::test {
 
-// The combined objective: the supervised loss, lambda times the unsupervised loss of spec 1.3, and the
+// The combined objective: the supervised loss, lambda times the unsupervised loss of docs/math.md 3, and the
 // penalty; settings.w, settings.penalty, settings.penalty_weight (gamma) and the degeneracy settings.
 struct SupervisedObjective {
   SupervisedLoss loss = SupervisedLoss::mse;
@@ -101,7 +101,7 @@ inline Eigenpairs eigenpairs(const HostMatrix& h) {
   return e;
 }
 
-// The penalty gamma P over the matrices m_0..m_{M-1} (P1 or P2 of spec 1.4 over every pair i < j), and
+// The penalty gamma P over the matrices m_0..m_{M-1} (P1 or P2 of docs/math.md 4.8 over every pair i < j), and
 // its gradient added to grads: grad_{m_i} ||C_ij||^2 = 2 [C_ij, m_j], grad_{m_j} ||C_ij||^2 = 2 [m_i, C_ij],
 // grad ||C|| = grad ||C||^2 / (2 ||C||), 0 where C = 0.
 inline double add_penalty(const std::vector<HostMatrix>& m, PenaltyKind kind, double gamma,

@@ -14,7 +14,7 @@ using namespace qgml::test;
 
 namespace {
 
-// P = sum_{i<j} ||[A_i, A_j]||_F (squared: its square per pair), spec 1.4, in double on the host.
+// P = sum_{i<j} ||[A_i, A_j]||_F (squared: its square per pair), docs/math.md 4.8, in double on the host.
 double host_penalty(const HostMatrices& m, bool squared) {
   double total = 0;
   for (int i = 0; i < m.D; ++i)
@@ -120,7 +120,7 @@ TEST_CASE("commutator penalty: commuting matrices give 0 and a zero gradient on 
   using Space = Kokkos::DefaultHostExecutionSpace;
   const Space exec;
   const int d = 3, n = qgml::detail::configuration_gemm_min_n + 2;
-  // Diagonal matrices commute: P = 0, and the P1 gradient is 0 by convention (spec 1.4, PyTorch's).
+  // Diagonal matrices commute: P = 0, and the P1 gradient is 0 by convention (docs/math.md 4.8, PyTorch's).
   // Small integers, so that every product is exact and C = 0 holds bit for bit.
   HostMatrices m{d, n, std::vector<cplx>(std::size_t(d) * n * n)};
   for (int k = 0; k < d; ++k)

@@ -1,4 +1,4 @@
-// The fuzzy-sphere training run several tests share (spec 4.2 settings): T = 2500 points on the unit
+// The fuzzy-sphere training run several tests share (the settings of docs/math.md A.1): T = 2500 points on the unit
 // sphere, N = 3, w = 0.25, lr 0.01, batch 500, QR initialisation.
 #pragma once
 

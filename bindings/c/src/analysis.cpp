@@ -1,5 +1,5 @@
-// A configuration on the caller's points: evaluate (spec 1.3), the quantum metric (spec 3) and the
-// dimension estimate (spec 3.5), by the core library's kernels on Kokkos::DefaultExecutionSpace. The
+// A configuration on the caller's points: evaluate (docs/math.md 3), the quantum metric (docs/math.md 5.1) and the
+// dimension estimate (docs/math.md 6), by the core library's kernels on Kokkos::DefaultExecutionSpace. The
 // points are wrapped as an unmanaged host View (no copy) where the execution space reads host memory;
 // float32 arrays run the float instantiation.
 #include "analysis.hpp"

@@ -1,4 +1,4 @@
-"""Matrix configurations and the analysis of points with them (spec 1.3, spec 3)."""
+"""Matrix configurations and the analysis of points with them (docs/math.md 3, 5)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ._runtime import PathLike, SettingsLike, as_points, ensure, make_settings
 
 
 class Evaluation(NamedTuple):
-    """Per point: the reconstruction xbar (T, D), sigma^2 (T) and E_0 (T); the loss (spec 1.3)."""
+    """Per point: the reconstruction xbar (T, D), sigma^2 (T) and E_0 (T); the loss (docs/math.md 3)."""
 
     xbar: np.ndarray
     sigma2: np.ndarray
@@ -21,7 +21,7 @@ class Evaluation(NamedTuple):
 
 
 class Metric(NamedTuple):
-    """The quantum metric g(x) (T, D, D) at each point (spec 3) and its eigenvalues (T, D), ascending."""
+    """The quantum metric g(x) (T, D, D) at each point (docs/math.md 5.1) and its eigenvalues (T, D), ascending."""
 
     metric: np.ndarray
     eigenvalues: np.ndarray
@@ -37,7 +37,7 @@ class Dimension(NamedTuple):
 
 
 class MatrixConfiguration:
-    """D Hermitian N x N matrices A_k: the model of H(x) = 1/2 sum_k (A_k - x_k)^2 (spec 1.1).
+    """D Hermitian N x N matrices A_k: the model of H(x) = 1/2 sum_k (A_k - x_k)^2 (docs/math.md 2.1).
 
     ``MatrixConfiguration(matrices)`` copies a complex array of shape (D, N, N) (complex128, or
     complex64 for a float configuration) and checks that every matrix is Hermitian.
@@ -140,7 +140,7 @@ def _model_of(config: Any) -> "_qgml.Model":
 
 def evaluate(config: Any, X: Any, w: Optional[float] = None) -> Evaluation:
     """The ground state of H(x) at every point of X (T, D): the reconstruction xbar, the quantum
-    fluctuation sigma^2, the energy E_0, and the loss mean(|x - xbar|^2 + w sigma^2) (spec 1.3).
+    fluctuation sigma^2, the energy E_0, and the loss mean(|x - xbar|^2 + w sigma^2) (docs/math.md 3).
 
     X is used in place (no copy) when it is a C-contiguous float64 or float32 array; the outputs have
     its dtype. ``w`` None (the default) is the default of the setting ``training.w``, as for ``qgml eval``.
@@ -158,7 +158,7 @@ def evaluate(config: Any, X: Any, w: Optional[float] = None) -> Evaluation:
 
 
 def quantum_metric(config: Any, X: Any) -> Metric:
-    """The quantum metric g(x) (spec 3) at every point of X: (T, D, D), and its eigenvalues (T, D)."""
+    """The quantum metric g(x) (docs/math.md 5.1) at every point of X: (T, D, D), and its eigenvalues (T, D)."""
     model = _model_of(config)
     x = as_points(X)
     t, d = x.shape

@@ -135,10 +135,10 @@ int qgml_run_destroy(qgml_run* r);
  * QGML_ERROR_INVALID_ARGUMENT before any work, naming the kernel, N, D, the need, the limit and the
  * settings that fit (analysis.kernel, analysis.chunk; fewer points per call for the metric). */
 /* Per point: the reconstruction xbar (T x D), sigma^2 (T) and E_0 (T); each output may be NULL. *loss
- * (may be NULL) gets mean(|x - xbar|^2 + w sigma^2) (spec 1.3). */
+ * (may be NULL) gets mean(|x - xbar|^2 + w sigma^2) (docs/math.md 3). */
 int qgml_evaluate(const qgml_model* m, const void* points, int64_t t, int d, qgml_dtype dtype, double w, void* xbar,
                   void* sigma2, void* energy, double* loss);
-/* The quantum metric g(x) (spec 3) at each point: T x D x D reals into metric, its eigenvalues
+/* The quantum metric g(x) (docs/math.md 5.1) at each point: T x D x D reals into metric, its eigenvalues
  * (ascending, T x D) into eigenvalues; either may be NULL. */
 int qgml_quantum_metric(const qgml_model* m, const void* points, int64_t t, int d, qgml_dtype dtype, void* metric,
                         void* eigenvalues);

@@ -1,4 +1,4 @@
-// Seeded synthetic data sets (spec 4.1), generated on the device: point t depends only on (seed, t),
+// Seeded synthetic data sets (docs/math.md 8.4), generated on the device: point t depends only on (seed, t),
 // so the same data come out on every backend, thread count and rank count.
 #pragma once
 

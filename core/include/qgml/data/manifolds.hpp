@@ -5,10 +5,10 @@
 // Every generator draws its parameters and its noise from distinct CounterRng streams (so changing the
 // noise level moves each point by exactly noise * g_t, g_t ~ N(0, I_D) fixed by (seed, t)), computes in
 // double and rounds once to Real. Noise is i.i.d. Gaussian of standard deviation `noise` added in all
-// ambient coordinates, with no re-projection (spec 4.1), except line_points, where it is projected
+// ambient coordinates, with no re-projection (docs/math.md 8.4), except line_points, where it is projected
 // orthogonal to the line as in the reference.
 //
-// Besides the reference generators of spec 4.1 (spiral, line, Swiss roll, hypercube) this has members of
+// Besides the reference generators of docs/math.md 8.4 (spiral, line, Swiss roll, hypercube) this has members of
 // the benchmark family of Hein & Audibert (ICML 2005) and Campadelli et al. (2015, "Intrinsic dimension
 // estimation: relevant techniques and a benchmark framework"); their names there are given per
 // generator:
@@ -61,7 +61,8 @@ struct SpiralPoints {
 }  // namespace detail
 
 // Planar Archimedean spiral in R^3, intrinsic dimension 1: t ~ U[0, 4 pi], x = (t cos t, t sin t, 0).
-// Spec 4.1 SpiralManifold, but with t drawn at random rather than on the grid linspace(0, 4 pi, T).
+// The reference's SpiralManifold (docs/math.md 8.4), but with t drawn at random rather than on the grid
+// linspace(0, 4 pi, T).
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> spiral_points(const ExecSpace& exec, int count, double noise,
                                                                  std::uint64_t seed, std::int64_t first = 0) {
@@ -99,9 +100,9 @@ struct LinePoints {
 }  // namespace detail
 
 // Straight line in R^3, intrinsic dimension 1: t ~ U[0, 10], x = (t, t, t) + n_perp, where n_perp is
-// noise * N(0, I_3) projected onto the plane orthogonal to (1, 1, 1) (spec 4.1 LineManifold, with t
-// random rather than on a grid). Each coordinate of n_perp has standard deviation noise * sqrt(2/3), and
-// (x_0 + x_1 + x_2) / 3 = t exactly.
+// noise * N(0, I_3) projected onto the plane orthogonal to (1, 1, 1) (the reference's LineManifold,
+// docs/math.md 8.4, with t random rather than on a grid). Each coordinate of n_perp has standard deviation
+// noise * sqrt(2/3), and (x_0 + x_1 + x_2) / 3 = t exactly.
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> line_points(const ExecSpace& exec, int count, double noise,
                                                                std::uint64_t seed, std::int64_t first = 0) {
@@ -206,10 +207,11 @@ struct HypercubePoints {
 
 }  // namespace detail
 
-// Solid d-cube rotated into R^D, intrinsic dimension d (spec 4.1 HypercubeManifold; benchmark M10b is
-// d = 17, D = 18, M10a d = 10, D = 11): u ~ U[-1, 1]^d, x = Q (u, 0, ..., 0) = sum_{i < d} u_i Q[:, i]
-// with Q = hypercube_rotation(D, seed). Q^T x = (u, 0) recovers the cube coordinates. Note that the
-// benchmark's Cubic manifolds are cube *surfaces*; this is the solid cube of the reference.
+// Solid d-cube rotated into R^D, intrinsic dimension d (the reference's HypercubeManifold, docs/math.md 8.4;
+// benchmark M10b is d = 17, D = 18, M10a d = 10, D = 11): u ~ U[-1, 1]^d,
+// x = Q (u, 0, ..., 0) = sum_{i < d} u_i Q[:, i] with Q = hypercube_rotation(D, seed). Q^T x = (u, 0) recovers
+// the cube coordinates. Note that the benchmark's Cubic manifolds are cube *surfaces*; this is the solid cube
+// of the reference.
 template <class Real, class ExecSpace>
 RealMatrix<Real, typename ExecSpace::memory_space> hypercube_points(const ExecSpace& exec, int count, int intrinsic_dim,
                                                                     int ambient_dim, double noise, std::uint64_t seed,

@@ -1,4 +1,4 @@
-// Dimension analysis of a configuration on a set of points (spec 3.5): per point, one geometry pass
+// Dimension analysis of a configuration on a set of points (docs/math.md 6): per point, one geometry pass
 // (QuantumGeometry: one eigensolve of H(x) gives xbar, E_0, the metric spectrum and the estimate), in
 // chunks; the histogram of estimates is summed over the ranks, the per-point rows are gathered to
 // rank 0, and the global estimate gets its error bar (dimension_interval.hpp).

@@ -1,4 +1,4 @@
-// Chern number of the ground-state bundle over a sphere (spec 3.3): C = (1 / 2 pi) times the flux of
+// Chern number of the ground-state bundle over a sphere (docs/math.md 5.4): C = (1 / 2 pi) times the flux of
 // the analytic Berry curvature F_{mu,nu} = -2 Im Q_{mu,nu} (Berry connection i <psi_0|d psi_0>)
 // through the sphere |x - c| = r lying in the 3-d coordinate subspace spanned by `axes`, oriented by
 // the outward normal:
@@ -6,7 +6,7 @@
 //        = int_{-1}^{1} du int_0^{2 pi} d phi F(d_theta x, d_phi x) / sin(theta),   u = cos(theta),
 // by Gauss-Legendre quadrature in u (n_theta nodes) and the trapezoidal rule in phi (n_phi nodes),
 // both spectrally accurate for smooth integrands. The spin-j fuzzy sphere around the origin gives a
-// monopole of charge 2j = N - 1 (spec 1.8); in this sign convention its ground state (the m = +j
+// monopole of charge 2j = N - 1 (docs/math.md 7); in this sign convention its ground state (the m = +j
 // coherent state) has C = -(N - 1), the flux of F = -j x / |x|^3. The result is a real number; its
 // distance from the nearest integer says how well the quadrature resolved it (or that the sphere
 // passes near a degeneracy).

@@ -1,4 +1,4 @@
-// Intrinsic dimension from the spectrum of the quantum metric (spec 3.5, "Algorithm 1", made robust;
+// Intrinsic dimension from the spectrum of the quantum metric (docs/math.md 6, "Algorithm 1", made robust;
 // docs/dimension.md, "The gap rule", has the cases that motivated each step).
 //
 // Per point, with the metric eigenvalues sorted descending e_0 >= e_1 >= ... >= e_{D-1}:

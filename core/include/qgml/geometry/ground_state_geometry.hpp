@@ -3,7 +3,7 @@
 // psi = Q z_0, y_mu = A_mu psi and y'_mu = Q^H y_mu, and R_T the regularised reduced resolvent of T
 // (linalg/tridiagonal_ground_state.hpp; R = Q R_T Q^H = sum_{n >= 1} f(E_n - E_0) |n><n|), the
 // sum-over-states forms of quantum_geometry.hpp become one tridiagonal solve per coordinate direction,
-// phi'_mu = R_T y'_mu (spec 3.1-3.3):
+// phi'_mu = R_T y'_mu (docs/math.md 5.1-5.3):
 //   quantum metric      g_{mu,nu} = 2 Re sum_n conj(W_{n,mu}) W_{n,nu} f(g_n) = 2 Re <y'_mu|phi'_nu>,
 //   covariance metric   g_{mu,nu} = 2 Re (<y'_mu|y'_nu> - <y'_mu|z_0><z_0|y'_nu>),
 //   geometric tensor    Q_{mu,nu} = sum_n conj(W_{n,mu}) W_{n,nu} f(g_n)^2 = <phi'_mu|phi'_nu>,

@@ -1,5 +1,5 @@
 // Quantum geometry of the ground state for one SIMD pack of W points on CPUs (QuantumGeometry's packed
-// kernel): the formulas of ground_state_geometry.hpp (spec 3.1-3.3) with the lanes innermost, as the
+// kernel): the formulas of ground_state_geometry.hpp (docs/math.md 5.1-5.3) with the lanes innermost, as the
 // fused training kernel (train/loss_gradient_packed.hpp). Per pack: H(x) into the packed arrays,
 // H = Q T Q^H by Householder, E_0 and E_max of T, z_0 by inverse iteration and psi = Q z_0
 // (model/ground_state_packed.hpp); y_mu = A_mu psi with xbar and sigma^2 (model/ground_state_terms.hpp);

@@ -4,7 +4,7 @@
 //  - SerialLoops: one axpy per row j of A_m, y_m += conj(A_m(j, :)) x(j), contiguous in i (SIMD on CPUs);
 //  - TeamLoops: thread (m, i) runs over j, and neighbouring threads read neighbouring entries of a row
 //    (coalesced on GPUs).
-// Used for y_k = A_k psi and c_l = A_l phi of the team kernels (spec 1.2, 2.5).
+// Used for y_k = A_k psi and c_l = A_l phi of the team kernels (docs/math.md 2.2, 4.5).
 #pragma once
 
 #include <Kokkos_Core.hpp>

@@ -1,5 +1,5 @@
 // The ground-state work on the real symmetric tridiagonal T = Q^H H Q (householder_tridiagonal.hpp) that
-// the ground-state paths share (spec 2.5, 2.6; perf/NOTES.md "the ground-state path"): E_0, E_max and the
+// the ground-state paths share (docs/math.md 4.6, 4.7; perf/NOTES.md "the ground-state path"): E_0, E_max and the
 // degeneracy of E_0 by Laguerre's iteration and a Sturm count (the fused kernel), selected eigenvalues by
 // bisection on Sturm counts (the team kernels), z_0 by inverse iteration, and the regularised reduced
 // resolvent R_T = sum_{n != 0} f(E_n - E_0) z_n z_n^T applied by a complex tridiagonal solve.
@@ -216,9 +216,9 @@ KOKKOS_FORCEINLINE_FUNCTION void eliminate(const Real lr, const Real li, const R
   vi = nvi;
 }
 
-// (xr, xi) <- R_T (xr, xi) for the real operator R_T = sum_{n != 0} f(E_n - E_0) z_n z_n^T (spec 2.5,
-// 2.6), f(g) = g / (g^2 + eta^2) = Re 1 / (g - i eta): Re (T - E_0 - i eta)^{-1} applied to the real and
-// imaginary parts (complex LDL^T without pivoting: T - E_0 is positive semidefinite and the shift
+// (xr, xi) <- R_T (xr, xi) for the real operator R_T = sum_{n != 0} f(E_n - E_0) z_n z_n^T
+// (docs/math.md 4.6, 4.7), f(g) = g / (g^2 + eta^2) = Re 1 / (g - i eta): Re (T - E_0 - i eta)^{-1} applied
+// to the real and imaginary parts (complex LDL^T without pivoting: T - E_0 is positive semidefinite and the shift
 // -i eta keeps every pivot away from zero). The computed E_0 is off by some rounding r, which would
 // weigh z_0 with r / (r^2 + eta^2) (up to 1 / (2 eta)) instead of f(0) = 0, so the component along z_0
 // is removed before and after the solve (either removal alone suffices; the tests fail without both).

@@ -1,4 +1,4 @@
-// When a ground state counts as degenerate, and the regularised reduced resolvent (spec 2.6).
+// When a ground state counts as degenerate, and the regularised reduced resolvent (docs/math.md 4.7).
 // One definition shared by the observables, the gradient and the metric.
 #pragma once
 
@@ -9,7 +9,7 @@
 namespace qgml {
 
 // Default relative tolerance for "degenerate" and relative regulariser eta: 1e-8 in double, 1e-4 in
-// float (spec 2.6).
+// float (docs/math.md 4.7).
 template <class Real>
 constexpr Real default_degeneracy_tolerance() {
   return std::is_same_v<Real, float> ? Real(1e-4) : Real(1e-8);

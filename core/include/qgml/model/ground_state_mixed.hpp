@@ -24,7 +24,7 @@
 // mixed_residual_tolerance * scale and the resolvent's residual <= mixed_residual_tolerance ||P s||. A
 // half with a point that fails any of these, or with a non-finite H, is solved by the double path
 // instead (the caller's fallback), so the mixed path never changes what a point's result means. The
-// double path's regulariser eta (spec 2.6; 1e-8 * scale by default) multiplies each term of R by
+// double path's regulariser eta (docs/math.md 4.7; 1e-8 * scale by default) multiplies each term of R by
 // 1 / (1 + eta^2 / (E_n - E_0)^2): below 1e-10 relative for gaps above mixed_regularised_gap * scale,
 // applied to first order below it (mixed_reduced_resolvent).
 #pragma once

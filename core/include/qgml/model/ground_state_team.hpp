@@ -2,7 +2,7 @@
 // loss-gradient, the ground-state geometry and the samplers' energy, in any TeamShape of
 // linalg/team_shape.hpp), written against the Loops interface of linalg/loops.hpp so that it runs on
 // every backend:
-//   H(x) = S - sum_k x_k A_k + |x|^2 / 2 in team scratch (S = 1/2 sum_k A_k^2, spec 1.1),
+//   H(x) = S - sum_k x_k A_k + |x|^2 / 2 in team scratch (S = 1/2 sum_k A_k^2, docs/math.md 2.1),
 //   H = Q T Q^H by the team Householder reduction (linalg/householder_tridiagonal.hpp; one thread: on
 //   the real and imaginary planes of H, linalg/householder_tridiagonal_split.hpp),
 //   E_0, E_max and the degeneracy of E_0 from T (linalg::ground_state_eigenvalues: bisection, one

@@ -1,4 +1,4 @@
-// The per-point ground-state terms (spec 1.1, 1.2), the one place they are computed: for the
+// The per-point ground-state terms (docs/math.md 2.2, 2.3), the one place they are computed: for the
 // configuration A (D x N x N), a ground state psi = psi_0 of H(x) and the point x,
 //   y_k = A_k psi,   xbar_k = <psi|A_k|psi> = Re <psi|y_k>,
 //   sigma^2 = sum_k (<psi|A_k^2|psi> - xbar_k^2) = sum_k (|y_k|^2 - xbar_k^2),

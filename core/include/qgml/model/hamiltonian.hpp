@@ -1,4 +1,4 @@
-// Batched error Hamiltonians H(x) = 1/2 sum_k (A_k - x_k I)^2 = S - sum_k x_k A_k + 1/2 |x|^2 I (spec 1.1).
+// Batched error Hamiltonians H(x) = 1/2 sum_k (A_k - x_k I)^2 = S - sum_k x_k A_k + 1/2 |x|^2 I (docs/math.md 2.1).
 #pragma once
 
 #include <cstddef>

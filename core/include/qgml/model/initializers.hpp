@@ -1,4 +1,4 @@
-// Seeded initial matrix configurations (spec 1.6) and the fuzzy sphere (spec 1.8).
+// Seeded initial matrix configurations (docs/math.md 8.3) and the fuzzy sphere (docs/math.md 7).
 #pragma once
 
 #include <complex>
@@ -22,7 +22,7 @@ struct HostMatrices {
   const std::complex<double>& operator()(int k, int i, int j) const { return values[(std::size_t(k) * N + i) * N + j]; }
 };
 
-// QR recipe of the reference (spec 1.6), per k: Z with Re, Im ~ N(0, 1/2); Z = Q R; A_k = (Q + Q^H) / 2.
+// QR recipe of the reference (docs/math.md 8.3), per k: Z with Re, Im ~ N(0, 1/2); Z = Q R; A_k = (Q + Q^H) / 2.
 // Q is taken with a positive real diagonal of R (the Haar-distributed choice), so the eigenvalues of
 // A_k are cos(theta_i) for the eigenphases theta_i of a Haar unitary.
 HostMatrices qr_matrices(int D, int N, std::uint64_t seed);
@@ -99,7 +99,7 @@ MatrixConfiguration<Real, ExecSpace> gaussian_hermitian_configuration(int D, int
   return to_configuration<Real>(gaussian_hermitian_matrices(D, N, scale, seed), exec);
 }
 
-// The fuzzy sphere A_k = c J_k (D = 3, spin j = (N - 1) / 2); spec 1.8.
+// The fuzzy sphere A_k = c J_k (D = 3, spin j = (N - 1) / 2); docs/math.md 7.
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace>
 MatrixConfiguration<Real, ExecSpace> fuzzy_sphere_configuration(int N, double c, const ExecSpace& exec) {
   HostMatrices h = spin_matrices(N);

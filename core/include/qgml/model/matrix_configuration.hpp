@@ -1,4 +1,4 @@
-// A matrix configuration: D Hermitian N x N matrices A_1 .. A_D on the device (spec 1.1), with the
+// A matrix configuration: D Hermitian N x N matrices A_1 .. A_D on the device (docs/math.md 2.1), with the
 // square sum S = 1/2 sum_k A_k^2 that every Hamiltonian evaluation reuses.
 #pragma once
 
@@ -57,7 +57,7 @@ struct MirrorLowerTriangle {
   }
 };
 
-// S = 1/2 sum_k A_k^2 (spec 1.1) on exec, Hermitian bit for bit: with use_gemm, S = sum_k (1/2) A_k A_k
+// S = 1/2 sum_k A_k^2 (docs/math.md 2.1) on exec, Hermitian bit for bit: with use_gemm, S = sum_k (1/2) A_k A_k
 // by D calls of KokkosBlas::gemm (k ascending, beta = 1 after the first), then the upper triangle set
 // from the lower; else the SquareSum kernel. use_gemm requires blas_gemm_usable(exec, N^2).
 template <class Real, class ExecSpace>
@@ -160,7 +160,7 @@ class MatrixConfiguration {
   // S = 1/2 sum_k A_k^2, valid after the last update_square_sum().
   const matrix_type& square_sum() const { return s_; }
 
-  // S_ij = 1/2 sum_k sum_l (A_k)_il (A_k)_lj (spec 1.1), Hermitian bit for bit; by GEMM where
+  // S_ij = 1/2 sum_k sum_l (A_k)_il (A_k)_lj (docs/math.md 2.1), Hermitian bit for bit; by GEMM where
   // detail::configuration_products_use_gemm (linalg/blas_gemm.hpp).
   void update_square_sum(const ExecSpace& exec) {
     detail::compute_square_sum<Real>(exec, a_, s_, detail::configuration_products_use_gemm(exec, matrix_size()));

@@ -1,4 +1,4 @@
-// Ground-state observables per point (spec 1.1, 1.2), from a batched eigendecomposition of H(x):
+// Ground-state observables per point (docs/math.md 2.2, 2.3), from a batched eigendecomposition of H(x):
 //   E_0 = w_0,  psi_0 = row 0 of V,  xbar, sigma^2 and d^2 = |x - xbar|^2 as in ground_state_terms.hpp,
 //   gap = E_1 - E_0,  degenerate as in degeneracy.hpp.
 // Identity: 2 E_0 = d^2 + sigma^2.

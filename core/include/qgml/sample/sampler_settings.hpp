@@ -26,7 +26,7 @@ struct SamplerSettings {
 // Throws qgml::Error naming the setting when one is out of range.
 void validate(const SamplerSettings& s);
 
-// The starting step size: for U = beta E_0 the Hessian of E_0 is at most the identity (spec 2.4: the
+// The starting step size: for U = beta E_0 the Hessian of E_0 is at most the identity (docs/math.md 10.1: the
 // second-order term is negative), so Langevin steps are stable for eps beta < 2 and leapfrog steps for
 // eps sqrt(beta) < 2; a quarter of those bounds.
 double initial_step_size(const SamplerSettings& s);

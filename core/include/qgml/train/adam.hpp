@@ -1,5 +1,5 @@
 // Adam (Kingma & Ba 2015; PyTorch's defaults beta1 0.9, beta2 0.999, eps 1e-8, no weight decay) on the
-// N^2 real Hermitian coordinates of every A_k (spec 1.5): a_ii, Re a_ij and Im a_ij (i < j), whose
+// N^2 real Hermitian coordinates of every A_k (docs/math.md 8.1): a_ii, Re a_ij and Im a_ij (i < j), whose
 // gradients are G_ii, 2 Re G_ij and 2 Im G_ij. The matrices never leave the Hermitian subspace.
 // Moments are stored as D x N x N real arrays: (k, i, i) diagonal, (k, i, j) Re and (k, j, i) Im, i < j.
 #pragma once

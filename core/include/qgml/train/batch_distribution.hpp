@@ -1,4 +1,4 @@
-// Which points of an epoch's batches this process computes (spec 1.5). The batches are those of the
+// Which points of an epoch's batches this process computes (docs/math.md 8.2). The batches are those of the
 // one-process run: the keyed shuffle pi of all T points cut into contiguous batches of B (the last
 // one partial). Process r of P holds the rows shard_range(T, P, r) and computes, of each batch, the
 // points it holds; one process is the case P = 1, where it holds every point.

@@ -1,5 +1,5 @@
-// Commutator penalty (spec 1.4): P1 = sum_{i<j} ||C_ij||_F or P2 = sum_{i<j} ||C_ij||_F^2 with
-// C_ij = [A_i, A_j], and its Hermitian gradient (convention of spec 2.1):
+// Commutator penalty (docs/math.md 4.8): P1 = sum_{i<j} ||C_ij||_F or P2 = sum_{i<j} ||C_ij||_F^2 with
+// C_ij = [A_i, A_j], and its Hermitian gradient (convention of docs/math.md 4.1):
 //   d||C_ij||_F / dA_i = [C_ij, A_j] / ||C_ij||_F,   d||C_ij||_F / dA_j = [A_i, C_ij] / ||C_ij||_F
 //   d||C_ij||_F^2 / dA_i = 2 [C_ij, A_j],           d||C_ij||_F^2 / dA_j = 2 [A_i, C_ij]
 // with the P1 gradient taken as 0 where C_ij = 0 (PyTorch's convention).

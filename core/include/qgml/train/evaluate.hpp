@@ -1,5 +1,5 @@
 // Evaluate API: loss, exact gradient and per-point observables of a configuration on a data set, for
-// cross-checking against other implementations (the same kernels as training, spec 1.3 and 2.5).
+// cross-checking against other implementations (the same kernels as training, docs/math.md 3 and 4.5).
 #pragma once
 
 #include <Kokkos_Core.hpp>

@@ -1,7 +1,7 @@
 // Loss terms and gradient of a batch on CPUs in one pass per pack of W points (the "fused host path" of
 // LossGradient, perf/NOTES.md "Fused loss and gradient on CPUs, and the ground-state path"): for every
-// pack, H(x) (spec 1.1) is built straight into the packed eigensolver's arrays and its ground state
-// found (model/ground_state_packed.hpp), and every per-point term of spec 2.5 / 2.6 is formed with
+// pack, H(x) (docs/math.md 2.1) is built straight into the packed eigensolver's arrays and its ground state
+// found (model/ground_state_packed.hpp), and every per-point term of docs/math.md 4.5-4.7 is formed with
 // the W lanes innermost, so that every loop over i, j, k is a SIMD loop over the points of the pack.
 //
 // Per point (loss_gradient.hpp has the same formulas): psi = psi_0, y_k = A_k psi,
@@ -292,7 +292,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
     Real eta[W];
     QGML_LANES(q, W) eta[q] = eta_rel * spectral_scale(e0[q], emax[q]);
     if (phi_source == phi_tridiagonal) {
-      // phi = Q R_T Q^H s with R_T = Re (T - E_0 - i eta)^{-1} on the complement of z_0 (spec 2.5, 2.6).
+      // phi = Q R_T Q^H s with R_T = Re (T - E_0 - i eta)^{-1} on the complement of z_0 (docs/math.md 4.6, 4.7).
       for (int i = 0; i < n; ++i) QGML_LANES(q, W) {
           phr[i * W + q] = svr[i * W + q];
           phi[i * W + q] = svi[i * W + q];

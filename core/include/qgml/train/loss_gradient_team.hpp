@@ -4,7 +4,7 @@
 // one point per team; on CPUs one thread per point, where CI tests every shape against the fused host
 // path.
 //
-// Per point x (spec 1.1, 2.5, 2.6; the formulas of loss_gradient.hpp):
+// Per point x (docs/math.md 2.1, 4.5-4.7; the formulas of loss_gradient.hpp):
 //   H(x) = S - sum_k x_k A_k + |x|^2 / 2 in team scratch (S = 1/2 sum_k A_k^2),
 //   H = Q T Q^H by the team Householder reduction (linalg/householder_tridiagonal.hpp),
 //   E_0, E_max and the degeneracy of E_0 from T (linalg::ground_state_eigenvalues: bisection, one

@@ -1,14 +1,14 @@
-// Settings of the training loss (spec 1.3, 1.4, 2.6) shared by the gradient engine and the trainer.
+// Settings of the training loss (docs/math.md 3, 4.7, 4.8) shared by the gradient engine and the trainer.
 #pragma once
 
 #include <string>
 
 namespace qgml {
 
-// Optional commutator penalty lambda * sum_{i<j} ||[A_i, A_j]||_F (P1) or ||.||_F^2 (P2), spec 1.4.
+// Optional commutator penalty lambda * sum_{i<j} ||[A_i, A_j]||_F (P1) or ||.||_F^2 (P2), docs/math.md 4.8.
 enum class PenaltyKind { none, frobenius, frobenius_squared };
 
-// What the gradient does at points whose ground state is (nearly) degenerate (spec 2.6):
+// What the gradient does at points whose ground state is (nearly) degenerate (docs/math.md 4.7):
 //  regularize: every 1/(E_n - E_0) in the reduced resolvent becomes g / (g^2 + eta^2) with
 //              eta = degeneracy_eta * max(E_{N-1} - E_0, 1) (only near-zero gaps are affected);
 //  skip:       points with E_1 - E_0 <= degeneracy_tolerance * max(E_{N-1} - E_0, 1) contribute no

@@ -1,4 +1,4 @@
-// Per-point losses of supervised training (docs/supervised.md, section 2; spec 5.3). The model predicts
+// Per-point losses of supervised training (docs/supervised.md, section 2). The model predicts
 // y_hat = <psi_0|B|psi_0>; a regression loss is a function of the error e = y_hat - y:
 //   mae       l = |e|                                     dl/dy_hat = sign(e), 0 at e = 0
 //   mse       l = e^2                                     dl/dy_hat = 2 e

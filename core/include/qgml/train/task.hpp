@@ -1,4 +1,4 @@
-// What a run learns (spec 5.3): the unsupervised matrix configuration of the points, or a supervised
+// What a run learns: the unsupervised matrix configuration of the points, or a supervised
 // model whose target operator B predicts y_hat(x) = <psi_0(x)|B|psi_0(x)> (docs/supervised.md):
 // regression (loss mse, mae or huber on y_hat - y) or binary classification (y_hat the logit of
 // P(y = 1), logistic loss).

@@ -1,4 +1,4 @@
-// Settings and per-epoch records of training (spec 1.5); the trainer itself is in trainer.hpp.
+// Settings and per-epoch records of training (docs/math.md 8.1, 8.2); the trainer itself is in trainer.hpp.
 #pragma once
 
 #include <cstdint>
