@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Whether two builds of the qgml program give the same results bit for bit: the safety net of a
+# refactoring that must not change a result (docs/architecture.md "Which kernel runs: the kernel plan").
+# Trains the fuzzy sphere (examples/configs/fuzzy_sphere.yaml, 20 epochs) under settings that take each
+# kernel path (fused, team, separate, float, the mixed precision at N = 64, warm starts, N = 300, the
+# metric's team and separate kernels) with both programs, samples one run with each, and compares the
+# final matrices, the training history (without its timing columns), dimension_summary.json (without
+# times and paths), the printed automatic lines and the samples. Exit 0: all the same; 1: a difference.
+#   tests/tools/same_results.sh OLD/apps/qgml/qgml NEW/apps/qgml/qgml [WORK_DIR]
+# About 2 minutes on 2 cores.
+set -uo pipefail
+[ $# -ge 2 ] || { echo "usage: $0 OLD_QGML NEW_QGML [WORK_DIR]" >&2; exit 2; }
+old=$1 new=$2 work=${3:-$(mktemp -d)}
+cfg="$(cd "$(dirname "$0")/../.." && pwd)/examples/configs/fuzzy_sphere.yaml"
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OMP_PROC_BIND=false OMP_WAIT_POLICY=passive
+settings=(
+  "--model.N 3"
+  "--model.N 8 --training.kernel team"
+  "--model.N 8 --training.kernel separate"
+  "--model.N 8 --model.precision float"
+  "--model.N 64 --data.points 600"
+  "--model.N 64 --data.points 600 --training.mixed_precision false"
+  "--model.N 6 --training.warm_start true"
+  "--model.N 300 --data.points 40 --training.epochs 2"
+  "--model.N 8 --analysis.kernel team"
+  "--model.N 8 --analysis.kernel separate"
+)
+status=0
+summary() {
+  python3 - "$1" <<'PY'
+import json, sys
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items()
+                if "second" not in k and "time" not in k and k not in ("run_directory", "path", "directory")}
+    return [strip(v) for v in x] if isinstance(x, list) else x
+try:
+    print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))
+except FileNotFoundError:
+    print("none")
+PY
+}
+i=0
+for s in "${settings[@]}"; do
+  i=$((i + 1))
+  for v in old new; do
+    mkdir -p "$work/$v-$i"
+    # shellcheck disable=SC2086
+    "${!v}" train "$cfg" --output.directory "$work/$v-$i" --training.epochs 20 $s > "$work/$v-$i.log" 2>&1 ||
+      { echo "the $v program failed: $s (log $work/$v-$i.log)"; status=1; }
+  done
+  a=$(ls -d "$work"/old-$i/*/ | head -n 1) b=$(ls -d "$work"/new-$i/*/ | head -n 1)
+  same=1
+  cmp -s "$a/final_matrices.npy" "$b/final_matrices.npy" || { echo "differ: final_matrices.npy ($s)"; same=0; }
+  cmp -s <(cut -d, -f1-10 "$a/history.csv") <(cut -d, -f1-10 "$b/history.csv") || { echo "differ: history.csv ($s)"; same=0; }
+  [ "$(summary "$a/dimension_summary.json")" = "$(summary "$b/dimension_summary.json")" ] ||
+    { echo "differ: dimension_summary.json ($s)"; same=0; }
+  cmp -s <(grep automatic "$work/old-$i.log") <(grep automatic "$work/new-$i.log") || { echo "differ: automatic lines ($s)"; same=0; }
+  [ $same = 1 ] && echo "same: $s" || status=1
+done
+run=$(ls -d "$work"/old-2/*/ | head -n 1)
+for v in old new; do
+  "${!v}" sample "$run" --sampler mala --chains 50 --steps 100 --warmup 50 --out "$work/sample-$v" --quiet > /dev/null 2>&1 ||
+    { echo "the $v program's sample failed"; status=1; }
+done
+for f in samples.npy state.npy acceptance.npy; do
+  cmp -s "$work/sample-old/$f" "$work/sample-new/$f" && echo "same: sample $f" || { echo "differ: sample $f"; status=1; }
+done
+exit $status
