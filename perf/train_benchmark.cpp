@@ -8,7 +8,7 @@
 //                    [--impl qgml qgml-double qgml-narrow qgml-spectrum qgml-team qgml-separate qgml-warm]
 //   qgml: the default (on CPUs the fused loss-gradient kernel per pack of points where it applies, with
 //         psi_0 and phi from tridiagonal solves; in double from N = 64 the reduction in single precision
-//         and the ground state refined in double, model/ground_state_mixed.hpp);
+//         and the ground state refined in double, ground_state/ground_state_mixed.hpp);
 //   qgml-double: qgml with the reduction in double (TrainingSettings::mixed_precision_reduction off);
 //   qgml-narrow: qgml in packs of 8 doubles (TrainingSettings::wide_packs off);
 //   qgml-spectrum: the fused kernel with the whole eigendecomposition;

@@ -15,14 +15,12 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "qgml/common/file_error.hpp"
 #include "qgml/common/random.hpp"
 #include "qgml/io/configuration_io.hpp"
 #include "qgml/io/npy.hpp"
-#include "qgml/io/parse_number.hpp"
 #include "qgml/sample/chain_diagnostics.hpp"
 #include "qgml/sample/chain_sampler.hpp"
 #include "qgml/train/checkpoint.hpp"
@@ -34,6 +32,11 @@
 #include "format.hpp"
 #include "json_file.hpp"
 #include "run_directory.hpp"
+#include "sample_model.hpp"
+#include "sample_options.hpp"
+#include "sample_setup.hpp"
+#include "sample_state.hpp"
+#include "text_file.hpp"
 
 namespace qgml::app {
 
@@ -42,150 +45,6 @@ using Exec = Kokkos::DefaultExecutionSpace;
 using Mem = Exec::memory_space;
 
 namespace {
-
-// The options and their defaults ("auto": chosen and printed).
-const std::map<std::string, std::string>& sample_defaults() {
-  static const std::map<std::string, std::string> d{
-      {"chains", "1000"}, {"steps", "1000"}, {"warmup", "500"},     {"thin", "auto"},   {"sampler", "mala"},
-      {"beta", "1"},      {"init", "auto"},  {"step-size", "auto"}, {"leapfrog", "10"}, {"target-acceptance", "auto"},
-      {"seed", "1"},      {"out", ""}};
-  return d;
-}
-
-long strict_integer(const std::string& key, const std::string& text, long lo, long hi) {
-  long long v = 0;
-  if (!parse_integer(text, v) || v < lo || v > hi)
-    throw Error("--" + key + " = '" + text + "': expected an integer in [" + std::to_string(lo) + ", " +
-                std::to_string(hi) + "]");
-  return long(v);
-}
-
-double strict_real(const std::string& key, const std::string& text) {
-  double v = 0;
-  if (!parse_real(text, v)) throw Error("--" + key + " = '" + text + "': expected a number");
-  return v;
-}
-
-struct SampleSetup {
-  std::string run_dir, out;
-  SamplerSettings sampler;
-  int chains = 0;
-  long steps = 0;
-  int thin = 1;
-  std::string init;  // data | gaussian
-  std::string thin_origin, init_origin, step_origin, target_origin;
-  // model_fingerprint of the run's model when the sample directory was started ("": not recorded, a
-  // sample directory written before the fingerprint was: --resume refuses it).
-  std::string model_fingerprint;
-};
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw FileError("'" + path + "': cannot open");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// The run's standardisation (x_data = mean + scale x_model), identity when the run has none.
-struct Affine {
-  std::vector<double> mean;
-  double scale = 1;
-};
-
-Affine run_standardization(const std::string& run_dir, int d) {
-  Affine a;
-  a.mean.assign(std::size_t(d), 0.0);
-  const fs::path p = fs::path(run_dir) / "standardization.json";
-  if (!fs::exists(p)) return a;
-  Json j;
-  try {
-    j = Json::parse(read_text(p.string()));
-    a.mean = j.at("mean").get<std::vector<double>>();
-    a.scale = j.at("scale").get<double>();
-  } catch (const Json::exception& e) {
-    throw Error("'" + p.string() + "': expected {\"mean\": [D numbers], \"scale\": number} (" + e.what() + ")");
-  }
-  if (int(a.mean.size()) != d || !(a.scale > 0))
-    throw Error("'" + p.string() + "': mean has " + std::to_string(a.mean.size()) +
-                " values for D = " + std::to_string(d) + " and scale must be > 0");
-  return a;
-}
-
-// What the draws are drawn from: FNV-1a-64 (train/checkpoint.hpp) over D, N and the matrices' values
-// (as loaded, in double), then the standardisation's mean and scale (their 8-byte doubles).
-std::string model_fingerprint(const HostMatrices& m, const Affine& a) {
-  const std::int64_t shape[2] = {m.D, m.N};
-  std::uint64_t h = fnv1a64(shape, sizeof shape);
-  h = fnv1a64(m.values.data(), m.values.size() * sizeof(m.values[0]), h);
-  h = fnv1a64(a.mean.data(), a.mean.size() * sizeof(double), h);
-  h = fnv1a64(&a.scale, sizeof a.scale, h);
-  return hex64(h);
-}
-
-Json settings_json(const SampleSetup& s) {
-  return Json{{"format", "qgml-sample"},
-              {"version", 1},
-              {"run", fs::absolute(s.run_dir).string()},
-              {"sampler", to_string(s.sampler.kind)},
-              {"chains", s.chains},
-              {"steps", s.steps},
-              {"warmup", s.sampler.warmup},
-              {"thin", s.thin},
-              {"beta", s.sampler.beta},
-              {"init", s.init},
-              {"step_size", s.sampler.step_size},
-              {"adapt", s.sampler.adapt},
-              {"target_acceptance", resolved_target_acceptance(s.sampler)},
-              {"leapfrog", s.sampler.leapfrog_steps},
-              {"seed", s.sampler.seed},
-              {"model_fingerprint", s.model_fingerprint},
-              {"automatic",
-               {{"thin", s.thin_origin},
-                {"init", s.init_origin},
-                {"step_size", s.step_origin},
-                {"target_acceptance", s.target_origin}}}};
-}
-
-// The state as one float64 array: iteration, the step-size slots, then per chain its D coordinates,
-// its acceptance sum and its accepted count.
-std::vector<double> pack_state(const ChainSamplerState& st) {
-  std::vector<double> v;
-  v.push_back(double(st.iteration));
-  v.insert(v.end(), st.step.begin(), st.step.end());
-  v.insert(v.end(), st.positions.begin(), st.positions.end());
-  v.insert(v.end(), st.acceptance_sum.begin(), st.acceptance_sum.end());
-  v.insert(v.end(), st.accepted.begin(), st.accepted.end());
-  return v;
-}
-
-ChainSamplerState unpack_state(const std::string& path, int chains, int d) {
-  const NpyArray a = read_npy(path);
-  const std::size_t expected = 1 + std::size_t(step_slots) + std::size_t(chains) * (d + 2);
-  if (a.type != NpyType::float64 || a.shape.size() != 1 || a.shape[0] != expected)
-    throw Error("'" + path + "': expected a float64 vector of " + std::to_string(expected) + " values for " +
-                std::to_string(chains) + " chains in D = " + std::to_string(d));
-  std::vector<double> v(expected);
-  std::memcpy(v.data(), a.bytes.data(), expected * sizeof(double));
-  ChainSamplerState st;
-  st.chains = chains;
-  st.d = d;
-  st.iteration = long(v[0]);
-  if (!(v[0] >= 0) || double(st.iteration) != v[0]) throw Error("'" + path + "': the iteration is not valid");
-  auto it = v.begin() + 1;
-  st.step.assign(it, it + step_slots);
-  it += step_slots;
-  st.positions.assign(it, it + std::size_t(chains) * d);
-  it += std::size_t(chains) * d;
-  st.acceptance_sum.assign(it, it + chains);
-  it += chains;
-  st.accepted.assign(it, it + chains);
-  return st;
-}
-
-// Draws stored after `iteration` iterations.
-long draws_after(long iteration, const SampleSetup& s) {
-  const long sampled = iteration - s.sampler.warmup;
-  return sampled > 0 ? sampled / s.thin : 0;
-}
 
 template <class Real>
 int sample(SampleSetup s, bool resume, bool quiet) {

@@ -8,8 +8,8 @@
 
 #include "qgml/common/error.hpp"
 #include "qgml/geometry/quantum_geometry.hpp"
+#include "qgml/ground_state/ground_state_energy.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
-#include "qgml/model/ground_state_energy.hpp"
 #include "qgml/plan/kernel_plan.hpp"
 #include "qgml/train/loss_gradient.hpp"
 #include "qgml/train/target_predictor.hpp"

@@ -2,7 +2,7 @@
 // sections 5 and 11), the oracle for the supervised kernels. Per point, from a full eigendecomposition of
 // H(x) = 1/2 sum_k (A_k - x_k)^2 (formed directly, not as S - sum_k x_k A_k + |x|^2 / 2):
 //   y_hat_c = <psi|B_c|psi>,  l and g_c = dl/dy_hat_c (point_loss, train/supervised_loss.hpp),
-//   R = sum_{n>=1} |n><n| f(E_n - E_0),  f(g) = g / (g^2 + eta^2)  (docs/math.md 4.7, model/degeneracy.hpp),
+//   R = sum_{n>=1} |n><n| f(E_n - E_0),  f(g) = g / (g^2 + eta^2)  (docs/math.md 4.7, ground_state/degeneracy.hpp),
 //   s = lambda (1 - w) sum_k r_k A_k psi + sum_c (g_c / 2) B_c psi,  phi = R s,  r = xbar - x,
 //   b_l = (A_l - x_l) psi,  c_l = (A_l - x_l) phi,
 //   grad_{A_l} = M_l + M_l^H,  M_l = |a_l><psi| + |e_l><phi|,
@@ -20,9 +20,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "qgml/ground_state/degeneracy.hpp"
 #include "qgml/linalg/hermitian_eigensolver.hpp"
 #include "qgml/linalg/loops.hpp"
-#include "qgml/model/degeneracy.hpp"
 #include "qgml/model/initializers.hpp"
 #include "qgml/train/loss_settings.hpp"
 #include "qgml/train/supervised_loss.hpp"

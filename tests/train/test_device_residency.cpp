@@ -52,7 +52,7 @@ TEMPLATE_TEST_CASE("steady-state epochs allocate nothing and copy to the host on
   // Every loss-gradient kernel: the automatic one (fused on CPUs, team on GPUs), team and separate; N = 4,
   // N = configuration_gemm_min_n, where the square sum and the penalty's products go to KokkosBlas::gemm
   // (linalg/blas_gemm.hpp), and N = mixed_precision_min_n, where the fused path in double reduces in single
-  // precision (model/ground_state_mixed.hpp).
+  // precision (ground_state/ground_state_mixed.hpp).
   for (const int n : {4, qgml::detail::configuration_gemm_min_n, LossGradient<Real, Space>::mixed_precision_min_n})
     for (const LossKernel kernel : {LossKernel::automatic, LossKernel::team, LossKernel::separate}) {
       INFO("training.kernel " << to_string(kernel) << ", N = " << n << ", products by GEMM "

@@ -403,7 +403,7 @@ TEMPLATE_TEST_CASE(
   const double tol = std::is_same_v<Real, float> ? 2e-4 : 1e-11;
   // N = 3: the fused path's full spectrum; N = 6: its ground-state path. 300 points: several packs and
   // chunks of the fused path, a partial last pack. N = mixed_precision_min_n: in double the fused path's
-  // reduction in single precision, refined in double (model/ground_state_mixed.hpp), 19 points: a pair
+  // reduction in single precision, refined in double (ground_state/ground_state_mixed.hpp), 19 points: a pair
   // of packs and a half pair.
   std::vector<LossKernel> kernels{LossKernel::separate, LossKernel::team};
   if constexpr (is_host_space_v<Space>) kernels.push_back(LossKernel::fused_host);

@@ -5,7 +5,7 @@
 // each element is exactly one cache line. Kokkos aligns team scratch to 8 bytes only (the OpenMP
 // backend's level-1 scratch began 48 bytes past a line in the fused training kernel): then every
 // element straddles two lines, each vector load and store touches both, and the Householder
-// reduction ran 1.5x slower at N = 64 and 128 (perf/NOTES.md, "Cache-line alignment of the packed
+// reduction ran markedly slower at large N (perf/NOTES.md, "Cache-line alignment of the packed
 // scratch").
 //
 // LineAlignedScratch is how a kernel gets such a scratch: the host asks Kokkos for bytes(), the kernel

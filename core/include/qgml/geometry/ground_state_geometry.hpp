@@ -1,7 +1,7 @@
 // Quantum geometry of the ground state from the ground state alone (QuantumGeometry's team path): one
 // team per point, no eigenvectors of excited states. With H = Q T Q^H (team Householder reduction),
 // psi = Q z_0, y_mu = A_mu psi and y'_mu = Q^H y_mu, and R_T the regularised reduced resolvent of T
-// (linalg/tridiagonal_ground_state.hpp; R = Q R_T Q^H = sum_{n >= 1} f(E_n - E_0) |n><n|), the
+// (ground_state/tridiagonal_ground_state.hpp; R = Q R_T Q^H = sum_{n >= 1} f(E_n - E_0) |n><n|), the
 // sum-over-states forms of quantum_geometry.hpp become one tridiagonal solve per coordinate direction,
 // phi'_mu = R_T y'_mu (docs/math.md 5.1-5.3):
 //   quantum metric      g_{mu,nu} = 2 Re sum_n conj(W_{n,mu}) W_{n,nu} f(g_n) = 2 Re <y'_mu|phi'_nu>,
@@ -18,12 +18,12 @@
 
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/types.hpp"
+#include "qgml/ground_state/degeneracy.hpp"
+#include "qgml/ground_state/ground_state_team.hpp"
+#include "qgml/ground_state/tridiagonal_ground_state.hpp"
 #include "qgml/linalg/householder_tridiagonal.hpp"
 #include "qgml/linalg/loops.hpp"
 #include "qgml/linalg/team_shape.hpp"
-#include "qgml/linalg/tridiagonal_ground_state.hpp"
-#include "qgml/model/degeneracy.hpp"
-#include "qgml/model/ground_state_team.hpp"
 
 namespace qgml::detail {
 

@@ -2,9 +2,9 @@
 // kernel): the formulas of ground_state_geometry.hpp (docs/math.md 5.1-5.3) with the lanes innermost, as the
 // fused training kernel (train/loss_gradient_packed.hpp). Per pack: H(x) into the packed arrays,
 // H = Q T Q^H by Householder, E_0 and E_max of T, z_0 by inverse iteration and psi = Q z_0
-// (model/ground_state_packed.hpp); y_mu = A_mu psi with xbar and sigma^2 (model/ground_state_terms.hpp);
+// (ground_state/ground_state_packed.hpp); y_mu = A_mu psi with xbar and sigma^2 (ground_state/ground_state_terms.hpp);
 // y'_mu = Q^H y_mu and phi'_mu = R_T y'_mu, one regularised reduced-resolvent solve per direction
-// (linalg/tridiagonal_ground_state.hpp); then
+// (ground_state/tridiagonal_ground_state.hpp); then
 //   quantum metric      g_{mu,nu} = 2 Re <y'_mu|phi'_nu>,
 //   covariance metric   g_{mu,nu} = 2 Re (<y'_mu|y'_nu> - <y'_mu|z_0><z_0|y'_nu>),
 //   geometric tensor    Q_{mu,nu} = <phi'_mu|phi'_nu>  (Fubini-Study Re Q, Berry curvature -2 Im Q);
@@ -20,13 +20,13 @@
 #include "qgml/common/line_aligned_scratch.hpp"
 #include "qgml/common/types.hpp"
 #include "qgml/geometry/dimension_estimate.hpp"
+#include "qgml/ground_state/degeneracy.hpp"
+#include "qgml/ground_state/ground_state_packed.hpp"
+#include "qgml/ground_state/ground_state_terms.hpp"
+#include "qgml/ground_state/tridiagonal_ground_state.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
 #include "qgml/linalg/lanes.hpp"
 #include "qgml/linalg/symmetric_eigenvalues_packed.hpp"
-#include "qgml/linalg/tridiagonal_ground_state.hpp"
-#include "qgml/model/degeneracy.hpp"
-#include "qgml/model/ground_state_packed.hpp"
-#include "qgml/model/ground_state_terms.hpp"
 
 namespace qgml::detail {
 

@@ -197,7 +197,8 @@ void batched_eigh_team(const ExecSpace& exec, const HView& h, const WView& w, co
 }
 
 // Eigendecomposition of matrix t = league rank * team size + team rank, one thread per matrix: cold
-// (hermitian_eigh, unrolled for N = 2, 3, 4) or warm (Jacobi sweeps from the input V).
+// (hermitian_eigh, unrolled for N = 2, 3, 4, where unrolling pays, and not from N = 8 on: perf/NOTES.md,
+// "Eigensolver (issue: batched Hermitian eigensolver)") or warm (Jacobi sweeps from the input V).
 template <class Real, class ExecSpace, class HView, class WView, class VView, class InfoView, class SweepsView>
 struct SerialEigh {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -230,7 +231,7 @@ struct SerialEigh {
       return;
     }
     if (record_sweeps) sweeps(t) = 0;
-    switch (n) {  // compile-time sizes where unrolling pays (measured: 1.35x at N = 4, none at N >= 8)
+    switch (n) {  // compile-time sizes where unrolling pays (see SerialEigh)
       case 2:
         info(t) = linalg::hermitian_eigh<2>(loops, a, wt, vt, s);
         break;

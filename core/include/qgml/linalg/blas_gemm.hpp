@@ -52,12 +52,10 @@ bool blas_gemm_usable(const ExecSpace& exec, long long entries) {
 // From this N on, the products of a configuration's N x N matrices formed once per optimiser step (the
 // square sum S = 1/2 sum_k A_k^2 in model/matrix_configuration.hpp, the commutators and their gradient in
 // train/commutator_penalty.hpp) go to KokkosBlas::gemm where blas_gemm_usable; below it qgml's kernels
-// (one thread per entry) are faster, the GEMM calls' overhead being most of the time. Medians per call,
-// D = 3, 2 OpenMP threads of the Zen 5 VM (`qgml_bench_products`, perf/NOTES.md "Per-step matrix products
-// by GEMM"), kernel against GEMM, double: S at N = 6 0.69 against 1.03 us, N = 8 0.92-1.44 against
-// 1.19-1.21 us, N = 12 2.0 against 1.8 us, N = 256 31.8 against 6.4 ms; the penalty at N = 6 4.8 against
-// 4.6 us, N = 8 7.1 against 5.6 us, N = 256 178 against 38 ms (float: the same crossover, GEMM 12-13x
-// faster at N = 256).
+// (one thread per entry) are faster, the GEMM calls' overhead being most of the time; near N = 8 the two
+// are close, and above it GEMM's lead grows with N, in float as in double (`qgml_bench_products`, D = 3;
+// perf/NOTES.md, "Per-step matrix products by GEMM: the square sum and the commutator penalty", and the
+// medians per call in "Measurements moved out of code comments (2026-12-03)").
 constexpr int configuration_gemm_min_n = 8;
 
 // Whether the per-step products of N x N configuration matrices run through KokkosBlas::gemm on exec.

@@ -39,8 +39,9 @@ KOKKOS_INLINE_FUNCTION Real sign_of(Real magnitude, Real sign_source) {
 
 // sum_{j < len} x(j) y(j) in a fixed order that the compiler may vectorise: the first 8 floor(len / 8)
 // terms dealt round-robin to 8 partial sums (one SIMD accumulator for each of re and im; 8 measured
-// faster than 16 for float at N = 64), added pairwise ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)), then
-// the remaining terms in order.
+// faster than 16 for float at N = 64: perf/NOTES.md, "The team path on the lower triangle, its
+// matrix-vector products in SIMD"), added pairwise ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)), then the
+// remaining terms in order.
 template <class Real>
 KOKKOS_INLINE_FUNCTION complex_t<Real> lane_dot(const complex_t<Real>* x, const complex_t<Real>* y, const int len) {
   constexpr int w = 8;

@@ -1,6 +1,6 @@
 // The Householder reduction of linalg/householder_tridiagonal.hpp for one thread per matrix, on a matrix
 // stored as two real planes (real parts, then imaginary parts, row-major with leading dimension ld): the
-// layout of the host team path (model/ground_state_team.hpp with SerialLoops). Every complex
+// layout of the host team path (ground_state/ground_state_team.hpp with SerialLoops). Every complex
 // multiply-add along a row is then four real fused multiply-adds on whole vectors, without the
 // permutes that interleaved complex numbers need (perf/NOTES.md, "The host team path on split planes").
 //

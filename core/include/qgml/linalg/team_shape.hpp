@@ -5,7 +5,8 @@
 //    (linalg::VectorLoops). On CUDA a fraction of a warp per problem: at N = 8 eight points share a warp
 //    (4 lanes each) instead of one point per team of 32 or more threads, most of them idle in loops of
 //    8 and in the one-thread parts, and the lanes synchronise with __syncwarp instead of a block barrier;
-//    the training epoch at N = 8 is 4.5x faster on an H100 (perf/NOTES.md "Several points per team").
+//    so the training epoch at N = 8 is faster on GPUs than with one point per team (perf/NOTES.md,
+//    "Several points per team on GPUs: VectorLoops and TeamShape").
 //  - team: one problem per team of `threads` threads (linalg::TeamLoops; one thread: linalg::SerialLoops,
 //    the host default).
 #pragma once
@@ -63,9 +64,9 @@ using lanes_policy_type =
     Kokkos::TeamPolicy<ExecSpace, LanesMapping, Kokkos::LaunchBounds<team_shape_block_threads, team_shape_min_blocks>>;
 
 // The automatic lanes per problem of size N: the smallest power of two >= N / 2 (at least 2) up to
-// N = 16, 32 (a whole warp) above. Measured on an H100 in double (perf/NOTES.md "Several points per
-// team"): the team training epoch at N = 8 took 23.3 ms with 4 lanes, 35.5 with 8, 39.2 with 2;
-// batched_eigh at N = 16 12.3 ms with 8 lanes, 14.1 with 16; at N = 32 79.5 ms with 32, 106 with 16.
+// N = 16, 32 (a whole warp) above: on a GPU in double the fastest of the lane counts tried (the team
+// training epoch at N = 8: 4 lanes against 2 and 8; batched_eigh at N = 16: 8 against 16; at N = 32: 32
+// against 16; perf/NOTES.md, "Several points per team on GPUs: VectorLoops and TeamShape").
 // Below N = 32 the serial parts of a solve (the eigenvalues of T, the QL sweeps) weigh more, and more
 // problems per warp run them side by side.
 inline int team_shape_default_lanes(int n) {

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "qgml/common/error.hpp"
-#include "qgml/model/degeneracy.hpp"
-#include "qgml/model/ground_state_terms.hpp"
+#include "qgml/ground_state/degeneracy.hpp"
+#include "qgml/ground_state/ground_state_terms.hpp"
 #include "qgml/model/matrix_configuration.hpp"
 
 namespace qgml {

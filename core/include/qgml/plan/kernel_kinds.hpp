@@ -45,7 +45,7 @@ enum class EighStaging {
 // separate from the whole spectrum.
 enum class GeometryKernel { automatic, team, separate, packed };
 
-// The ground-state energy and reconstruction of the samplers (model/ground_state_energy.hpp).
+// The ground-state energy and reconstruction of the samplers (ground_state/ground_state_energy.hpp).
 enum class EnergyKernel { automatic, packed, team };
 
 // The fused host path's spectral work, reduction precision and pack width (train/loss_gradient.hpp).
@@ -76,7 +76,7 @@ inline const char* to_string(EnergyKernel k) {
 
 namespace detail {
 
-// How a packed ground-state kernel (energy, prediction) finds psi_0 (model/ground_state_packed.hpp).
+// How a packed ground-state kernel (energy, prediction) finds psi_0 (ground_state/ground_state_packed.hpp).
 enum class PackedGroundStateMethod { eigendecomposition, tridiagonal, tridiagonal_lowest };
 
 }  // namespace detail

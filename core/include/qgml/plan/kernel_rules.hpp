@@ -39,7 +39,8 @@ inline constexpr int eigh_team_min_n = 8;
 inline constexpr int eigh_staged_max_n = 32;
 // The fused path solves for the ground state alone (psi_0, and phi = R s by tridiagonal solves, about 4x
 // fewer flops than the whole spectrum at large N) from this N; below, the whole eigendecomposition, which
-// costs the same at N = 3, 4.
+// costs the same at N = 3, 4 ("Fused loss and gradient on CPUs, and the ground-state path (performance
+// issue)").
 inline constexpr int fused_ground_state_min_n = 5;
 // The fused ground-state path in double with its Householder reduction in single precision, refined in
 // double, from this N, where the reduction bounds the epoch ("The reduction in single precision, the

@@ -11,8 +11,8 @@
 // One batch per epoch (B >= T, full batch): no shuffle. The batch holds every point whatever the order,
 // and its loss and gradient are sums over its points, which the order changes only in rounding; so
 // order is the identity (each process's rows in their stored order, offsets = {0, rows held}), planned
-// once, and an epoch plans nothing (the keyed permutation cost ~5 % of a full-batch epoch at N = 8,
-// perf/NOTES.md "Packs of 16 doubles, and full batch without a shuffle").
+// once, and an epoch plans nothing (the keyed permutation was a visible share of a full-batch epoch at
+// N = 8, perf/NOTES.md "Packs of 16 doubles, and full batch without a shuffle").
 #pragma once
 
 #include <Kokkos_Core.hpp>

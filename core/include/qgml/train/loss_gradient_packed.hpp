@@ -1,7 +1,7 @@
 // Loss terms and gradient of a batch on CPUs in one pass per pack of W points (the "fused host path" of
 // LossGradient, perf/NOTES.md "Fused loss and gradient on CPUs, and the ground-state path"): for every
 // pack, H(x) (docs/math.md 2.1) is built straight into the packed eigensolver's arrays and its ground state
-// found (model/ground_state_packed.hpp), and every per-point term of docs/math.md 4.5-4.7 is formed with
+// found (ground_state/ground_state_packed.hpp), and every per-point term of docs/math.md 4.5-4.7 is formed with
 // the W lanes innermost, so that every loop over i, j, k is a SIMD loop over the points of the pack.
 //
 // Per point (loss_gradient.hpp has the same formulas): psi = psi_0, y_k = A_k psi,
@@ -36,13 +36,13 @@
 #include <cstddef>
 
 #include "qgml/common/types.hpp"
+#include "qgml/ground_state/degeneracy.hpp"
+#include "qgml/ground_state/ground_state_mixed.hpp"
+#include "qgml/ground_state/ground_state_packed.hpp"
+#include "qgml/ground_state/ground_state_terms.hpp"
+#include "qgml/ground_state/tridiagonal_ground_state.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
 #include "qgml/linalg/lanes.hpp"
-#include "qgml/linalg/tridiagonal_ground_state.hpp"
-#include "qgml/model/degeneracy.hpp"
-#include "qgml/model/ground_state_mixed.hpp"
-#include "qgml/model/ground_state_packed.hpp"
-#include "qgml/model/ground_state_terms.hpp"
 #include "qgml/train/loss_settings.hpp"
 #include "qgml/train/supervised_inputs.hpp"
 
@@ -59,10 +59,10 @@ KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_row(int n, int vector) {
 // (linalg::packed_eigh_width<Real>: 8 doubles, 16 floats), wide packs two (16 doubles). With two vectors
 // per lane operation the chains of divisions and dependent multiply-adds of the ground-state work
 // (Laguerre's iteration, the Sturm count, the inverse iteration, the tridiagonal solves, the reflectors'
-// norms) run two at a time: 1.04-1.38x per epoch at N = 3-48 in double on Zen 5 (perf/NOTES.md "Packs of
-// 16 doubles, and full batch without a shuffle"); in float, 32 lanes measured 0.89-1.13x. Wide packs are
-// consecutive pairs of narrow ones, so the chunks (which then hold an even number of narrow packs) and the
-// partial sums keep their layout.
+// norms) run two at a time: a faster epoch at every N measured (3-48) in double on Zen 5 (perf/NOTES.md
+// "Packs of 16 doubles, and full batch without a shuffle"); in float, 32 lanes gained little at small N
+// and lost at N = 32, so float stays at 16. Wide packs are consecutive pairs of narrow ones, so the
+// chunks (which then hold an even number of narrow packs) and the partial sums keep their layout.
 template <class Real>
 inline constexpr int packed_wide_width = 2 * linalg::packed_eigh_width<Real>;
 
@@ -136,8 +136,9 @@ int packed_gradient_max_chunks(int n, int d) {
 
 // Packs (narrow, of linalg::packed_eigh_width<Real> points) per chunk below which a chunk's partial
 // (zeroed, written, summed: ~d N^2) costs as much as its packs' work (~W N^3 each): min(4, max(1, 64 / N));
-// 4 at N <= 16 measured 1.07-1.10x on the epoch against one pack per chunk at N = 8 and 16
-// (perf/NOTES.md). The mixed-precision ground state (model/ground_state_mixed.hpp) and the wide packs take
+// 4 at N <= 16 made the epoch faster than one pack per chunk at N = 8 and 16, and 8 was no better
+// (perf/NOTES.md, "One pass per Householder step, A_l phi out of the per-point loop, partials in place
+// (issues 15, 17)"). The mixed-precision ground state (ground_state/ground_state_mixed.hpp) and the wide packs take
 // narrow packs in pairs (`paired`): then at least 2, and even.
 KOKKOS_INLINE_FUNCTION constexpr int packed_gradient_min_chunk_packs(int n, bool paired = false) {
   const int least = n >= 64 ? 1 : (64 / n > 4 ? 4 : 64 / n);
@@ -231,7 +232,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
                          const int* code, const Real* e0, const Real* emax, const Real* degenerate,
                          const int phi_source, const Real* h_r, const Real* h_i, const void* mixed_arrays) -> bool {
     Real pw[W];
-    // --- y_k = A_k psi, xbar_k, sigma^2, d^2 (model/ground_state_terms.hpp).
+    // --- y_k = A_k psi, xbar_k, sigma^2, d^2 (ground_state/ground_state_terms.hpp).
     Real sigma2[W], dist2[W];
     ground_state_terms_lanes<W>(a, psr_, psi_, xk_, yr, yi, rk, sigma2, dist2, [&](const int k, const Real* xb) {
       for (int q = 0; q < lanes; ++q) xbar(t0 + q, k) = xb[q];
@@ -435,7 +436,7 @@ KOKKOS_FUNCTION void packed_loss_gradient_chunk(const AView& a, const SView& sq,
 
   if constexpr (std::is_same_v<Real, double> && W == mixed_half_width) {
     if (mixed) {
-      // Two packs at a time: their ground states from one float reduction (model/ground_state_mixed.hpp),
+      // Two packs at a time: their ground states from one float reduction (ground_state/ground_state_mixed.hpp),
       // H_A in p.ar / p.ai and H_B in p.zr / p.zi; the halves that need it then take the double path, after
       // the others (it overwrites both H).
       const MixedGroundStateArrays m(n, d, mixed_scratch);

@@ -1,10 +1,10 @@
 // Predictions of a supervised model (docs/supervised.md, sections 1 and 11): y_hat_c(x) =
 // <psi_0(x)|B_c|psi_0(x)> for the C target operators B_c, psi_0(x) the ground state of H(x) = 1/2 sum_k (A_k - x_k)^2
 // of the feature matrices A_1..A_D. On host spaces for 2 <= N <= 256 one kernel per SIMD pack of points finds psi_0
-// alone (model/ground_state_packed.hpp: the whole spectrum at N = 2, from N = 3 the Householder reduction, E_0 of T and
-// inverse iteration, as the samplers' energy kernel) and forms <psi_0|B psi_0> in the lanes (for each B_c); elsewhere H
-// is built for a chunk of at most max_chunk points and solved by batched_eigh. Buffers are allocated once, so that a
-// trainer can predict a validation set every epoch without allocating.
+// alone (ground_state/ground_state_packed.hpp: the whole spectrum at N = 2, from N = 3 the Householder reduction, E_0
+// of T and inverse iteration, as the samplers' energy kernel) and forms <psi_0|B psi_0> in the lanes (for each B_c);
+// elsewhere H is built for a chunk of at most max_chunk points and solved by batched_eigh. Buffers are allocated once,
+// so that a trainer can predict a validation set every epoch without allocating.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -17,11 +17,11 @@
 #include "qgml/common/error.hpp"
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/line_aligned_scratch.hpp"
+#include "qgml/ground_state/ground_state_energy.hpp"
+#include "qgml/ground_state/ground_state_packed.hpp"
+#include "qgml/ground_state/ground_state_terms.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/linalg/lanes.hpp"
-#include "qgml/model/ground_state_energy.hpp"
-#include "qgml/model/ground_state_packed.hpp"
-#include "qgml/model/ground_state_terms.hpp"
 #include "qgml/model/hamiltonian.hpp"
 #include "qgml/model/matrix_configuration.hpp"
 #include "qgml/plan/kernel_rules.hpp"

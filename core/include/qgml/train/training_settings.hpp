@@ -53,7 +53,8 @@ struct TrainingSettings {
   bool check_replicas = false;  // data-parallel debugging: compare the matrices of all ranks every epoch
   // Warm-started eigensolves: each point's eigenvectors from the previous epoch are the starting basis
   // of a Jacobi refinement (EighOptions::warm_start); holds T N^2 complex numbers. On CPUs the cold
-  // packed solver is faster (perf/NOTES.md); this is for measurement and for GPU work.
+  // packed solver is faster (perf/NOTES.md, "Warm-started eigensolves during training (performance
+  // issue)"); this is for measurement and for GPU work.
   bool warm_start_eigh = false;
   // The loss-gradient implementation (LossKernel, train/loss_kernel.hpp): auto is the fused host kernel
   // on CPUs where it applies and the team kernel on GPUs; warm starts need (and get) separate.
@@ -66,7 +67,7 @@ struct TrainingSettings {
   bool ground_state_path = true;
   // In double, from N = LossGradient::mixed_precision_min_n on the fused ground-state path: the
   // Householder reduction in single precision, psi_0, E_0 and phi refined in double to double accuracy
-  // (model/ground_state_mixed.hpp); false: the reduction in double.
+  // (ground_state/ground_state_mixed.hpp); false: the reduction in double.
   bool mixed_precision_reduction = true;
   // In double, where the mixed precision does not run, on builds for 512-bit vectors: the fused path's
   // packs of 16 points, two vectors per lane operation (LossGradient::PackWidth::automatic); false: 8.
