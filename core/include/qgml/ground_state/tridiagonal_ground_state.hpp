@@ -1,8 +1,9 @@
 // The ground-state work on the real symmetric tridiagonal T = Q^H H Q (householder_tridiagonal.hpp) that
-// the ground-state paths share (docs/math.md 4.6, 4.7; perf/NOTES.md "the ground-state path"): E_0, E_max and the
-// degeneracy of E_0 by Laguerre's iteration and a Sturm count (the fused kernel), selected eigenvalues by
-// bisection on Sturm counts (the team kernels), z_0 by inverse iteration, and the regularised reduced
-// resolvent R_T = sum_{n != 0} f(E_n - E_0) z_n z_n^T applied by a complex tridiagonal solve.
+// the ground-state paths share (docs/math.md 4.6, 4.7; perf/NOTES.md "Fused loss and gradient on CPUs, and
+// the ground-state path"): E_0, E_max and the degeneracy of E_0 by Laguerre's iteration and a Sturm count
+// (the fused kernel), selected eigenvalues by bisection on Sturm counts (the team kernels), z_0 by inverse
+// iteration, and the regularised reduced resolvent R_T = sum_{n != 0} f(E_n - E_0) z_n z_n^T applied by a
+// complex tridiagonal solve.
 // T is given by its diagonal td and off-diagonal te (te[i] couples i and i + 1).
 //
 // The inverse iteration and the resolvent are written for W lanes (value i of lane q at i * W + q: the

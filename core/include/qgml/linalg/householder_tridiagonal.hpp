@@ -76,7 +76,7 @@ KOKKOS_INLINE_FUNCTION complex_t<Real> lane_dot(const complex_t<Real>* x, const 
 // loops; d, e and tau are complete after the call returns on every thread.
 //
 // The two mappings differ in what they read and update (perf/NOTES.md, "The team Householder reduction
-// vectorised on CPUs", "... on the lower triangle"); they agree to rounding:
+// vectorised on CPUs", "The team path on the lower triangle"); they agree to rounding:
 //  - SerialLoops reads and updates the lower triangle only (the strict upper triangle of the input is never
 //    read): p(r) = sum_{c < r} A(r, c) v(c) + Re A(r, r) v(r) + sum_{c > r} conj(A(c, r)) v(c), row c
 //    giving a lane_dot for p(c) and an axpy into p(b .. c - 1), and the rank-2 update runs over c <= r:
