@@ -7,7 +7,7 @@
 //   a_l = w b_l - (1 - w) c_l + (1 - w) r_l psi,   e_l = -(1 - w) b_l.
 // The batch gradient G_l = sum_t weight_t (M_l(t) + M_l(t)^H) is a product of N x 2T and 2T x N
 // matrices, U_l W^H + (U_l W^H)^H, with the columns [a_l(t) | e_l(t)] and [psi(t) | phi(t)], stored
-// as rows of U (2 T x D N) and W (2 T x N): one GEMM Y = W^H U (loss_gradient_team.hpp).
+// as rows of U (2 T x D N) and W (2 T x N): one GEMM Y = W^H U (gradient_product.hpp).
 // Every sum over points runs in a fixed order, so results do not depend on the thread count.
 //
 // Three implementations of compute() (LossKernel, loss_kernel.hpp; set_kernel): the fused host path,
