@@ -129,6 +129,7 @@ inline Result train_and_analyse(const Exec& exec, const Points& data, const RunS
   ts.learning_rate = rs.learning_rate;
   ts.loss.w = rs.w;
   ts.seed = rs.shuffle_seed;
+  ts.early_stop_tolerance = 0;  // a fixed number of epochs, as the paper trains
   {
     Kokkos::Timer timer;
     qgml::Trainer<Real, Exec> trainer(config, data, ts, exec);

@@ -136,7 +136,7 @@ TEST_CASE("the quantum metric is the Jacobian d xbar / d x", "[geometry]") {
         std::vector<double> both = plus;
         both.insert(both.end(), minus.begin(), minus.end());
         auto points = to_device_points<double, Space>(both, 2, d);
-        const auto e = evaluate(exec, config, points, LossSettings{});
+        const auto e = evaluate(exec, config, points, LossSettings{0.0});
         auto xbar = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.xbar);
         for (int mu = 0; mu < d; ++mu) {
           const double fd = (xbar(0, mu) - xbar(1, mu)) / (2 * h);

@@ -317,9 +317,9 @@ TEMPLATE_TEST_CASE("the fused host path gives the separate kernels' loss, gradie
   SECTION("accumulating a second batch") {
     const HostMatrices m = gaussian_hermitian_matrices(3, 6, 0.6, 21);
     const std::vector<double> pts = random_points(50, 3, 1.0, 22);
-    const auto f = run_engine<Real, Space>(m, pts, LossSettings{}, fused_ground_state, true);
-    const auto r = run_engine<Real, Space>(m, pts, LossSettings{}, separate, true);
-    const auto once = run_engine<Real, Space>(m, pts, LossSettings{}, fused_ground_state, false);
+    const auto f = run_engine<Real, Space>(m, pts, LossSettings{0.0}, fused_ground_state, true);
+    const auto r = run_engine<Real, Space>(m, pts, LossSettings{0.0}, separate, true);
+    const auto once = run_engine<Real, Space>(m, pts, LossSettings{0.0}, fused_ground_state, false);
     CHECK(relative_difference(r.gradient, f.gradient) <= tol);
     CHECK(relative_difference(r.sums, f.sums) <= tol);
     for (std::size_t i = 0; i < f.gradient.size(); ++i)
@@ -337,6 +337,7 @@ TEMPLATE_TEST_CASE("the fused host path gives the separate kernels' loss, gradie
     pts[2 * width] = pts[2 * width + 1] = 0;
     for (auto policy : {DegeneracyPolicy::regularize, DegeneracyPolicy::skip}) {
       LossSettings s;
+      s.w = 0;
       s.degeneracy = policy;
       const auto r = run_engine<Real, Space>(m, pts, s, separate, false);
       const auto f = run_engine<Real, Space>(m, pts, s, fused_spectrum, false);
@@ -373,8 +374,8 @@ TEMPLATE_TEST_CASE("the fused host path gives the separate kernels' loss, gradie
     const HostMatrices m = gaussian_hermitian_matrices(3, 4, 0.6, 24);
     std::vector<double> pts = random_points(width + 2, 3, 1.0, 25);
     pts[3 * 5 + 1] = std::nan("");
-    const auto f = run_engine<Real, Space>(m, pts, LossSettings{}, fused_ground_state, false);
-    const auto r = run_engine<Real, Space>(m, pts, LossSettings{}, separate, false);
+    const auto f = run_engine<Real, Space>(m, pts, LossSettings{0.0}, fused_ground_state, false);
+    const auto r = run_engine<Real, Space>(m, pts, LossSettings{0.0}, separate, false);
     CHECK(f.info == r.info);
     CHECK(f.info[5] == linalg::eigh_non_finite_input);
     CHECK(f.sums[loss_nonfinite_points] == 1);
@@ -603,8 +604,8 @@ TEMPLATE_TEST_CASE("the team path gives the fused and separate paths' loss, grad
     const std::vector<double> pts = random_points(700, 3, 1.0, 42);
     for (const TeamShape& shape : team_shapes<Space>()) {
       CAPTURE(to_string(shape));
-      const auto first = run_engine<Real, Space>(m, pts, LossSettings{}, team, false, shape);
-      const auto again = run_engine<Real, Space>(m, pts, LossSettings{}, team, false, shape);
+      const auto first = run_engine<Real, Space>(m, pts, LossSettings{0.0}, team, false, shape);
+      const auto again = run_engine<Real, Space>(m, pts, LossSettings{0.0}, team, false, shape);
       CHECK(again.gradient == first.gradient);
       CHECK(again.sums == first.sums);
       CHECK(again.xbar == first.xbar);
@@ -613,8 +614,8 @@ TEMPLATE_TEST_CASE("the team path gives the fused and separate paths' loss, grad
   SECTION("accumulating a second batch") {
     const HostMatrices m = gaussian_hermitian_matrices(3, 6, 0.6, 21);
     const std::vector<double> pts = random_points(50, 3, 1.0, 22);
-    const auto f = run_engine<Real, Space>(m, pts, LossSettings{}, team, true);
-    const auto r = run_engine<Real, Space>(m, pts, LossSettings{}, separate, true);
+    const auto f = run_engine<Real, Space>(m, pts, LossSettings{0.0}, team, true);
+    const auto r = run_engine<Real, Space>(m, pts, LossSettings{0.0}, separate, true);
     CHECK(relative_difference(r.gradient, f.gradient) <= tol);
     CHECK(relative_difference(r.sums, f.sums) <= tol);
   }
@@ -629,6 +630,7 @@ TEMPLATE_TEST_CASE("the team path gives the fused and separate paths' loss, grad
     for (auto policy : {DegeneracyPolicy::regularize, DegeneracyPolicy::skip}) {
       CAPTURE(int(policy));
       LossSettings s;
+      s.w = 0;
       s.degeneracy = policy;
       const auto r = run_engine<Real, Space>(m, pts, s, separate, false);
       const auto g = run_engine<Real, Space>(m, pts, s, team, false);
@@ -648,8 +650,8 @@ TEMPLATE_TEST_CASE("the team path gives the fused and separate paths' loss, grad
     const HostMatrices m = gaussian_hermitian_matrices(3, 9, 0.6, 26);
     std::vector<double> pts = random_points(25, 3, 1.0, 27);
     for (double& v : pts) v *= 30;
-    const auto r = run_engine<Real, Space>(m, pts, LossSettings{}, separate, false);
-    const auto g = run_engine<Real, Space>(m, pts, LossSettings{}, team, false);
+    const auto r = run_engine<Real, Space>(m, pts, LossSettings{0.0}, separate, false);
+    const auto g = run_engine<Real, Space>(m, pts, LossSettings{0.0}, team, false);
     CHECK(relative_difference(r.gradient, g.gradient) <= 10 * tol);
     CHECK(relative_difference(r.xbar, g.xbar) <= 10 * tol);
     CHECK(relative_difference(r.sums, g.sums) <= 10 * tol);
@@ -658,8 +660,8 @@ TEMPLATE_TEST_CASE("the team path gives the fused and separate paths' loss, grad
     const HostMatrices m = gaussian_hermitian_matrices(3, 4, 0.6, 24);
     std::vector<double> pts = random_points(10, 3, 1.0, 25);
     pts[3 * 5 + 1] = std::nan("");
-    const auto g = run_engine<Real, Space>(m, pts, LossSettings{}, team, false);
-    const auto r = run_engine<Real, Space>(m, pts, LossSettings{}, separate, false);
+    const auto g = run_engine<Real, Space>(m, pts, LossSettings{0.0}, team, false);
+    const auto r = run_engine<Real, Space>(m, pts, LossSettings{0.0}, separate, false);
     CHECK(g.info == r.info);
     CHECK(g.info[5] == linalg::eigh_non_finite_input);
     CHECK(g.sums[loss_nonfinite_points] == 1);

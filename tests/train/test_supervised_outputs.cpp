@@ -383,6 +383,8 @@ TEMPLATE_TEST_CASE("softmax training learns three classes, and its metrics are t
   s.batch_size = 30;
   s.learning_rate = 0.05;
   s.seed = 3;
+  s.loss.w = 0;
+  s.early_stop_tolerance = 0;
   Trainer<Real, Space> trainer(config, data, s, exec);
   trainer.set_validation(data);
   trainer.train();

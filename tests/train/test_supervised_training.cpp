@@ -50,6 +50,8 @@ TrainingSettings supervised_settings(Task task, int epochs, int batch) {
   s.batch_size = batch;
   s.learning_rate = 0.05;
   s.seed = 3;
+  s.loss.w = 0;
+  s.early_stop_tolerance = 0;
   return s;
 }
 

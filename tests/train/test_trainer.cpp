@@ -196,6 +196,8 @@ TEMPLATE_TEST_CASE("a batch with a non-finite loss is skipped and never reaches 
   s.epochs = 3;
   s.batch_size = 10;
   s.learning_rate = 0.01;
+  s.loss.w = 0;
+  s.seed = 0;
   Trainer<Real, Space> trainer(config, data, s, exec);
   const auto history = trainer.train();
   for (const auto& r : history) {
@@ -218,6 +220,8 @@ TEMPLATE_TEST_CASE("the last partial batch is kept and the learning-rate schedul
   s.epochs = 3;
   s.batch_size = 500;
   s.learning_rate = 0.02;
+  s.loss.w = 0;
+  s.seed = 0;
   s.schedule.kind = LearningRateSchedule::Kind::exponential;
   s.schedule.gamma = 0.5;
   Trainer<Real, Space> trainer(config, data, s, exec);
@@ -631,6 +635,8 @@ TEST_CASE("an epoch in which every point fails stops training with a message; th
   s.epochs = 3;
   s.batch_size = 10;
   s.learning_rate = 0.01;
+  s.loss.w = 0;
+  s.seed = 0;
   s.checkpoint_dir = dir.path.string();
   Trainer<Real, Space> trainer(config, data, s, exec);
   CHECK_THROWS_WITH(trainer.train(),

@@ -15,6 +15,9 @@ inline TrainingSettings sphere_settings(int epochs) {
   s.learning_rate = 0.01;
   s.loss.w = 0.25;
   s.seed = 7;
+  // No plateau stop and checkpoints at the end only: the cases that test those set them.
+  s.early_stop_tolerance = 0;
+  s.checkpoint_every = 0;
   return s;
 }
 

@@ -18,7 +18,7 @@ enum class PenaltyKind { none, frobenius, frobenius_squared };
 enum class DegeneracyPolicy { regularize, skip };
 
 struct LossSettings {
-  double w = 0.0;  // weight of the quantum fluctuation sigma^2
+  double w = 0.5;  // weight of the quantum fluctuation sigma^2 (training.w)
   PenaltyKind penalty = PenaltyKind::none;
   double penalty_weight = 0.0;  // lambda
   DegeneracyPolicy degeneracy = DegeneracyPolicy::regularize;

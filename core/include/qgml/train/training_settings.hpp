@@ -31,21 +31,23 @@ struct LearningRateSchedule {
 LearningRateSchedule::Kind parse_schedule_kind(const std::string& s);
 std::string to_string(LearningRateSchedule::Kind k);
 
+// The defaults are those of the program's training.* settings (one default per setting: the settings
+// table, apps/config/settings_table.cpp, and tests/app/test_setting_defaults.cpp compares them).
 struct TrainingSettings {
-  int epochs = 100;
-  int batch_size = 0;  // 0 or >= T: full batch
-  double learning_rate = 1e-3;
+  int epochs = 2000;
+  int batch_size = 500;  // 0 or >= T: full batch
+  double learning_rate = 0.01;
   LearningRateSchedule schedule;
   LossSettings loss;
   AdamSettings adam;
-  std::uint64_t seed = 0;      // shuffling: epoch e uses the permutation keyed by (seed, e)
-  int checkpoint_every = 0;    // epochs between checkpoints (0: only at the end, if a directory is set)
+  std::uint64_t seed = 7;      // shuffling: epoch e uses the permutation keyed by (seed, e)
+  int checkpoint_every = 10;   // epochs between checkpoints (0: only at the end, if a directory is set)
   std::string checkpoint_dir;  // empty: no checkpoints
   // Plateau test after epoch e (early_stop_converged): with W = early_stop_window and m_j the mean epoch
   // loss over epochs j - W + 1 .. j, stop when |m_e - m_{e-W}| <= tol |m_{e-W}| (tol 0: never). W = 1
   // compares consecutive epochs.
-  double early_stop_tolerance = 0;
-  int early_stop_window = 1;
+  double early_stop_tolerance = 1e-3;
+  int early_stop_window = 25;
   // Supervised training with validation points (Trainer::set_validation): stop when the mean validation
   // loss has not improved on its best for this many epochs; Trainer::restore_best() then returns the
   // operators of the best epoch (tracked whatever this is). 0: off.

@@ -1,0 +1,97 @@
+// One default per setting: the library's settings structs, default-constructed, hold the defaults of the
+// settings table (apps/config/settings_table.cpp) that the program, the C API, the Fortran module and the
+// Python package read. Each comparison parses the table's default through the program's own conversion
+// (training_settings, geometry_settings), so a default changed on one side only fails here.
+#include <catch2/catch_test_macros.hpp>
+
+#include <string>
+#include <vector>
+
+#include "qgml/geometry/quantum_geometry.hpp"
+#include "qgml/train/training_settings.hpp"
+
+#include "analysis.hpp"
+#include "config.hpp"
+#include "run_setup.hpp"
+
+using namespace qgml;
+using namespace qgml::app;
+
+TEST_CASE("defaults: TrainingSettings{} holds the training.* defaults of the settings table",
+          "[app][settings][defaults]") {
+  const Config c = load_config("", {});
+  const TrainingSettings program = training_settings(c, "run");
+  const TrainingSettings library{};
+  CHECK(library.epochs == program.epochs);
+  CHECK(library.batch_size == program.batch_size);
+  CHECK(library.learning_rate == program.learning_rate);
+  CHECK(library.schedule.kind == program.schedule.kind);
+  CHECK(library.schedule.gamma == program.schedule.gamma);
+  CHECK(library.schedule.step_size == program.schedule.step_size);
+  CHECK(library.schedule.min_lr == program.schedule.min_lr);
+  CHECK(library.loss.w == program.loss.w);
+  CHECK(LossSettings{}.w == program.loss.w);
+  CHECK(library.loss.penalty == program.loss.penalty);
+  CHECK(library.loss.penalty_weight == program.loss.penalty_weight);
+  CHECK(library.loss.degeneracy == program.loss.degeneracy);
+  CHECK(library.seed == program.seed);
+  CHECK(library.checkpoint_every == program.checkpoint_every);
+  CHECK(library.early_stop_tolerance == program.early_stop_tolerance);
+  CHECK(library.early_stop_window == program.early_stop_window);
+  CHECK(library.validation_patience == program.validation_patience);
+  CHECK(library.check_replicas == program.check_replicas);
+  CHECK(library.warm_start_eigh == program.warm_start_eigh);
+  CHECK(library.mixed_precision_reduction == program.mixed_precision_reduction);
+  CHECK(library.wide_packs == program.wide_packs);
+  CHECK(library.kernel == program.kernel);
+  CHECK(library.task == program.task);
+  // Not settings of the table: where checkpoints go is the run directory's (run_setup.hpp).
+  CHECK(library.checkpoint_dir.empty());
+}
+
+TEST_CASE("defaults: SupervisedSettings{} holds the supervised training.* defaults of the settings table",
+          "[app][settings][defaults]") {
+  const Config c = load_config("", {{"task", "regression"}});
+  const TrainingSettings program = training_settings(c, "run");
+  const SupervisedSettings library{};
+  CHECK(library.loss == program.supervised.loss);
+  CHECK(library.huber_delta == program.supervised.huber_delta);
+  CHECK(library.lambda == program.supervised.lambda);
+  CHECK(library.outputs == program.supervised.outputs);
+}
+
+TEST_CASE("defaults: GeometrySettings{} holds the analysis.* defaults of the settings table",
+          "[app][settings][defaults]") {
+  const GeometrySettings program = geometry_settings(load_config("", {}));
+  const GeometrySettings library{};
+  CHECK(library.metric == program.metric);
+  CHECK(library.estimator.min_gap_ratio == program.estimator.min_gap_ratio);
+  CHECK(library.estimator.noise_floor == program.estimator.noise_floor);
+  CHECK(library.estimator.first_gap_exponent == program.estimator.first_gap_exponent);
+  CHECK(library.kernel == program.kernel);
+  const TangentSpreadSettings& a = library.spread;
+  const TangentSpreadSettings& b = program.spread;
+  CHECK(a.enabled == b.enabled);
+  CHECK(a.neighbours == b.neighbours);
+  CHECK(a.promote == b.promote);
+  CHECK(a.promote_max == b.promote_max);
+  CHECK(a.gap_below == b.gap_below);
+  CHECK(a.gap_promote == b.gap_promote);
+  CHECK(a.demote == b.demote);
+  CHECK(a.band == b.band);
+  CHECK(a.scales == b.scales);
+  CHECK(a.local == b.local);
+  CHECK(a.local_gap == b.local_gap);
+  CHECK(a.local_consistency == b.local_consistency);
+  CHECK(a.no_gap_ratio == b.no_gap_ratio);
+  CHECK(a.distance_neighbours == b.distance_neighbours);
+  CHECK(a.distance_share == b.distance_share);
+}
+
+TEST_CASE("defaults: every setting's default is valid for its own type, range and choices",
+          "[app][settings][defaults]") {
+  for (const Setting& s : schema()) {
+    INFO(s.key << " = '" << s.default_value << "'");
+    CHECK(setting_problem(s.key, s.default_value).empty());
+  }
+}
