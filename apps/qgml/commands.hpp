@@ -1,8 +1,11 @@
-// The qgml program's subcommands; each returns the process exit code.
+// The qgml program's subcommands; each returns the process exit code (sample_command is the driver's:
+// the C interface runs it too).
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include "sample/sample_command.hpp"
 
 namespace qgml::app {
 
@@ -13,8 +16,6 @@ int eval_command(const std::vector<std::string>& args);
 int info_command();
 int generate_command(const std::vector<std::string>& args);
 int fuzzy_sphere_command(const std::vector<std::string>& args);
-// out_dir (may be null) gets the sample directory once it is chosen (before the first draw).
-int sample_command(const std::vector<std::string>& args, std::string* out_dir = nullptr);
 int predict_command(const std::vector<std::string>& args);
 
 }  // namespace qgml::app

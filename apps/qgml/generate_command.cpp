@@ -9,8 +9,8 @@
 #include "qgml/io/data_io.hpp"
 
 #include "commands.hpp"
-#include "config.hpp"
-#include "data_source.hpp"
+#include "data/data_source.hpp"
+#include "settings/config.hpp"
 
 namespace qgml::app {
 

@@ -13,8 +13,8 @@
 #include "qgml/io/parse_number.hpp"
 
 #include "commands.hpp"
-#include "config.hpp"
-#include "parallel.hpp"
+#include "run/parallel.hpp"
+#include "settings/config.hpp"
 
 namespace {
 

@@ -19,9 +19,9 @@
 #include "qgml/train/supervised_metrics.hpp"
 
 #include "commands.hpp"
-#include "format.hpp"
-#include "supervised_data.hpp"
-#include "supervised_prediction.hpp"
+#include "common/format.hpp"
+#include "data/supervised_data.hpp"
+#include "data/supervised_prediction.hpp"
 
 namespace qgml::app {
 

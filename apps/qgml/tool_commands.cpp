@@ -22,13 +22,13 @@
 #include "qgml/train/evaluate.hpp"
 #include "qgml/version.hpp"
 
-#include "analysis.hpp"
+#include "analysis/analysis.hpp"
 #include "commands.hpp"
-#include "config.hpp"
-#include "format.hpp"
-#include "json_file.hpp"
-#include "parallel.hpp"
-#include "run_directory.hpp"
+#include "common/format.hpp"
+#include "common/json_file.hpp"
+#include "run/parallel.hpp"
+#include "run/run_directory.hpp"
+#include "settings/config.hpp"
 
 namespace qgml::app {
 

@@ -9,9 +9,9 @@
 #include "qgml/common/error.hpp"
 
 #include "commands.hpp"
-#include "config.hpp"
-#include "run_resume.hpp"
-#include "train_run.hpp"
+#include "run/run_resume.hpp"
+#include "settings/config.hpp"
+#include "train/train_run.hpp"
 
 namespace qgml::app {
 

@@ -30,12 +30,12 @@
 #include "qgml/train/trainer.hpp"
 
 #include "commands.hpp"
-#include "config.hpp"
-#include "data_source.hpp"
-#include "format.hpp"
-#include "json_file.hpp"
-#include "run_directory.hpp"
-#include "run_setup.hpp"
+#include "common/format.hpp"
+#include "common/json_file.hpp"
+#include "data/data_source.hpp"
+#include "run/run_directory.hpp"
+#include "settings/config.hpp"
+#include "settings/run_setup.hpp"
 
 namespace qgml::app {
 

@@ -113,7 +113,7 @@ if [ "$offline" = 1 ]; then
   command -v c++ >/dev/null || command -v g++ >/dev/null || die "--offline: no C++ compiler (c++, g++) on PATH"
 fi
 packages=(g++ cmake ninja-build ccache pkg-config liblapacke-dev libopenblas-dev libyaml-cpp-dev nlohmann-json3-dev ca-certificates
-          python3-matplotlib)  # matplotlib: the plots of a run (apps/qgml/plot_run.py)
+          python3-matplotlib)  # matplotlib: the plots of a run (driver/run/plot_run.py)
 [ "$use_mpi" = 1 ] && packages+=(libopenmpi-dev openmpi-bin)
 missing=()
 [ "$offline" = 1 ] || [ "$sources_only" = 1 ] || for p in "${packages[@]}"; do

@@ -1,4 +1,4 @@
-// The program's in-process profiler (apps/qgml/profiler.hpp): its memory high-water mark under
+// The program's in-process profiler (driver/run/profiler.hpp): its memory high-water mark under
 // allocation callbacks from many threads at once (Kokkos' OpenMP backend resizes its per-thread scratch
 // inside a parallel region), and a fresh record at each install (one process trains many times through
 // the Python package and the C interface).
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "../../apps/qgml/profiler.hpp"
+#include "run/profiler.hpp"
 
 namespace {
 

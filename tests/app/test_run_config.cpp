@@ -1,4 +1,4 @@
-// The run's config.yaml (config_yaml, apps/qgml/run_directory.hpp): what the program writes, its own
+// The run's config.yaml (config_yaml, driver/run/run_directory.hpp): what the program writes, its own
 // parser reads back exactly, whatever the strings hold.
 #include <catch2/catch_test_macros.hpp>
 
@@ -9,8 +9,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "../../apps/qgml/run_directory.hpp"
-#include "config.hpp"
+#include "run/run_directory.hpp"
+#include "settings/config.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The data fingerprint of a run (app::data_hash, apps/qgml/run_fingerprint.hpp): a Kokkos reduction
+// The data fingerprint of a run (app::data_hash, driver/run/run_fingerprint.hpp): a Kokkos reduction
 // that gives the value of the per-point definition for any thread count and any sharding over ranks.
 #include <catch2/catch_test_macros.hpp>
 
@@ -11,7 +11,7 @@
 
 #include "qgml/data/datasets.hpp"
 
-#include "../../apps/qgml/run_fingerprint.hpp"
+#include "run/run_fingerprint.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // One default per setting: the library's settings structs, default-constructed, hold the defaults of the
-// settings table (apps/config/settings_table.cpp) that the program, the C API, the Fortran module and the
+// settings table (driver/settings/settings_table.cpp) that the program, the C API, the Fortran module and the
 // Python package read. Each comparison parses the table's default through the program's own conversion
 // (training_settings, geometry_settings), so a default changed on one side only fails here.
 #include <catch2/catch_test_macros.hpp>
@@ -10,9 +10,9 @@
 #include "qgml/geometry/quantum_geometry.hpp"
 #include "qgml/train/training_settings.hpp"
 
-#include "analysis.hpp"
-#include "config.hpp"
-#include "run_setup.hpp"
+#include "analysis/analysis.hpp"
+#include "settings/config.hpp"
+#include "settings/run_setup.hpp"
 
 using namespace qgml;
 using namespace qgml::app;

@@ -1,4 +1,4 @@
-// The program's settings table (apps/config): "auto" where a setting allows it, one strict parser per
+// The program's settings table (driver/settings): "auto" where a setting allows it, one strict parser per
 // type, duplicate keys and second documents refused, suggestions for misspelt keys.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -11,7 +11,7 @@
 #include "qgml/common/error.hpp"
 #include "qgml/model/default_matrix_size.hpp"
 
-#include "config.hpp"
+#include "settings/config.hpp"
 
 using namespace qgml::app;
 using Catch::Matchers::ContainsSubstring;

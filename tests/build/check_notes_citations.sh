@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check_notes_citations.sh SOURCE_DIR
-# Fails when a file in core/, apps/, backends/, bindings/, perf/ (but perf/NOTES.md), docs/ or README.md
+# Fails when a file in core/, driver/, apps/, backends/, bindings/, perf/ (but perf/NOTES.md), docs/ or README.md
 # cites a section of perf/NOTES.md by a title that is no heading of perf/NOTES.md. A citation is a quoted
 # title next to `NOTES.md`, in one of two forms:
 #  - after it: NOTES.md "Title", NOTES.md, "Title" or NOTES.md: "Title", and further titles chained to
@@ -22,7 +22,7 @@ if [ ! -f "$notes" ]; then
   echo "FAIL: no $notes in $src"
   exit 1
 fi
-files=$( { grep -rlI -F 'NOTES.md' core apps backends bindings perf docs 2>/dev/null
+files=$( { grep -rlI -F 'NOTES.md' core driver apps backends bindings perf docs 2>/dev/null
            grep -lI -F 'NOTES.md' README.md 2>/dev/null; } | grep -vxF "$notes" | sort)
 report=$(for f in $files; do
   awk -v notes="$notes" -v file="$f" '

@@ -6,7 +6,7 @@
 set -u
 src=$1 limit=${2:-500}
 cd "$src" || exit 2
-long=$(find core apps backends bindings perf examples cmake .ci -type f \
+long=$(find core driver apps backends bindings perf examples cmake .ci -type f \
          \( -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.f90' \
             -o -name '*.F90' -o -name '*.py' -o -name '*.sh' -o -name '*.cmake' -o -name 'CMakeLists.txt' \
             -o -name 'run' \) -print0 |
@@ -16,5 +16,5 @@ if [ -n "$long" ]; then
   echo "$long"
   exit 1
 fi
-count=$(find core apps backends bindings perf examples cmake .ci -type f | wc -l)
-echo "ok: no source file over $limit lines in core/, apps/, backends/, bindings/, perf/, examples/, cmake/, .ci/ ($count files)"
+count=$(find core driver apps backends bindings perf examples cmake .ci -type f | wc -l)
+echo "ok: no source file over $limit lines in core/, driver/, apps/, backends/, bindings/, perf/, examples/, cmake/, .ci/ ($count files)"

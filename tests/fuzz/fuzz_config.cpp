@@ -1,7 +1,7 @@
 // libFuzzer target: the program's settings file (YAML text) through qgml::app::load_config, then every
 // setting read back through its typed accessor (an accepted value must read without error).
-#include "config.hpp"
 #include "fuzz_common.hpp"
+#include "settings/config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string path = qgml::fuzz::write_file(qgml::fuzz::scratch() / "config.yaml", data, size);

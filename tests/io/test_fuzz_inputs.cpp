@@ -14,7 +14,7 @@
 #include "qgml/io/configuration_io.hpp"
 #include "qgml/io/data_io.hpp"
 
-#include "config.hpp"
+#include "settings/config.hpp"
 #include "temp_dir.hpp"
 
 namespace {

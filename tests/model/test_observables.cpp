@@ -77,8 +77,8 @@ TEMPLATE_TEST_CASE("energy identity 2 E_0 = d^2 + sigma^2 on random configuratio
   }
 }
 
-TEMPLATE_TEST_CASE("fuzzy sphere closed forms: |xbar| = c j, sigma^2 = c^2 j, gaps c |x| (spec 1.8)", "[observables]",
-                   QGML_TEST_CONFIGS) {
+TEMPLATE_TEST_CASE("fuzzy sphere closed forms: |xbar| = c j, sigma^2 = c^2 j, gaps c |x| (docs/math.md 7)",
+                   "[observables]", QGML_TEST_CONFIGS) {
   using Real = typename TestType::real_type;
   using Space = typename TestType::execution_space;
   const double tol = std::is_same_v<Real, float> ? 2e-5 : 1e-12;

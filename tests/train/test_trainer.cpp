@@ -57,7 +57,7 @@ bool identical(const HostMatrices& a, const HostMatrices& b) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("end to end: the unit sphere trains to the spin-1 fuzzy sphere (spec 4.2, 8.5)", "[training]",
+TEMPLATE_TEST_CASE("end to end: the unit sphere trains to the spin-1 fuzzy sphere (docs/math.md 7, A.1)", "[training]",
                    QGML_TEST_CONFIGS) {
   using Real = typename TestType::real_type;
   using Space = typename TestType::execution_space;

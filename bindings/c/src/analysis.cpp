@@ -2,7 +2,7 @@
 // dimension estimate (docs/math.md 6), by the core library's kernels on Kokkos::DefaultExecutionSpace. The
 // points are wrapped as an unmanaged host View (no copy) where the execution space reads host memory;
 // float32 arrays run the float instantiation.
-#include "analysis.hpp"
+#include "analysis/analysis.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -17,7 +17,7 @@
 #include "qgml/train/evaluate.hpp"
 
 #include "c_api_internal.hpp"
-#include "config.hpp"
+#include "settings/config.hpp"
 #include "settings_internal.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "c_api_internal.hpp"
-#include "supervised_prediction.hpp"
+#include "data/supervised_prediction.hpp"
 
 namespace fs = std::filesystem;
 

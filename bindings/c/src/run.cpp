@@ -9,7 +9,7 @@
 #include "qgml/train/training_settings.hpp"
 
 #include "c_api_internal.hpp"
-#include "train_run.hpp"
+#include "train/train_run.hpp"
 
 namespace fs = std::filesystem;
 

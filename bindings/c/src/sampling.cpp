@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "c_api_internal.hpp"
-#include "commands.hpp"
+#include "sample/sample_command.hpp"
 
 namespace {
 

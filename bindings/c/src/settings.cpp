@@ -1,10 +1,10 @@
 // Settings: the program's configuration (defaults, a YAML file, overrides in order), validated by the
-// program's own reader (apps/config/config.hpp) at every call.
+// program's own reader (driver/settings/config.hpp) at every call.
 #include <memory>
 #include <string>
 
 #include "c_api_internal.hpp"
-#include "config.hpp"
+#include "settings/config.hpp"
 #include "settings_internal.hpp"
 
 namespace qgml::capi {

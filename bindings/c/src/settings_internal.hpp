@@ -2,7 +2,7 @@
 #pragma once
 
 #include "c_api_internal.hpp"
-#include "config.hpp"
+#include "settings/config.hpp"
 
 namespace qgml::capi {
 app::Config resolve(const qgml_settings& s);

@@ -15,7 +15,7 @@ void write_file_atomically(const std::string& path, const std::string& contents)
 
 // Whether `name` is exactly the name of such a temporary: <path>.tmp.<pid> or <path>.tmp.<pid>.<n>,
 // <path> not empty, <pid> and <n> decimal without a leading zero (pid at most 2^31 - 1). Sets `pid`.
-// (The run directory's clean-up of an interrupted write's temporaries, apps/qgml/run_directory.hpp.)
+// (The run directory's clean-up of an interrupted write's temporaries, driver/run/run_directory.hpp.)
 bool is_temporary_name(const std::string& name, long& pid);
 
 }  // namespace qgml

@@ -32,7 +32,7 @@ LearningRateSchedule::Kind parse_schedule_kind(const std::string& s);
 std::string to_string(LearningRateSchedule::Kind k);
 
 // The defaults are those of the program's training.* settings (one default per setting: the settings
-// table, apps/config/settings_table.cpp, and tests/app/test_setting_defaults.cpp compares them).
+// table, driver/settings/settings_table.cpp, and tests/app/test_setting_defaults.cpp compares them).
 struct TrainingSettings {
   int epochs = 2000;
   int batch_size = 500;  // 0 or >= T: full batch

@@ -1,0 +1,15 @@
+// The log's lines on the kernels a training run uses (plan/kernel_plan.hpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "settings/config.hpp"
+
+namespace qgml::app {
+
+// The `automatic:` lines of the kernels that run at N (plan/kernel_plan.hpp); `analysis`: the run computes
+// the metric.
+std::vector<std::string> kernel_notes(const Config& c, int n, bool analysis);
+
+}  // namespace qgml::app
