@@ -331,27 +331,19 @@ int sample_command(const std::vector<std::string>& args, std::string* out_dir) {
     s.run_dir = run_dir;
     s.chains = int(strict_integer("chains", o.at("chains"), 1, 100000000L));
     s.steps = strict_integer("steps", o.at("steps"), 0, 1000000000L);
-    s.sampler.kind = parse_sampler_kind(o.at("sampler"));
-    s.sampler.warmup = int(strict_integer("warmup", o.at("warmup"), 0, 1000000000L));
-    s.sampler.beta = strict_real("beta", o.at("beta"));
-    s.sampler.leapfrog_steps = int(strict_integer("leapfrog", o.at("leapfrog"), 1, 100000));
-    s.sampler.seed = std::uint64_t(strict_integer("seed", o.at("seed"), 0, 999999999999999999L));
+    s.sampler = sampler_settings(o);
     if (o.at("step-size") == "auto") {
-      s.sampler.step_size = 0;
       s.step_origin = s.sampler.warmup > 0
                           ? format("auto: start at %.4g, dual averaging over the %d warm-up iterations",
                                    initial_step_size(s.sampler), s.sampler.warmup)
                           : format("auto: %.4g (no warm-up, not adapted)", initial_step_size(s.sampler));
     } else {
-      s.sampler.step_size = strict_real("step-size", o.at("step-size"));
-      s.sampler.adapt = false;
       s.step_origin = "given (not adapted)";
     }
     if (o.at("target-acceptance") == "auto") {
       s.target_origin =
           format("auto: %.3f for %s", default_target_acceptance(s.sampler.kind), to_string(s.sampler.kind).c_str());
     } else {
-      s.sampler.target_acceptance = strict_real("target-acceptance", o.at("target-acceptance"));
       s.target_origin = "given";
     }
     validate(s.sampler);

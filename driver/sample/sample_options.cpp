@@ -28,4 +28,22 @@ double strict_real(const std::string& key, const std::string& text) {
   return v;
 }
 
+SamplerSettings sampler_settings(const std::map<std::string, std::string>& o) {
+  SamplerSettings s;
+  s.kind = parse_sampler_kind(o.at("sampler"));
+  s.warmup = int(strict_integer("warmup", o.at("warmup"), 0, 1000000000L));
+  s.beta = strict_real("beta", o.at("beta"));
+  s.leapfrog_steps = int(strict_integer("leapfrog", o.at("leapfrog"), 1, 100000));
+  s.seed = std::uint64_t(strict_integer("seed", o.at("seed"), 0, 999999999999999999L));
+  if (o.at("step-size") == "auto") {
+    s.step_size = 0;
+  } else {
+    s.step_size = strict_real("step-size", o.at("step-size"));
+    s.adapt = false;
+  }
+  if (o.at("target-acceptance") != "auto")
+    s.target_acceptance = strict_real("target-acceptance", o.at("target-acceptance"));
+  return s;
+}
+
 }  // namespace qgml::app

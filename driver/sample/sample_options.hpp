@@ -4,6 +4,8 @@
 #include <map>
 #include <string>
 
+#include "qgml/sample/sampler_settings.hpp"
+
 namespace qgml::app {
 
 // The options and their defaults ("auto": chosen and printed).
@@ -14,5 +16,10 @@ long strict_integer(const std::string& key, const std::string& text, long lo, lo
 
 // The value `text` of option --key: a number; an Error naming the option otherwise.
 double strict_real(const std::string& key, const std::string& text);
+
+// The sampler's settings from the options (every key of sample_defaults() present): --sampler, --warmup,
+// --beta, --leapfrog, --seed; --step-size auto is 0 (adapted during warm-up), a given one is not adapted;
+// --target-acceptance auto is 0 (default_target_acceptance). Not validated (validate(SamplerSettings)).
+SamplerSettings sampler_settings(const std::map<std::string, std::string>& options);
 
 }  // namespace qgml::app

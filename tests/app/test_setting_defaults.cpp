@@ -1,16 +1,20 @@
 // One default per setting: the library's settings structs, default-constructed, hold the defaults of the
 // settings table (driver/settings/settings_table.cpp) that the program, the C API, the Fortran module and the
-// Python package read. Each comparison parses the table's default through the program's own conversion
-// (training_settings, geometry_settings), so a default changed on one side only fails here.
+// Python package read, and of qgml sample's options (driver/sample/sample_options.cpp). Each comparison
+// parses those defaults through the program's own conversion (training_settings, geometry_settings,
+// sampler_settings), so a default changed on one side only fails here.
 #include <catch2/catch_test_macros.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "qgml/geometry/quantum_geometry.hpp"
+#include "qgml/sample/sampler_settings.hpp"
 #include "qgml/train/training_settings.hpp"
 
 #include "analysis/analysis.hpp"
+#include "sample/sample_options.hpp"
 #include "settings/config.hpp"
 #include "settings/run_setup.hpp"
 
@@ -86,6 +90,27 @@ TEST_CASE("defaults: GeometrySettings{} holds the analysis.* defaults of the set
   CHECK(a.no_gap_ratio == b.no_gap_ratio);
   CHECK(a.distance_neighbours == b.distance_neighbours);
   CHECK(a.distance_share == b.distance_share);
+}
+
+TEST_CASE("defaults: SamplerSettings{} holds the defaults of qgml sample's options", "[app][settings][defaults]") {
+  const SamplerSettings program = sampler_settings(sample_defaults());
+  const SamplerSettings library{};
+  CHECK(library.kind == program.kind);
+  CHECK(library.beta == program.beta);
+  CHECK(library.step_size == program.step_size);
+  CHECK(library.adapt == program.adapt);
+  CHECK(library.target_acceptance == program.target_acceptance);
+  CHECK(library.warmup == program.warmup);
+  CHECK(library.leapfrog_steps == program.leapfrog_steps);
+  CHECK(library.seed == program.seed);
+  // A given step size is not adapted; a given target acceptance is taken as it is.
+  std::map<std::string, std::string> given = sample_defaults();
+  given["step-size"] = "0.05";
+  given["target-acceptance"] = "0.6";
+  const SamplerSettings set = sampler_settings(given);
+  CHECK(set.step_size == 0.05);
+  CHECK_FALSE(set.adapt);
+  CHECK(set.target_acceptance == 0.6);
 }
 
 TEST_CASE("defaults: every setting's default is valid for its own type, range and choices",
