@@ -14,6 +14,8 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 mkdir -p "$out"
 work="$(mktemp -d /tmp/qgml-dimension-runs.XXXXXX)"
 revision="${QGML_REVISION:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+# The build: qgml and Kokkos versions, backends, execution space and concurrency (`qgml info`).
+build_info="$("$bin" info --kokkos-disable-warnings 2>/dev/null | head -n 4 | paste -sd ';' -)"
 run_case() {
   local name="$1"
   shift
@@ -24,11 +26,12 @@ run_case() {
   t1=$(date +%s.%N)
   { echo "== $name: $bin train $*"; cat "$work/$name.log"; } >>"$out/dimension_runs.log"
   line="$(grep -E "intrinsic dimension" "$work/$name.log" | tail -n 1)"
-  python3 - "$name" "$t0" "$t1" "$rc" "$line" "$revision" "$*" <<'EOF' >>"$out/dimension_runs.jsonl"
-import json, sys, datetime
-name, t0, t1, rc, line, rev, args = sys.argv[1:8]
+  python3 - "$name" "$t0" "$t1" "$rc" "$line" "$revision" "$*" "$build_info" <<'EOF' >>"$out/dimension_runs.jsonl"
+import json, os, sys, datetime
+name, t0, t1, rc, line, rev, args, build = sys.argv[1:9]
 print(json.dumps({"suite": "default_run", "case": name, "seconds": round(float(t1) - float(t0), 3),
-                  "exit": int(rc), "dimension_line": line, "args": args, "git_revision": rev,
+                  "exit": int(rc), "dimension_line": line, "args": args, "git_revision": rev, "build": build,
+                  "omp_num_threads": os.environ.get("OMP_NUM_THREADS", ""),
                   "utc": datetime.datetime.now(datetime.timezone.utc).isoformat()}))
 EOF
 }
