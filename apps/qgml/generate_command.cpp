@@ -30,12 +30,11 @@ int generate_command(const std::vector<std::string>& args) {
     }
   }
   if (out.empty()) throw Error("qgml generate: --out X.csv or X.npy is required");
-  Config c = load_config("", overrides);
-  if (!c.text("data.file").empty())
-    throw Error("qgml generate: data.file is set; generate writes a generator's points");
-  if (c.is_auto("data.standardize")) c.set("data.standardize", "false", "qgml generate: raw points");
+  DataSection settings = read_data_settings(load_config("", overrides));
+  if (!settings.file.empty()) throw Error("qgml generate: data.file is set; generate writes a generator's points");
+  if (!settings.standardize) settings.standardize = false;  // auto: the generator's raw points
   using Exec = Kokkos::DefaultExecutionSpace;
-  const auto points = load_data<double>(Exec(), c);
+  const auto points = load_data<double>(Exec(), settings);
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), points);
   HostData data;
   data.rows = int(host.extent(0));
@@ -50,8 +49,8 @@ int generate_command(const std::vector<std::string>& args) {
     write_points_csv(out, data, true);
   else
     throw Error("qgml generate: --out '" + out + "': expected a .csv or .npy file name");
-  std::printf("%d points in R^%d (%s, noise %g, seed %ld) written to %s\n", data.rows, data.cols,
-              c.text("data.generator").c_str(), c.real("data.noise"), c.integer("data.seed"), out.c_str());
+  std::printf("%d points in R^%d (%s, noise %g, seed %llu) written to %s\n", data.rows, data.cols,
+              settings.generator.c_str(), settings.noise, (unsigned long long)settings.seed, out.c_str());
   return 0;
 }
 

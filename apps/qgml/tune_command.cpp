@@ -307,20 +307,19 @@ std::string table_row(const Trial& t) {
 }
 
 template <class Real>
-int tune(const Config& c, const TuneOptions& o) {
+int tune(RunSettings s, const TuneOptions& o) {
   const Exec exec;
   // Everything that can fail on bad input happens before the first trial.
-  auto data = load_data<Real>(exec, c);
+  auto data = load_data<Real>(exec, s.data);
   const long points = long(data.extent(0));
   const int d = int(data.extent(1));
-  Config resolved = c;
-  const auto initial = initial_configuration<Real>(exec, resolved, resolve_model_shape(resolved, d), d);
+  const auto initial = initial_configuration<Real>(exec, s.model, resolve_model_shape(s, d), d);
   const int n = initial.matrix_size();
   for (const long b : o.batches)
     if (b > points)
       throw Error("--batches: " + std::to_string(b) + " is larger than the data set (" + std::to_string(points) +
                   " points)");
-  TrainingSettings settings = training_settings(c, "");
+  TrainingSettings settings = training_settings(s, "");
   settings.checkpoint_dir.clear();  // tune writes no checkpoints
   settings.checkpoint_every = 0;
   settings.early_stop_tolerance = 0;
@@ -476,9 +475,9 @@ int tune(const Config& c, const TuneOptions& o) {
 
 int tune_command(const std::vector<std::string>& args) {
   const TuneOptions o = parse_options(args);
-  const Config c = load_config(o.config_path, o.overrides);
-  if (c.text("model.precision") == "float") return tune<float>(c, o);
-  return tune<double>(c, o);
+  const RunSettings s = read_run_settings(load_config(o.config_path, o.overrides));
+  if (s.model.single_precision) return tune<float>(s, o);
+  return tune<double>(s, o);
 }
 
 }  // namespace qgml::app

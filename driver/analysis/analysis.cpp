@@ -22,28 +22,6 @@ GeometrySettings geometry_settings(const std::string& metric, double min_gap_rat
   return s;
 }
 
-GeometrySettings geometry_settings(const Config& c) {
-  GeometrySettings s = geometry_settings(c.text("analysis.metric"), c.real("analysis.min_gap_ratio"),
-                                         c.real("analysis.noise_floor"), c.real("analysis.first_gap_exponent"));
-  s.kernel = parse_geometry_kernel(c.text("analysis.kernel"));
-  s.spread.enabled = c.boolean("analysis.spread_check");
-  s.spread.neighbours = c.is_auto("analysis.spread_neighbours") ? 0 : int(c.integer("analysis.spread_neighbours"));
-  s.spread.gap_below = c.real("analysis.spread_gap_below");
-  s.spread.gap_promote = c.real("analysis.spread_gap_promote");
-  s.spread.local = c.boolean("analysis.local_pca");
-  s.spread.local_gap = c.real("analysis.local_pca_gap");
-  s.spread.local_consistency = c.real("analysis.local_pca_consistency");
-  s.spread.no_gap_ratio = c.real("analysis.no_gap_ratio");
-  s.spread.distance_neighbours = int(c.integer("analysis.distance_neighbours"));
-  s.spread.distance_share = c.real("analysis.distance_share");
-  s.spread.promote = c.real("analysis.spread_promote");
-  s.spread.demote = c.real("analysis.spread_demote");
-  s.spread.band = c.real("analysis.spread_band");
-  s.spread.promote_max = c.real("analysis.spread_promote_max");
-  s.spread.scales = parse_spread_scales(c.text("analysis.spread_scales"));
-  return s;
-}
-
 std::vector<int> parse_spread_scales(const std::string& text) {
   std::vector<int> scales;
   if (text == "none" || text.empty()) return scales;

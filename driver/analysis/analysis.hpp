@@ -15,12 +15,10 @@
 #include "qgml/parallel/communicator.hpp"
 
 #include "common/format.hpp"
-#include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 
 namespace qgml::app {
 
-// The analysis.* settings (metric and gap rule).
-GeometrySettings geometry_settings(const Config& c);
 // analysis.spread_scales: "10,20,50" (ascending neighbour counts) or "none"; an error naming
 // the setting otherwise (qgml::Error).
 std::vector<int> parse_spread_scales(const std::string& text);
@@ -118,12 +116,13 @@ void check_analysis_needs(const GeometrySettings& settings, int chunk, std::int6
              100 * memory_budget_share, p.refusal.c_str(), smaller.c_str(), kernels.c_str(), p.otherwise.c_str()));
 }
 
+// The analysis of `data` with the settings `s` (analysis.*, in chunks of s.chunk points), written into
+// out_dir (write_analysis).
 template <class Real, class ExecSpace, class PointsView>
 DimensionSummary analyze(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config,
-                         const PointsView& data, const Config& c, const std::string& out_dir, Communicator& comm,
-                         const JsonFields& extra = {}) {
-  const DimensionAnalysis a =
-      analyze_dimension(exec, config, data, geometry_settings(c), int(c.integer("analysis.chunk")), comm);
+                         const PointsView& data, const AnalysisSection& s, const std::string& out_dir,
+                         Communicator& comm, const JsonFields& extra = {}) {
+  const DimensionAnalysis a = analyze_dimension(exec, config, data, s.geometry, s.chunk, comm);
   write_analysis(a, out_dir, comm, extra);
   return a.summary;
 }

@@ -16,7 +16,7 @@
 #include "qgml/io/data_io.hpp"
 #include "qgml/parallel/communicator.hpp"
 
-#include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 
 namespace qgml::app {
 
@@ -73,11 +73,11 @@ struct DataShard {
 // rank (e.g. a bad row in a file, which only the rank holding it parses) is raised on every rank.
 // With data.array set, the points are `memory`'s rows (the same on every rank).
 template <class Real, class ExecSpace>
-DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& c, Communicator& comm,
+DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const DataSection& data, Communicator& comm,
                                            const PointsInMemory* memory = nullptr) {
   DataShard<Real, ExecSpace> shard;
   run_collectively(comm, [&] {
-    const std::string array = c.text("data.array");
+    const std::string& array = data.array;
     if (!array.empty() || memory) {
       if (!memory || array.empty())
         throw Error(array.empty() ? std::string("points in memory need the setting data.array (what they are)")
@@ -85,8 +85,8 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
                                         "': these points were handed over in memory by the C, Fortran or "
                                         "Python interface, and only that interface can pass them again (the "
                                         "program reads data.file or data.generator)");
-      if (!c.text("data.file").empty())
-        throw Error("data.file = '" + c.text("data.file") + "' and points in memory (data.array = '" + array +
+      if (!data.file.empty())
+        throw Error("data.file = '" + data.file + "' and points in memory (data.array = '" + array +
                     "') are both given: give one");
       if (memory->rows < comm.size() || memory->columns < 1)
         throw Error("data.array = '" + array + "': " + std::to_string(memory->rows) + " x " +
@@ -105,7 +105,7 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
       shard.total = memory->rows;
       return;
     }
-    const std::string file = c.text("data.file");
+    const std::string& file = data.file;
     if (!file.empty()) {
       HostShard h = read_points_shard(file, comm.rank(), comm.size());
       if (h.data.rows == 0)
@@ -123,21 +123,21 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
       shard.total = h.total;
       return;
     }
-    const std::int64_t total = c.integer("data.points");
+    const std::int64_t total = data.points;
     if (total < comm.size())
       throw Error("data.points = " + std::to_string(total) + " is too few for " + std::to_string(comm.size()) +
                   " ranks (every rank needs at least one point)");
     const ShardRange r = shard_range(total, comm.size(), comm.rank());
     const int t = int(r.size());
-    const double noise = c.real("data.noise");
-    const auto seed = std::uint64_t(c.integer("data.seed"));
-    const std::string g = c.text("data.generator");
+    const double noise = data.noise;
+    const std::uint64_t seed = data.seed;
+    const std::string& g = data.generator;
     const std::int64_t f = r.begin;
     auto& x = shard.points;
     if (g == "sphere")
-      x = sphere_points<Real>(exec, t, int(c.integer("data.dimension")), noise, seed, f);
+      x = sphere_points<Real>(exec, t, data.dimension, noise, seed, f);
     else if (g == "circle")
-      x = circle_points<Real>(exec, t, c.real("data.radius"), noise, seed, f);
+      x = circle_points<Real>(exec, t, data.radius, noise, seed, f);
     else if (g == "spiral")
       x = spiral_points<Real>(exec, t, noise, seed, f);
     else if (g == "line")
@@ -145,8 +145,7 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
     else if (g == "swiss_roll")
       x = swiss_roll_points<Real>(exec, t, noise, seed, f);
     else if (g == "hypercube")
-      x = hypercube_points<Real>(exec, t, int(c.integer("data.intrinsic_dimension")), int(c.integer("data.dimension")),
-                                 noise, seed, f);
+      x = hypercube_points<Real>(exec, t, data.intrinsic_dimension, data.dimension, noise, seed, f);
     else if (g == "sphere10")
       x = benchmark_sphere10_points<Real>(exec, t, noise, seed, f);
     else if (g == "affine")
@@ -161,11 +160,11 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
     shard.total = total;
   });
   // A standardisation error (identical points, a spread beyond a double) names the data it is about.
-  const std::string source = !c.text("data.array").empty()  ? "data.array '" + c.text("data.array") + "'"
-                             : !c.text("data.file").empty() ? "data file '" + c.text("data.file") + "'"
-                                                            : "data.generator " + c.text("data.generator");
+  const std::string source = !data.array.empty()  ? "data.array '" + data.array + "'"
+                             : !data.file.empty() ? "data file '" + data.file + "'"
+                                                  : "data.generator " + data.generator;
   try {
-    if (c.is_auto("data.standardize")) {
+    if (!data.standardize) {
       shard.automatic = true;
       const Standardization st = data_statistics(exec, shard.points, comm);
       shard.standardized = standardization_needed(st);
@@ -177,7 +176,7 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
         apply_standardization(exec, shard.points, st);
         shard.standardization = st;
       }
-    } else if (c.boolean("data.standardize")) {
+    } else if (*data.standardize) {
       shard.standardization = standardize(exec, shard.points, comm);
       shard.standardized = true;
     }
@@ -189,9 +188,9 @@ DataShard<Real, ExecSpace> load_data_shard(const ExecSpace& exec, const Config& 
 
 // All T points in this process (the commands that do not distribute their work).
 template <class Real, class ExecSpace>
-RealMatrix<Real, typename ExecSpace::memory_space> load_data(const ExecSpace& exec, const Config& c) {
+RealMatrix<Real, typename ExecSpace::memory_space> load_data(const ExecSpace& exec, const DataSection& data) {
   SelfCommunicator self;
-  return load_data_shard<Real>(exec, c, self).points;
+  return load_data_shard<Real>(exec, data, self).points;
 }
 
 }  // namespace qgml::app

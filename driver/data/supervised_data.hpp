@@ -26,7 +26,7 @@
 #include "data/supervised_json.hpp"
 #include "data/supervised_table.hpp"
 #include "data/supervised_transform.hpp"
-#include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 
 namespace qgml::app {
 
@@ -40,11 +40,11 @@ struct SupervisedData {
 
 // Settles the classification loss and model.outputs for the classes of the training targets (two:
 // logistic, one operator, unless training.loss = softmax; more: softmax, one operator per class), and
-// model.outputs for the regression outputs; each automatic choice is set in c with its reason and
+// model.outputs for the regression outputs; each automatic choice is made in s with its reason and
 // reported in `automatic`.
-inline void settle_outputs(Config& c, SupervisedTransform& tr, std::vector<std::string>& automatic) {
+inline void settle_outputs(RunSettings& s, SupervisedTransform& tr, std::vector<std::string>& automatic) {
   if (tr.task == Task::classification) {
-    const std::string loss = c.text("training.loss");
+    const std::string loss = s.training.loss;
     const int classes = int(tr.classes.size());
     if (loss == "logistic" && classes > 2)
       throw Error(
@@ -53,7 +53,8 @@ inline void settle_outputs(Config& c, SupervisedTransform& tr, std::vector<std::
                  classes, class_list(tr.classes).c_str()));
     tr.softmax = loss == "softmax" || classes > 2;
     if (loss == "auto" && tr.softmax) {
-      c.set("training.loss", "softmax", "automatic: more than two classes");
+      s.training.loss = "softmax";
+      s.choose("training.loss", "softmax", "automatic: more than two classes");
       automatic.push_back(
           format("automatic: training.loss = softmax (%d classes: one target operator per class, "
                  "docs/supervised.md section 11)",
@@ -61,36 +62,38 @@ inline void settle_outputs(Config& c, SupervisedTransform& tr, std::vector<std::
     }
   }
   const int outputs = tr.outputs();
-  if (c.is_auto("model.outputs")) {
-    c.set("model.outputs", std::to_string(outputs), "automatic: the targets of the data");
+  if (!s.model.outputs) {
+    s.model.outputs = outputs;
+    s.choose("model.outputs", std::to_string(outputs), "automatic: the targets of the data");
     if (outputs > 1)
       automatic.push_back(format("automatic: model.outputs = %d target operators (%s)", outputs,
                                  tr.task == Task::regression ? "one per target column" : "one per class"));
-  } else if (c.integer("model.outputs") != outputs) {
+  } else if (*s.model.outputs != outputs) {
     throw Error(format(
-        "model.outputs = %s, but the data have %d %s: leave model.outputs out (auto)", c.text("model.outputs").c_str(),
+        "model.outputs = %d, but the data have %d %s: leave model.outputs out (auto)", *s.model.outputs,
         tr.task == Task::regression ? tr.target_count() : outputs,
         tr.task == Task::regression ? "target column(s)" : (tr.softmax ? "classes" : "classes (one logistic output)")));
   }
 }
 
-inline SupervisedData load_supervised_data(Config& c, const PointsInMemory* memory) {
+inline SupervisedData load_supervised_data(RunSettings& s, const PointsInMemory* memory) {
   SupervisedData out;
-  const Task task = parse_task(c.text("task"));
-  const std::string file = c.text("data.file"), target_file = c.text("data.target_file");
+  const DataSection& data = s.data;
+  const Task task = s.task;
+  const std::string &file = data.file, &target_file = data.target_file;
   HostData raw;
   std::string name = file;
-  if (memory && !c.text("data.array").empty()) {
+  if (memory && !data.array.empty()) {
     raw.rows = int(memory->rows);
     raw.cols = memory->columns;
     raw.values.resize(std::size_t(raw.rows) * raw.cols);
     for (int t = 0; t < raw.rows; ++t)
       for (int k = 0; k < raw.cols; ++k) raw(t, k) = (*memory)(t, k);
-    name = "data.array " + c.text("data.array");
+    name = "data.array " + data.array;
   } else if (!file.empty()) {
     raw = read_points(file);
   } else {
-    throw Error("task " + c.text("task") +
+    throw Error("task " + to_string(task) +
                 " needs data with targets: data.file (features and a target column, data.target_column) or the "
                 "arrays of the Python, C or Fortran interface; the generators (data.generator) have no targets");
   }
@@ -98,10 +101,9 @@ inline SupervisedData load_supervised_data(Config& c, const PointsInMemory* memo
   std::vector<int> target;
   if (!target_file.empty()) {
     // The targets come from one place: a target column named beside a target file would be ignored.
-    if (c.integer("data.target_column") != -1 || !c.text("data.target_columns").empty())
-      throw Error((c.integer("data.target_column") != -1
-                       ? "data.target_column = " + c.text("data.target_column")
-                       : "data.target_columns = '" + c.text("data.target_columns") + "'") +
+    if (data.target_column != -1 || !data.target_columns.empty())
+      throw Error((data.target_column != -1 ? "data.target_column = " + std::to_string(data.target_column)
+                                            : "data.target_columns = '" + data.target_columns + "'") +
                   " and data.target_file '" + target_file +
                   "': the targets come either from columns of the data (data.target_column, data.target_columns) "
                   "or from a file (data.target_file, every column of the data a feature); set one of them");
@@ -113,16 +115,16 @@ inline SupervisedData load_supervised_data(Config& c, const PointsInMemory* memo
                          name.c_str()));
     out.source = format("targets from %s", target_file.c_str());
   } else {
-    target = detail::target_column_indices(c, raw.cols, name);
+    target = detail::target_column_indices(data, raw.cols, name);
     if (task == Task::classification && target.size() > 1)
-      throw Error("data.target_columns = '" + c.text("data.target_columns") +
+      throw Error("data.target_columns = '" + data.target_columns +
                   "': a classification has one target column, the class labels");
     std::string list;
     for (int k : target) list += (list.empty() ? "" : ", ") + std::to_string(k);
     out.source = format("targets from column%s %s of %s", target.size() > 1 ? "s" : "", list.c_str(), name.c_str());
   }
   const int target_count = target_file.empty() ? int(target.size()) : targets.cols;
-  if (memory && !c.text("data.array").empty()) check_finite(*memory, c.text("data.array"), target);
+  if (memory && !data.array.empty()) check_finite(*memory, data.array, target);
   HostData all = detail::features_then_targets(raw, target, target_file.empty() ? nullptr : &targets);
   const int d = all.cols - target_count;
   out.d = d;
@@ -130,7 +132,7 @@ inline SupervisedData load_supervised_data(Config& c, const PointsInMemory* memo
   tr.task = task;
   tr.target_columns = target;
   // The validation points.
-  const std::string validation_file = c.text("data.validation_file");
+  const std::string& validation_file = data.validation_file;
   if (!validation_file.empty()) {
     const HostData v = read_points(validation_file);
     const int expected = target_file.empty() ? raw.cols : raw.cols + target_count;
@@ -144,11 +146,11 @@ inline SupervisedData load_supervised_data(Config& c, const PointsInMemory* memo
     out.train = all;
     out.source += format("; %d validation points from %s", v.rows, validation_file.c_str());
   } else {
-    const double f = c.real("data.validation_fraction");
+    const double f = data.validation_fraction;
     const int held = int(std::lround(f * all.rows));
     if (all.rows - held < 1)
       throw Error(format("data.validation_fraction = %g leaves no training point of %d", f, all.rows));
-    const KeyedPermutation p(std::uint64_t(all.rows), std::uint64_t(c.integer("data.seed")), 0x76616c);
+    const KeyedPermutation p(std::uint64_t(all.rows), data.seed, 0x76616c);
     std::vector<char> is_validation(std::size_t(all.rows), 0);
     for (int i = 0; i < held; ++i) is_validation[std::size_t(p(std::uint64_t(i)))] = 1;
     std::vector<int> train_rows, validation_rows;
@@ -178,7 +180,7 @@ inline SupervisedData load_supervised_data(Config& c, const PointsInMemory* memo
       throw Error(
           format("task classification: the targets of %s hold more than 4096 classes (a regression?)", name.c_str()));
     tr.classes.assign(labels.begin(), labels.end());
-    settle_outputs(c, tr, out.automatic);
+    settle_outputs(s, tr, out.automatic);
     out.automatic.push_back(
         tr.softmax ? format("classes: %s -> 0 .. %d (softmax over %d target operators)", class_list(tr.classes).c_str(),
                             int(tr.classes.size()) - 1, int(tr.classes.size()))
@@ -199,11 +201,11 @@ inline SupervisedData load_supervised_data(Config& c, const PointsInMemory* memo
           "(metrics and predictions in the targets' units)",
           target_count > 1 ? format(" of output %d", j).c_str() : "", tr.target_mean.back(), tr.target_scale.back()));
     }
-    settle_outputs(c, tr, out.automatic);
+    settle_outputs(s, tr, out.automatic);
   }
   // Features: z-scores per column with the training points' statistics.
-  const bool automatic = c.is_auto("data.standardize");
-  const bool standardize = automatic || c.boolean("data.standardize");
+  const bool automatic = !data.standardize;
+  const bool standardize = automatic || *data.standardize;
   tr.feature_mean.assign(std::size_t(d), 0.0);
   tr.feature_scale.assign(std::size_t(d), 1.0);
   if (standardize)

@@ -13,7 +13,7 @@
 #include "qgml/io/data_io.hpp"
 
 #include "common/format.hpp"
-#include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 
 namespace qgml::app {
 
@@ -21,11 +21,11 @@ namespace detail {
 
 // The columns of `cols` that hold the targets: data.target_columns (a comma-separated list, in output
 // order) or data.target_column (one), each negative from the end. Errors name the setting and the file.
-inline std::vector<int> target_column_indices(const Config& c, int cols, const std::string& file) {
-  const std::string list = c.text("data.target_columns");
+inline std::vector<int> target_column_indices(const DataSection& data, int cols, const std::string& file) {
+  const std::string& list = data.target_columns;
   const bool several = !list.empty();
-  if (several && c.integer("data.target_column") != -1)
-    throw Error("data.target_column = " + c.text("data.target_column") + " and data.target_columns = '" + list +
+  if (several && data.target_column != -1)
+    throw Error("data.target_column = " + std::to_string(data.target_column) + " and data.target_columns = '" + list +
                 "': set one of them (data.target_columns names every target column)");
   std::vector<long> given;
   if (several) {
@@ -44,7 +44,7 @@ inline std::vector<int> target_column_indices(const Config& c, int cols, const s
       start = comma + 1;
     }
   } else {
-    given.push_back(c.integer("data.target_column"));
+    given.push_back(data.target_column);
   }
   const char* setting = several ? "data.target_columns" : "data.target_column";
   if (cols < int(given.size()) + 1)

@@ -13,7 +13,7 @@
 #include "qgml/parallel/communicator.hpp"
 
 #include "data/data_source.hpp"
-#include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 #include "train/train_spaces.hpp"
 
 namespace qgml::app {
@@ -30,7 +30,7 @@ struct PlacedData {
 };
 
 template <class Real, class DataSpace>
-PlacedData<Real, DataSpace> placed_data(const Exec& exec, const Config& c, Communicator& comm,
+PlacedData<Real, DataSpace> placed_data(const Exec& exec, const DataSection& data, Communicator& comm,
                                         const PointsInMemory* memory) {
   PlacedData<Real, DataSpace> placed;
   auto take = [&](const auto& shard) {
@@ -42,11 +42,11 @@ PlacedData<Real, DataSpace> placed_data(const Exec& exec, const Config& c, Commu
     placed.standardization = shard.standardization;
   };
   if constexpr (std::is_same_v<DataSpace, Exec::memory_space>) {
-    const auto shard = load_data_shard<Real>(exec, c, comm, memory);
+    const auto shard = load_data_shard<Real>(exec, data, comm, memory);
     take(shard);
     placed.points = shard.points;
   } else {
-    const auto shard = load_data_shard<Real>(Kokkos::DefaultHostExecutionSpace(), c, comm, memory);
+    const auto shard = load_data_shard<Real>(Kokkos::DefaultHostExecutionSpace(), data, comm, memory);
     take(shard);
     placed.points = RealMatrix<Real, DataSpace>(Kokkos::ViewAllocateWithoutInitializing("qgml::app::points"),
                                                 shard.points.extent(0), shard.points.extent(1));

@@ -16,6 +16,7 @@
 #include "qgml/train/checkpoint.hpp"
 
 #include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 
 namespace qgml::app {
 
@@ -74,14 +75,13 @@ std::string data_hash(const Exec& exec, const Points& points, std::int64_t total
 
 // Whether `key` shapes what is trained: every data.*, model.* and training.* setting except the
 // run's length and bookkeeping (training.epochs, early stop, patience, checkpoint interval, replica checks,
-// data.placement) and, with a data file or points in memory, the generator's settings.
-inline bool shapes_training(const Config& c, const std::string& key) {
+// data.placement) and, with a data file or points in memory (given_points), the generator's settings.
+inline bool shapes_training(bool given_points, const std::string& key) {
   static const char* const excluded[] = {"training.epochs",   "training.early_stop",       "training.early_stop_window",
                                          "training.patience", "training.checkpoint_every", "training.check_replicas",
                                          "data.placement"};
   for (const char* e : excluded)
     if (key == e) return false;
-  const bool given_points = !c.text("data.file").empty() || !c.text("data.array").empty();
   static const char* const given_data_keys[] = {"data.file",           "data.array",       "data.standardize",
                                                 "data.target_column",  "data.target_file", "data.validation_fraction",
                                                 "data.validation_file"};
@@ -91,10 +91,13 @@ inline bool shapes_training(const Config& c, const std::string& key) {
   return key == "task" || key.rfind("data.", 0) == 0 || key.rfind("model.", 0) == 0 || key.rfind("training.", 0) == 0;
 }
 
+// The settings that shape what is trained, with their values in c (a run's resolved configuration).
 inline std::vector<std::pair<std::string, std::string>> fingerprint_settings(const Config& c) {
+  const DataSection data = read_data_settings(c);
+  const bool given_points = !data.file.empty() || !data.array.empty();
   std::vector<std::pair<std::string, std::string>> out;
   for (const Setting& s : schema())
-    if (shapes_training(c, s.key)) out.emplace_back(s.key, c.text(s.key));
+    if (shapes_training(given_points, s.key)) out.emplace_back(s.key, c.text(s.key));
   return out;
 }
 

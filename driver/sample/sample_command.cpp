@@ -101,8 +101,8 @@ int sample(SampleSetup s, bool resume, bool quiet) {
   } else {
     RealMatrix<Real, Mem> x0;
     if (s.init == "data") {
-      const Config c = load_config((fs::path(s.run_dir) / "config.yaml").string(), {});
-      const auto points = load_data<Real>(exec, c);
+      const DataSection data = read_data_settings(load_config((fs::path(s.run_dir) / "config.yaml").string(), {}));
+      const auto points = load_data<Real>(exec, data);
       if (int(points.extent(1)) != d)
         throw Error("the run's data have D = " + std::to_string(points.extent(1)) +
                     " but its matrices D = " + std::to_string(d));
@@ -364,7 +364,7 @@ int sample_command(const std::vector<std::string>& args, std::string* out_dir) {
     const bool has_config = fs::exists(fs::path(run_dir) / "config.yaml");
     // Points handed over in memory (data.array) are not in the run directory: no data to start from.
     const std::string in_memory =
-        has_config ? load_config((fs::path(run_dir) / "config.yaml").string(), {}).text("data.array") : "";
+        has_config ? read_data_settings(load_config((fs::path(run_dir) / "config.yaml").string(), {})).array : "";
     if (o.at("init") == "auto") {
       s.init = has_config && in_memory.empty() ? "data" : "gaussian";
       s.init_origin = !has_config         ? "auto: gaussian (the run has no config.yaml to read its data from)"

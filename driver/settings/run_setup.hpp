@@ -1,5 +1,5 @@
 // What a training run is built from, shared by qgml train and qgml tune: the training settings and
-// the initial matrix configuration, both from the resolved configuration (the data come from
+// the initial matrix configuration, both from the run's settings (run_settings.hpp; the data come from
 // data_source.hpp).
 #pragma once
 
@@ -22,48 +22,27 @@
 #include "qgml/train/training_settings.hpp"
 
 #include "data/data_source.hpp"
-#include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 
 namespace qgml::app {
 
-// The training.* settings; checkpoints go to run_dir/checkpoints.
-inline TrainingSettings training_settings(const Config& c, const std::string& run_dir) {
-  TrainingSettings s;
-  s.epochs = int(c.integer("training.epochs"));
-  s.batch_size = int(c.integer("training.batch_size"));
-  s.learning_rate = c.real("training.lr");
-  s.schedule.kind = parse_schedule_kind(c.text("training.schedule"));
-  s.schedule.gamma = c.real("training.gamma");
-  s.schedule.step_size = int(c.integer("training.step_size"));
-  s.schedule.min_lr = c.real("training.min_lr");
-  s.loss.w = c.real("training.w");
-  s.loss.penalty = parse_penalty_kind(c.text("training.penalty"));
-  s.loss.penalty_weight = c.real("training.penalty_weight");
-  s.loss.degeneracy = parse_degeneracy_policy(c.text("training.degeneracy"));
-  s.seed = std::uint64_t(c.integer("training.seed"));
-  s.checkpoint_every = int(c.integer("training.checkpoint_every"));
+// The trainer's settings of the run s: the training.* settings completed by what the data settled
+// (model.outputs, training.loss, training.patience); checkpoints go to run_dir/checkpoints. Throws for
+// combinations of settings that cannot run.
+inline TrainingSettings training_settings(const RunSettings& rs, const std::string& run_dir) {
+  TrainingSettings s = rs.training.settings;
   s.checkpoint_dir = (std::filesystem::path(run_dir) / "checkpoints").string();
-  s.early_stop_tolerance = c.real("training.early_stop");
-  s.early_stop_window = int(c.integer("training.early_stop_window"));
-  s.validation_patience = c.is_auto("training.patience") ? 0 : int(c.integer("training.patience"));
-  s.check_replicas = c.boolean("training.check_replicas");
-  s.warm_start_eigh = c.boolean("training.warm_start");
-  s.mixed_precision_reduction = c.boolean("training.mixed_precision");
-  s.wide_packs = c.boolean("training.wide_packs");
-  s.kernel = parse_loss_kernel(c.text("training.kernel"));
+  s.validation_patience = rs.training.patience.value_or(0);
   if (s.warm_start_eigh && (s.kernel == LossKernel::team || s.kernel == LossKernel::fused_host))
     throw Error("training.kernel = " + to_string(s.kernel) +
                 " solves cold: it does not take training.warm_start = true (warm starts run the separate kernels; "
                 "set training.kernel to auto or separate)");
-  s.task = parse_task(c.text("task"));
   if (is_supervised(s.task)) {
-    const std::string loss = c.text("training.loss");
-    s.supervised.outputs = c.is_auto("model.outputs") ? 1 : int(c.integer("model.outputs"));
+    const std::string& loss = rs.training.loss;
+    s.supervised.outputs = rs.model.outputs.value_or(1);
     s.supervised.loss = loss != "auto"                                               ? parse_supervised_loss(loss)
                         : s.task == Task::classification && s.supervised.outputs > 1 ? SupervisedLoss::softmax
                                                                                      : default_supervised_loss(s.task);
-    s.supervised.huber_delta = c.real("training.huber_delta");
-    s.supervised.lambda = c.real("training.unsupervised_weight");
     try {
       check_task_loss(s.task, s.supervised.loss);
     } catch (const Error& e) {
@@ -77,51 +56,50 @@ inline TrainingSettings training_settings(const Config& c, const std::string& ru
 }
 
 // The model's shape. With model.load, D and N are those of the loaded matrices: D must be the data's
-// and a model.N set in the config or on the command line must agree with the file's N; model.N of
-// the configuration is then set to the file's N (origin "taken from model.load FILE"), so that the
-// log and the run's config.yaml show the N that is trained.
+// and a model.N set in the config or on the command line must agree with the file's N; model.N of s
+// is then the file's N (origin "taken from model.load FILE"), as is an automatic N its rule's, both
+// recorded in s, so that the log and the run's config.yaml show the N that is trained.
 struct ModelShape {
   int n = 0;
   std::string load;     // model.load, empty: model.init
   HostMatrices loaded;  // the matrices of model.load
 };
 
-inline ModelShape resolve_model_shape(Config& c, int d) {
+inline ModelShape resolve_model_shape(RunSettings& s, int d) {
   ModelShape m;
-  m.load = c.text("model.load");
-  const bool automatic = c.is_auto("model.N");
+  ModelSection& model = s.model;
+  m.load = model.load;
   if (m.load.empty()) {
-    if (automatic) {
-      m.n = default_matrix_size(d);
-      c.set("model.N", std::to_string(m.n), "automatic: " + default_matrix_size_rule(d));
-    } else {
-      m.n = int(c.integer("model.N"));
+    if (!model.n) {
+      model.n = default_matrix_size(d);
+      model.n_origin = "automatic: " + default_matrix_size_rule(d);
+      s.choose("model.N", std::to_string(*model.n), model.n_origin);
     }
+    m.n = *model.n;
     return m;
   }
   m.loaded = load_matrices(m.load);
   if (m.loaded.D != d)
     throw Error("model.load: the configuration '" + m.load + "' has D = " + std::to_string(m.loaded.D) +
                 " matrices but the data have D = " + std::to_string(d) + " coordinates");
-  const std::string origin = c.origin("model.N");
-  if (!automatic && origin != "default" && c.integer("model.N") != m.loaded.N)
-    throw Error("model.N = " + c.text("model.N") + " (" + origin + ") disagrees with model.load: '" + m.load +
-                "' has N = " + std::to_string(m.loaded.N) + " (leave model.N out to take N from the file)");
+  if (model.n && model.n_origin != "default" && *model.n != m.loaded.N)
+    throw Error("model.N = " + std::to_string(*model.n) + " (" + model.n_origin + ") disagrees with model.load: '" +
+                m.load + "' has N = " + std::to_string(m.loaded.N) + " (leave model.N out to take N from the file)");
   m.n = m.loaded.N;
-  c.set("model.N", std::to_string(m.n), "taken from model.load " + m.load);
+  model.n = m.n;
+  model.n_origin = "taken from model.load " + m.load;
+  s.choose("model.N", std::to_string(m.n), model.n_origin);
   return m;
 }
 
 // The model.* initial configuration (model.load, else model.init) for data with D = d coordinates.
 template <class Real>
 MatrixConfiguration<Real, Kokkos::DefaultExecutionSpace> initial_configuration(
-    const Kokkos::DefaultExecutionSpace& exec, const Config& c, const ModelShape& shape, int d) {
+    const Kokkos::DefaultExecutionSpace& exec, const ModelSection& model, const ModelShape& shape, int d) {
   if (!shape.load.empty()) return to_configuration<Real>(shape.loaded, exec);
   const int n = shape.n;
-  const std::string init = c.text("model.init");
-  const auto seed = std::uint64_t(c.integer("model.seed"));
-  if (init == "qr") return qr_configuration<Real>(d, n, seed, exec);
-  if (init == "gaussian") return gaussian_hermitian_configuration<Real>(d, n, c.real("model.init_scale"), seed, exec);
+  if (model.init == "qr") return qr_configuration<Real>(d, n, model.seed, exec);
+  if (model.init == "gaussian") return gaussian_hermitian_configuration<Real>(d, n, model.init_scale, model.seed, exec);
   if (d != 3) throw Error("model.init = fuzzy_sphere needs D = 3 data, the data have D = " + std::to_string(d));
   return fuzzy_sphere_configuration<Real>(n, 2.0 / std::max(1, n - 1), exec);
 }
@@ -136,21 +114,21 @@ struct PlannedData {
   int d = 0;
 };
 
-inline std::optional<PlannedData> planned_data(const Config& c, const PointsInMemory* memory = nullptr) {
-  if (!c.text("data.array").empty() || memory) {
+inline std::optional<PlannedData> planned_data(const DataSection& data, const PointsInMemory* memory = nullptr) {
+  if (!data.array.empty() || memory) {
     if (!memory) return std::nullopt;  // the data loader's error
     return PlannedData{memory->rows, memory->columns};
   }
-  const std::string file = c.text("data.file");
+  const std::string& file = data.file;
   if (file.empty()) {
-    const std::string g = c.text("data.generator");
-    const int d = g == "sphere" || g == "hypercube" ? int(c.integer("data.dimension"))
+    const std::string& g = data.generator;
+    const int d = g == "sphere" || g == "hypercube" ? data.dimension
                   : g == "circle"                   ? 2
                   : g == "sphere10"                 ? 11
                   : g == "affine"                   ? 5
                   : g == "curve13"                  ? 13
                                                     : 3;  // spiral, line, swiss_roll, helix, mobius
-    return PlannedData{c.integer("data.points"), d};
+    return PlannedData{data.points, d};
   }
   std::string ext = std::filesystem::path(file).extension().string();
   for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));

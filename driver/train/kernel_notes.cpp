@@ -9,18 +9,17 @@
 
 namespace qgml::app {
 
-std::vector<std::string> kernel_notes(const Config& c, int n, bool analysis) {
-  const TrainingSettings ts = training_settings(c, "");
+std::vector<std::string> kernel_notes(const RunSettings& s, int n, bool analysis) {
+  const TrainingSettings ts = training_settings(s, "");
   KernelRequest r;
   r.loss = ts.kernel;
   r.warm_start = ts.warm_start_eigh;
   r.ground_state_path = ts.ground_state_path;
   r.mixed_precision = ts.mixed_precision_reduction;
   r.wide_packs = ts.wide_packs;
-  r.geometry = parse_geometry_kernel(c.text("analysis.kernel"));
+  r.geometry = s.analysis.geometry.kernel;
   r.analysis = analysis;
-  const Precision precision =
-      c.text("model.precision") == "double" ? Precision::double_precision : Precision::single_precision;
+  const Precision precision = s.model.single_precision ? Precision::single_precision : Precision::double_precision;
   return plan_kernels(backend_of<Exec>, precision, n, r).describe();
 }
 

@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 
 namespace qgml::app {
 
 // The `automatic:` lines of the kernels that run at N (plan/kernel_plan.hpp); `analysis`: the run computes
 // the metric.
-std::vector<std::string> kernel_notes(const Config& c, int n, bool analysis);
+std::vector<std::string> kernel_notes(const RunSettings& s, int n, bool analysis);
 
 }  // namespace qgml::app

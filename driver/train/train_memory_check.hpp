@@ -15,7 +15,6 @@
 
 #include "analysis/analysis.hpp"
 #include "common/format.hpp"
-#include "settings/config.hpp"
 #include "settings/run_setup.hpp"
 #include "train/train_spaces.hpp"
 
@@ -30,24 +29,24 @@ void check_memory(double needed, const MemoryBudget& budget, const std::string& 
 // points of D = d coordinates at N = n beside the training's `training_bytes` (check_analysis_needs), so
 // that the run is refused before its first epoch and not after its last (issue 50).
 template <class Real>
-void check_analysis_needs(const Config& c, const Communicator& comm, std::int64_t points, std::int64_t local, int d,
-                          int n, double training_bytes, const MemoryBudget& budget) {
+void check_analysis_needs(const AnalysisSection& analysis, const Communicator& comm, std::int64_t points,
+                          std::int64_t local, int d, int n, double training_bytes, const MemoryBudget& budget) {
   AnalysisPreflight p;
   p.what = "the dimension analysis after training";
   p.refusal = "the analysis would fail after training, so the run is refused before it starts";
   p.otherwise = "set analysis.enabled false to train without the analysis, ";
   p.beside = "training";
-  check_analysis_needs<Real, Exec>(geometry_settings(c), int(c.integer("analysis.chunk")), local,
-                                   comm.rank() == 0 ? points : 0, d, n, training_bytes, budget, p);
+  check_analysis_needs<Real, Exec>(analysis.geometry, analysis.chunk, local, comm.rank() == 0 ? points : 0, d, n,
+                                   training_bytes, budget, p);
 }
 
 // Throws when the run does not fit in memory: `points` of D = d coordinates (this rank's `local`), the
 // configuration and the trainer's buffers (Trainer::estimate_bytes, interruptible: Ctrl-C stops between
 // batches); for a file, also the host copy its reader makes.
 template <class Real, class DataSpace>
-void check_run_memory(const Exec& exec, const Config& c, const Communicator& comm, std::int64_t points,
+void check_run_memory(const Exec& exec, const RunSettings& s, const Communicator& comm, std::int64_t points,
                       std::int64_t local, int d, int n, bool from_file) {
-  const TrainingSettings settings = training_settings(c, "");
+  const TrainingSettings settings = training_settings(s, "");
   const double point_bytes = double(local) * d * sizeof(Real);
   const double data_bytes = (std::is_same_v<DataSpace, Exec::memory_space> ? point_bytes : 0.0) +
                             (from_file ? double(local) * d * sizeof(double) : 0.0);
@@ -58,8 +57,9 @@ void check_run_memory(const Exec& exec, const Config& c, const Communicator& com
   check_memory(data_bytes + config_bytes + trainer_bytes, budget,
                format("training N = %d, D = %d, batch %lld on %lld points", n, d,
                       (long long)effective_batch_size(settings, points), (long long)local));
-  if (c.boolean("analysis.enabled") && !is_supervised(parse_task(c.text("task"))))
-    check_analysis_needs<Real>(c, comm, points, local, d, n, data_bytes + config_bytes + trainer_bytes, budget);
+  if (s.analysis.enabled && !is_supervised(s.task))
+    check_analysis_needs<Real>(s.analysis, comm, points, local, d, n, data_bytes + config_bytes + trainer_bytes,
+                               budget);
 }
 
 }  // namespace qgml::app

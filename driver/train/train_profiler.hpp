@@ -1,9 +1,8 @@
-// qgml's profiler in a training run: its options from the profiling.* settings and a scope that
-// installs it.
+// qgml's profiler in a training run: a scope that installs it with the profiling.* settings
+// (RunSettings::profiling).
 #pragma once
 
 #include "run/profiler.hpp"
-#include "settings/config.hpp"
 
 namespace qgml::app {
 
@@ -17,8 +16,5 @@ struct ProfilerGuard {
   ProfilerGuard(const ProfilerGuard&) = delete;
   ProfilerGuard& operator=(const ProfilerGuard&) = delete;
 };
-
-// The profiling.* settings.
-ProfilerOptions profiler_options(const Config& c);
 
 }  // namespace qgml::app

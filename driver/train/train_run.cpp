@@ -26,6 +26,7 @@
 #include "run/run_fingerprint.hpp"
 #include "run/run_resume.hpp"
 #include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 #include "settings/run_setup.hpp"
 #include "train/epoch_monitor.hpp"
 #include "train/run_inputs.hpp"
@@ -45,35 +46,35 @@ namespace fs = std::filesystem;
 namespace {
 
 template <class Real, class DataSpace>
-int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOptions& popts, bool monitored,
+int train_in(const Config& resolved, const RunSettings& s, const TrainRequest& request, Log& log, bool monitored,
              RunInputs<Real, DataSpace>& in, const std::string& run_dir);
 
-// A relative path setting as an absolute one, resolved once, at the first run (its config.yaml then
-// names the same file from any directory).
-void make_absolute(Config& c, const std::string& key) {
-  const std::string path = c.text(key);
+// A relative path setting (`path`, the value of `key` in c) made absolute, once, at the first run (its
+// config.yaml then names the same file from any directory).
+void make_absolute(const Config& c, RunSettings& s, const std::string& key, std::string& path) {
   if (path.empty() || fs::path(path).is_absolute()) return;
-  c.set(key, fs::absolute(path).lexically_normal().string(), c.origin(key));
+  path = fs::absolute(path).lexically_normal().string();
+  s.choose(key, path, c.origin(key));
 }
 
+// c: the configuration as given; s: its settings, which the run completes with its choices.
 template <class Real, class DataSpace>
-TrainOutcome train(Config c, const std::string& config_path, const TrainRequest& request) {
+TrainOutcome train(const Config& c, RunSettings s, const std::string& config_path, const TrainRequest& request) {
   const std::string& resume_dir = request.resume_dir;
   const bool quiet = request.quiet;
   const Exec exec;
   // With MPI, every rank trains on its shard of the points; rank 0 alone prints and writes files.
   Communicator& comm = communicator();
-  use_gpu_aware_mpi(c.boolean("mpi.gpu_aware"));
+  use_gpu_aware_mpi(s.gpu_aware_mpi);
   const bool root = comm.rank() == 0;
   Log log(quiet || !root);
   // The monitor is installed first so that its memory high-water mark sees every allocation.
-  const ProfilerOptions popts = profiler_options(c);
-  const ProfilerGuard profiler(popts);
+  const ProfilerGuard profiler(s.profiling);
   const bool monitored = profiler.active;
   if (resume_dir.empty()) {
-    make_absolute(c, "data.file");
-    make_absolute(c, "model.load");
-    if (!c.text("output.name").empty()) check_run_name(c.text("output.name"));
+    make_absolute(c, s, "data.file", s.data.file);
+    make_absolute(c, s, "model.load", s.model.load);
+    if (!s.output.name.empty()) check_run_name(s.output.name);
   } else {
     run_collectively(comm, [&] {
       if (!root) return;
@@ -83,8 +84,9 @@ TrainOutcome train(Config c, const std::string& config_path, const TrainRequest&
       if (fs::is_directory(fs::symlink_status(checkpoints, ec))) refuse_links(checkpoints, "checkpoint directory");
     });
   }
-  auto in = prepare_inputs<Real, DataSpace>(exec, c, comm, request.points);
-  const std::string run_dir = open_run_directory(c, config_path, resume_dir, comm);
+  auto in = prepare_inputs<Real, DataSpace>(exec, s, comm, request.points);
+  const Config resolved = resolved_config(c, s);
+  const std::string run_dir = open_run_directory(resolved, s, config_path, resume_dir, comm);
   // Held until the run ends: one process at a time in a run directory.
   RunLock lock;
   run_collectively(comm, [&] {
@@ -103,7 +105,7 @@ TrainOutcome train(Config c, const std::string& config_path, const TrainRequest&
     });
   // A fatal error from here on is also recorded in the run's log.txt (main prints it to stderr).
   try {
-    return {train_in<Real, DataSpace>(c, request, log, popts, monitored, in, run_dir), run_dir};
+    return {train_in<Real, DataSpace>(resolved, s, request, log, monitored, in, run_dir), run_dir};
   } catch (const std::exception& e) {
     log.file_line(std::string("error: ") + e.what());
     throw;
@@ -111,7 +113,7 @@ TrainOutcome train(Config c, const std::string& config_path, const TrainRequest&
 }
 
 template <class Real, class DataSpace>
-int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOptions& popts, bool monitored,
+int train_in(const Config& resolved, const RunSettings& s, const TrainRequest& request, Log& log, bool monitored,
              RunInputs<Real, DataSpace>& in, const std::string& run_dir) {
   const std::string& resume_dir = request.resume_dir;
   const AcceptedChanges& accepted = request.accepted_changes;
@@ -122,7 +124,7 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
   Communicator& comm = communicator();
   const bool root = comm.rank() == 0;
   const bool quiet = log.quiet();
-  const TrainingSettings settings = training_settings(c, run_dir);
+  const TrainingSettings settings = training_settings(s, run_dir);
   std::optional<Trainer<Real, Exec, DataSpace>> trainer_storage;
   run_collectively(comm, [&] { trainer_storage.emplace(in.config, in.data, settings, exec, comm, in.total_points); });
   Trainer<Real, Exec, DataSpace>& trainer = *trainer_storage;
@@ -133,7 +135,7 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
   }
   const CheckpointFingerprint fingerprint{
       data_hash(exec, in.data, in.total_points, shard_range(in.total_points, comm.size(), comm.rank()).begin, comm),
-      fingerprint_settings(c)};
+      fingerprint_settings(resolved)};
   trainer.set_fingerprint(fingerprint);
   // A run stopped before its epoch-0 checkpoint starts from epoch 0 with its own config.yaml.
   const bool fresh = resume_dir.empty() || no_checkpoint_yet(settings.checkpoint_dir);
@@ -144,7 +146,7 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
   // (another N or D, another seed) leaves the run resumable as it was.
   if (!fresh) trainer.load_checkpoint(settings.checkpoint_dir);
   if (accepted_resume) {
-    record_resume(c, run_dir, *accepted_resume, log, comm);
+    record_resume(resolved, run_dir, *accepted_resume, log, comm);
     if (fresh) log.line("resume: " + run_dir + " has no checkpoint yet; starting it from epoch 0");
   }
   if (!fresh) {
@@ -186,8 +188,7 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
   if (comm.size() > 1)
     log.line(format("data parallel: %d ranks, %ld to %ld points each, %zu bytes per gradient all-reduce (%s)",
                     comm.size(), points / comm.size(), (points + comm.size() - 1) / comm.size(),
-                    trainer.bytes_per_allreduce(),
-                    c.boolean("mpi.gpu_aware") ? "device buffers" : "through host memory"));
+                    trainer.bytes_per_allreduce(), s.gpu_aware_mpi ? "device buffers" : "through host memory"));
   if (!monitored) log.line("an external Kokkos tool is loaded: qgml's own profiler and monitor are off");
 
   bool interrupted = false;
@@ -219,7 +220,7 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
     log.line(format("communication: %.3f s in gradient all-reduces (%.1f %% of training)",
                     trainer.communication_seconds(),
                     train_seconds > 0 ? 100 * trainer.communication_seconds() / train_seconds : 0.0));
-  if (monitored && root) monitor.write(run_dir, popts, quiet);
+  if (monitored && root) monitor.write(run_dir, s.profiling, quiet);
   if (interrupted) {
     log.line(
         format("interrupted: epoch %d is the last complete one, its checkpoint is LATEST; continue with qgml "
@@ -280,24 +281,24 @@ int train_in(Config& c, const TrainRequest& request, Log& log, const ProfilerOpt
                {"note", "the run's points, xbar and matrices are in standardised coordinates (x - mean) / scale"}};
     write_json_file((fs::path(run_dir) / "standardization.json").string(), st);
   }
-  if (c.boolean("analysis.enabled")) {
-    const DimensionSummary s = analyze<Real>(exec, in.config, in.data, c, run_dir, comm,
-                                             JsonFields()
-                                                 .add("N", in.n)
-                                                 .add("N_origin", c.origin("model.N"))
-                                                 .add("w", settings.loss.w)
-                                                 .add("epochs", trainer.epoch())
-                                                 .add("max_epochs", settings.epochs)
-                                                 .add("stopped_early", stopped_early)
-                                                 .add("standardized", !in.standardization.mean.empty())
-                                                 .add("train_seconds", train_seconds));
-    for (const std::string& line : summary_lines(s)) log.line(line);
-    const std::string result =
-        format("estimated intrinsic dimension: %d%s", s.mode, s.uncertain ? " (uncertain: see the summary)" : "");
+  if (s.analysis.enabled) {
+    const DimensionSummary summary = analyze<Real>(exec, in.config, in.data, s.analysis, run_dir, comm,
+                                                   JsonFields()
+                                                       .add("N", in.n)
+                                                       .add("N_origin", s.model.n_origin)
+                                                       .add("w", settings.loss.w)
+                                                       .add("epochs", trainer.epoch())
+                                                       .add("max_epochs", settings.epochs)
+                                                       .add("stopped_early", stopped_early)
+                                                       .add("standardized", !in.standardization.mean.empty())
+                                                       .add("train_seconds", train_seconds));
+    for (const std::string& line : summary_lines(summary)) log.line(line);
+    const std::string result = format("estimated intrinsic dimension: %d%s", summary.mode,
+                                      summary.uncertain ? " (uncertain: see the summary)" : "");
     log.line(result);
     if (log.quiet() && root && request.print_result) std::printf("%s\n", result.c_str());
   }
-  if (c.boolean("output.plots") && root) plot_run(run_dir, log.quiet());
+  if (s.output.plots && root) plot_run(run_dir, log.quiet());
   log.line("outputs: " + run_dir);
   return 0;
 }
@@ -315,11 +316,14 @@ TrainOutcome run_train(const TrainRequest& request) {
       throw Error("--resume " + request.resume_dir + ": no config.yaml there (not a qgml run directory)");
   }
   const Config c = load_config(config_path, overrides);
+  const RunSettings s = read_run_settings(c);
   const std::string path = request.resume_dir.empty() ? config_path : "";
-  const bool on_host = c.text("data.placement") == "host" && !std::is_same_v<HostDataSpace, Exec::memory_space>;
-  if (c.text("model.precision") == "float")
-    return on_host ? train<float, HostDataSpace>(c, path, request) : train<float, Exec::memory_space>(c, path, request);
-  return on_host ? train<double, HostDataSpace>(c, path, request) : train<double, Exec::memory_space>(c, path, request);
+  const bool on_host = s.data.placement == "host" && !std::is_same_v<HostDataSpace, Exec::memory_space>;
+  if (s.model.single_precision)
+    return on_host ? train<float, HostDataSpace>(c, s, path, request)
+                   : train<float, Exec::memory_space>(c, s, path, request);
+  return on_host ? train<double, HostDataSpace>(c, s, path, request)
+                 : train<double, Exec::memory_space>(c, s, path, request);
 }
 
 }  // namespace qgml::app

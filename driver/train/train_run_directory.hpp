@@ -5,13 +5,14 @@
 
 #include "qgml/parallel/communicator.hpp"
 
-#include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 
 namespace qgml::app {
 
 // A collective: the run directory (a new one under output.directory with the resolved config.yaml,
 // or resume_dir), the same on every rank.
-std::string open_run_directory(const Config& c, const std::string& config_path, const std::string& resume_dir,
-                               Communicator& comm);
+// config.yaml records `resolved`, the configuration with the run's choices (resolved_config).
+std::string open_run_directory(const Config& resolved, const RunSettings& s, const std::string& config_path,
+                               const std::string& resume_dir, Communicator& comm);
 
 }  // namespace qgml::app

@@ -1,7 +1,7 @@
 // One default per setting: the library's settings structs, default-constructed, hold the defaults of the
 // settings table (driver/settings/settings_table.cpp) that the program, the C API, the Fortran module and the
 // Python package read, and of qgml sample's options (driver/sample/sample_options.cpp). Each comparison
-// parses those defaults through the program's own conversion (training_settings, geometry_settings,
+// parses those defaults through the program's own conversion (read_run_settings, training_settings,
 // sampler_settings), so a default changed on one side only fails here.
 #include <catch2/catch_test_macros.hpp>
 
@@ -16,6 +16,7 @@
 #include "analysis/analysis.hpp"
 #include "sample/sample_options.hpp"
 #include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 #include "settings/run_setup.hpp"
 
 using namespace qgml;
@@ -23,8 +24,7 @@ using namespace qgml::app;
 
 TEST_CASE("defaults: TrainingSettings{} holds the training.* defaults of the settings table",
           "[app][settings][defaults]") {
-  const Config c = load_config("", {});
-  const TrainingSettings program = training_settings(c, "run");
+  const TrainingSettings program = training_settings(read_run_settings(load_config("", {})), "run");
   const TrainingSettings library{};
   CHECK(library.epochs == program.epochs);
   CHECK(library.batch_size == program.batch_size);
@@ -55,8 +55,8 @@ TEST_CASE("defaults: TrainingSettings{} holds the training.* defaults of the set
 
 TEST_CASE("defaults: SupervisedSettings{} holds the supervised training.* defaults of the settings table",
           "[app][settings][defaults]") {
-  const Config c = load_config("", {{"task", "regression"}});
-  const TrainingSettings program = training_settings(c, "run");
+  const TrainingSettings program =
+      training_settings(read_run_settings(load_config("", {{"task", "regression"}})), "run");
   const SupervisedSettings library{};
   CHECK(library.loss == program.supervised.loss);
   CHECK(library.huber_delta == program.supervised.huber_delta);
@@ -66,7 +66,7 @@ TEST_CASE("defaults: SupervisedSettings{} holds the supervised training.* defaul
 
 TEST_CASE("defaults: GeometrySettings{} holds the analysis.* defaults of the settings table",
           "[app][settings][defaults]") {
-  const GeometrySettings program = geometry_settings(load_config("", {}));
+  const GeometrySettings program = read_run_settings(load_config("", {})).analysis.geometry;
   const GeometrySettings library{};
   CHECK(library.metric == program.metric);
   CHECK(library.estimator.min_gap_ratio == program.estimator.min_gap_ratio);

@@ -3,9 +3,12 @@
 # refactoring that must not change a result (docs/architecture.md "Which kernel runs: the kernel plan").
 # Trains the fuzzy sphere (examples/configs/fuzzy_sphere.yaml, 20 epochs) under settings that take each
 # kernel path (fused, team, separate, float, the mixed precision at N = 64, warm starts, N = 300, the
-# metric's team and separate kernels) with both programs, samples one run with each, and compares the
-# final matrices, the training history (without its timing columns), dimension_summary.json (without
-# times and paths), the printed automatic lines and the samples. Exit 0: all the same; 1: a difference.
+# metric's team and separate kernels), a hypercube with every automatic choice left to the program, and
+# supervised runs on a CSV file it writes (three classes: softmax and outputs chosen; two regression
+# targets), with both programs; samples one run with each; and compares the final matrices, the
+# training history (without its timing columns), dimension_summary.json (without times and paths),
+# supervised.json, the run's config.yaml (without output.directory), the printed automatic lines and the
+# samples. Exit 0: all the same; 1: a difference.
 #   tests/tools/same_results.sh OLD/apps/qgml/qgml NEW/apps/qgml/qgml [WORK_DIR]
 # About 2 minutes on 2 cores.
 set -uo pipefail
@@ -24,7 +27,22 @@ settings=(
   "--model.N 300 --data.points 40 --training.epochs 2"
   "--model.N 8 --analysis.kernel team"
   "--model.N 8 --analysis.kernel separate"
+  "@--data.generator hypercube --data.dimension 5 --data.intrinsic_dimension 3 --data.points 800"
+  "@--task classification --data.file $work/classes.csv --model.N 4"
+  "@--task regression --data.file $work/targets.csv --data.target_columns -2,-1 --model.N 4"
 )
+mkdir -p "$work"
+python3 - "$work" <<'PY'
+import math, sys
+with open(sys.argv[1] + "/classes.csv", "w") as f:
+    for t in range(300):
+        a = 2 * math.pi * t / 300
+        f.write(f"{math.cos(a):.6f},{math.sin(a):.6f},{0.1 * math.sin(7 * a):.6f},{t % 3}\n")
+with open(sys.argv[1] + "/targets.csv", "w") as f:
+    for t in range(300):
+        a = 2 * math.pi * t / 300
+        f.write(f"{math.cos(a):.6f},{math.sin(a):.6f},{math.cos(2 * a):.6f},{math.sin(3 * a):.6f}\n")
+PY
 status=0
 summary() {
   python3 - "$1" <<'PY'
@@ -43,10 +61,15 @@ PY
 i=0
 for s in "${settings[@]}"; do
   i=$((i + 1))
+  config=$cfg
+  if [ "${s#@}" != "$s" ]; then
+    s=${s#@}
+    config=""
+  fi
   for v in old new; do
     mkdir -p "$work/$v-$i"
     # shellcheck disable=SC2086
-    "${!v}" train "$cfg" --output.directory "$work/$v-$i" --training.epochs 20 $s > "$work/$v-$i.log" 2>&1 ||
+    "${!v}" train $config --output.directory "$work/$v-$i" --training.epochs 20 $s > "$work/$v-$i.log" 2>&1 ||
       { echo "the $v program failed: $s (log $work/$v-$i.log)"; status=1; }
   done
   a=$(ls -d "$work"/old-$i/*/ | head -n 1) b=$(ls -d "$work"/new-$i/*/ | head -n 1)
@@ -56,6 +79,11 @@ for s in "${settings[@]}"; do
   [ "$(summary "$a/dimension_summary.json")" = "$(summary "$b/dimension_summary.json")" ] ||
     { echo "differ: dimension_summary.json ($s)"; same=0; }
   cmp -s <(grep automatic "$work/old-$i.log") <(grep automatic "$work/new-$i.log") || { echo "differ: automatic lines ($s)"; same=0; }
+  cmp -s <(grep -v '^  directory:' "$a/config.yaml") <(grep -v '^  directory:' "$b/config.yaml") ||
+    { echo "differ: config.yaml ($s)"; same=0; }
+  if [ -f "$a/supervised.json" ] || [ -f "$b/supervised.json" ]; then
+    cmp -s "$a/supervised.json" "$b/supervised.json" || { echo "differ: supervised.json ($s)"; same=0; }
+  fi
   [ $same = 1 ] && echo "same: $s" || status=1
 done
 run=$(ls -d "$work"/old-2/*/ | head -n 1)

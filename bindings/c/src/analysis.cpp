@@ -18,6 +18,7 @@
 
 #include "c_api_internal.hpp"
 #include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 #include "settings_internal.hpp"
 
 namespace {
@@ -93,16 +94,16 @@ qgml::DimensionAnalysis analyze(const qgml_model* m, const qgml_settings* s, con
   check_model_points(m, points, t, d, dtype, f);
   if (s) qgml::capi::require_handle(s, f, "settings");
   const qgml::app::Config c = s ? qgml::capi::resolve(*s) : qgml::app::load_config("", {});
-  const qgml::GeometrySettings settings = qgml::app::geometry_settings(c);
+  const qgml::app::AnalysisSection analysis = qgml::app::read_run_settings(c).analysis;
+  const qgml::GeometrySettings& settings = analysis.geometry;
   qgml::DimensionAnalysis a;
   dispatch(dtype, [&](auto zero) {
     using Real = decltype(zero);
-    check_needs<Real>(m, settings, int(c.integer("analysis.chunk")), t, d, f, "analysis.kernel", "analysis.chunk");
+    check_needs<Real>(m, settings, analysis.chunk, t, d, f, "analysis.kernel", "analysis.chunk");
     const Exec exec;
     const auto config = qgml::to_configuration<Real>(m->matrices, exec);
-    with_points<Real>(exec, points, t, d, [&](const auto& x) {
-      a = qgml::analyze_dimension(exec, config, x, settings, int(c.integer("analysis.chunk")));
-    });
+    with_points<Real>(exec, points, t, d,
+                      [&](const auto& x) { a = qgml::analyze_dimension(exec, config, x, settings, analysis.chunk); });
   });
   if (a.failed_points >= t)
     throw Failure{QGML_ERROR_NUMERICAL,
