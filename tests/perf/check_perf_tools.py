@@ -333,7 +333,28 @@ def check_sanitizer_report():
            "a missing log passed")
 
 
+def check_build_times():
+    # A ninja log in which one object was built twice (the latest record counts), a link (not an object)
+    # and three objects: 5 + 2 + 1 = 8 seconds of compilation, the largest 5.
+    build = os.path.join(WORK, "build")
+    os.makedirs(build, exist_ok=True)
+    with open(os.path.join(build, ".ninja_log"), "w") as f:
+        f.write("# ninja log v5\n0\t9000\t0\ta.o\tx\n0\t5000\t0\ta.o\tx\n5000\t7000\t0\tb.o\tx\n"
+                "7000\t8000\t0\tc.cxx.o\tx\n8000\t9500\t0\tprogram\tx\n")
+    r = run("build_times.py", build, "--label", "fixture", "--wall", "6.5", "--revision", "abc")
+    expect(r.returncode == 0, f"exit {r.returncode}")
+    lines = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    objects = [x for x in lines if x["kind"] == "object"]
+    summary = [x for x in lines if x["kind"] == "summary"]
+    expect([x["object"] for x in objects] == ["a.o", "b.o", "c.cxx.o"], f"objects {objects}")
+    expect(len(summary) == 1 and summary[0]["sum_seconds"] == 8.0 and summary[0]["largest_seconds"] == 5.0 and
+           summary[0]["largest_object"] == "a.o" and summary[0]["wall_seconds"] == 6.5 and
+           summary[0]["revision"] == "abc", f"summary {summary}")
+    expect(run("build_times.py", os.path.join(WORK, "nothing")).returncode != 0, "a tree without a log passed")
+
+
 CHECKS = {
+    "build-times": check_build_times,
     "sanitizer-report": check_sanitizer_report,
     "regression-equal": check_regression_equal,
     "regression-slower": check_regression_slower,
