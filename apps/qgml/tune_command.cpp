@@ -1,11 +1,12 @@
 // qgml tune CONFIG.yaml [--section.key value ...] [--batches 64,128,...] [--epochs-per-trial 3]
 //                       [--memory-budget BYTES|auto] [--json FILE]
 //
-// Batch-size tuning on the data set and model of a training config: for each candidate batch size a
-// Trainer on a fresh copy of the initial configuration runs one warm-up epoch and the timed epochs;
-// the report gives the median epoch time, points/s and the trainer's buffer bytes per candidate, the
-// fastest batch and the largest batch whose buffers fit in the memory budget. Speed only: how well a
-// batch size trains is for qgml train to show.
+// Batch-size tuning on the data set and model of a training config (tune_batches, driver/tune/): for
+// each candidate batch size a Trainer on a fresh copy of the initial configuration runs one warm-up
+// epoch and the timed epochs. This command parses the options and prints the report: the median epoch
+// time, points/s and the trainer's buffer bytes per candidate, the fastest batch and the largest batch
+// whose buffers fit in the memory budget. Speed only: how well a batch size trains is for qgml train to
+// show.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -27,15 +28,14 @@
 #include "qgml/common/memory_budget.hpp"
 #include "qgml/io/atomic_file.hpp"
 #include "qgml/io/parse_number.hpp"
-#include "qgml/train/trainer.hpp"
 
 #include "commands.hpp"
 #include "common/format.hpp"
 #include "common/json_file.hpp"
-#include "data/data_source.hpp"
 #include "run/run_directory.hpp"
 #include "settings/config.hpp"
-#include "settings/run_setup.hpp"
+#include "settings/run_settings.hpp"
+#include "tune/batch_tuning.hpp"
 
 namespace qgml::app {
 
@@ -43,23 +43,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Exec = Kokkos::DefaultExecutionSpace;
-
-constexpr int warmup_epochs = 1;
 constexpr const char* speed_note =
     "tune measures speed only: every batch's loss and gradient are means over its points, so their scale "
     "does not depend on the batch size, but smaller batches take more Adam steps per epoch with noisier "
     "gradients; which batch size trains best (full batch or mini-batches) is for qgml train to show";
-
-std::string human_bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (std::abs(b) >= 1024 && u < 5) {
-    b /= 1024;
-    ++u;
-  }
-  return u == 0 ? format("%.0f B", b) : format("%.1f %s", b, units[u]);
-}
 
 // A count or a measurement: integral values (byte counts) as JSON integers, the others as reals; not
 // finite (nothing measured): null.
@@ -74,9 +61,7 @@ Json json_number(double v) {
 struct TuneOptions {
   std::string config_path;
   std::vector<std::pair<std::string, std::string>> overrides;
-  std::vector<long> batches;  // sorted, unique; empty: the default candidates
-  int epochs_per_trial = 3;
-  double budget = -1;  // bytes; < 0: auto
+  TuneRequest request;
   std::string json;
 };
 
@@ -171,11 +156,11 @@ TuneOptions parse_options(const std::vector<std::string>& args) {
     if (setting)
       o.overrides.emplace_back(key, value);
     else if (key == "batches")
-      o.batches = parse_batches(value);
+      o.request.batches = parse_batches(value);
     else if (key == "epochs-per-trial")
-      o.epochs_per_trial = parse_epochs(value);
+      o.request.epochs_per_trial = parse_epochs(value);
     else if (key == "memory-budget")
-      o.budget = parse_budget(value);
+      o.request.budget = parse_budget(value);
     else {
       if (value.empty()) throw Error("qgml tune: --json needs a file name");
       o.json = value;
@@ -199,101 +184,7 @@ TuneOptions parse_options(const std::vector<std::string>& args) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Memory
-
-struct Budget {
-  double bytes = 0;
-  std::string source;
-};
-
-// The execution space's memory budget (common/memory_budget.hpp).
-Budget auto_budget(const Exec& exec) {
-  const MemoryBudget b = memory_budget(exec);
-  if (!b.known())
-    throw Error("--memory-budget auto: cannot determine the available memory" +
-                (b.source.empty() ? std::string() : " (" + b.source + ")") + " (give --memory-budget BYTES)");
-  return {std::floor(b.bytes), format("auto: %.0f %% of %s %s", 100 * memory_budget_share, b.source.c_str(),
-                                      human_bytes(b.available).c_str())};
-}
-
-// Trainer::estimate_bytes as fixed + per_point * batch: the batch buffers grow linearly with the
-// batch, the gradient, Adam moments, penalty scratch and per-point-of-the-data buffers do not (exact
-// for even batches; Kokkos rounds every buffer up to 8 bytes, which odd batches of ints or floats fill
-// with up to 4 bytes more).
-struct MemoryModel {
-  double per_point = 0, fixed = 0;
-  double bytes(long batch) const { return fixed + per_point * double(batch); }
-  // The largest batch whose buffers fit `budget` (0 if not even one point fits).
-  double max_points(double budget) const { return budget < bytes(1) ? 0.0 : std::floor((budget - fixed) / per_point); }
-};
-
-template <class Real>
-MemoryModel trainer_memory_model(const TrainingSettings& settings, int d, int n, long points) {
-  const auto bytes = [&](long batch, long t) {
-    TrainingSettings s = settings;
-    s.batch_size = int(batch);
-    return double(Trainer<Real, Exec>::estimate_bytes(s, d, n, t));
-  };
-  const long t = std::max(points, 4L);  // the per-point part does not depend on T
-  const double per_point = (bytes(4, t) - bytes(2, t)) / 2;
-  return points >= 2 ? MemoryModel{per_point, bytes(2, points) - 2 * per_point}
-                     : MemoryModel{per_point, bytes(1, points) - per_point};
-}
-
-// A fresh copy of the initial configuration for one trial.
-template <class Real>
-MatrixConfiguration<Real, Exec> fresh_copy(const Exec& exec, const MatrixConfiguration<Real, Exec>& initial) {
-  MatrixConfiguration<Real, Exec> c(initial.dimension(), initial.matrix_size(), exec);
-  Kokkos::deep_copy(exec, c.matrices(), initial.matrices());
-  c.update_square_sum(exec);
-  return c;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Trials
-
-struct Trial {
-  long batch = 0;
-  bool from_config = false;  // training.batch_size of the config
-  bool fits = false;
-  bool timed = false;
-  double bytes = 0;  // Trainer::bytes() (measured when timed, else the model's)
-  int batches_per_epoch = 0;
-  std::vector<double> seconds;
-  double median = std::numeric_limits<double>::quiet_NaN();
-  double points_per_second = std::numeric_limits<double>::quiet_NaN();
-  double loss = std::numeric_limits<double>::quiet_NaN();  // of the last timed epoch
-  std::string error;
-};
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-template <class Real>
-void run_trial(const Exec& exec, const MatrixConfiguration<Real, Exec>& initial,
-               const typename Trainer<Real, Exec>::points_type& data, TrainingSettings settings, int epochs, Trial& t) {
-  try {
-    auto config = fresh_copy(exec, initial);
-    settings.batch_size = int(t.batch);
-    settings.epochs = warmup_epochs + epochs;
-    Trainer<Real, Exec> trainer(config, data, settings, exec);
-    t.bytes = double(trainer.bytes());
-    for (int e = 0; e < warmup_epochs; ++e) trainer.train_epoch();
-    for (int e = 0; e < epochs; ++e) {
-      const EpochRecord r = trainer.train_epoch();
-      t.seconds.push_back(r.seconds);
-      t.loss = r.total;
-    }
-    t.timed = true;
-    t.median = median(t.seconds);
-    t.points_per_second = double(data.extent(0)) / t.median;
-  } catch (const std::exception& e) {
-    t.error = e.what();
-  }
-}
+// The report
 
 std::string table_row(const Trial& t) {
   const std::string batch = format("%ld%s", t.batch, t.from_config ? "*" : "");
@@ -306,94 +197,36 @@ std::string table_row(const Trial& t) {
                 t.points_per_second, human_bytes(t.bytes).c_str(), t.bytes / double(t.batch), fits.c_str());
 }
 
-template <class Real>
-int tune(RunSettings s, const TuneOptions& o) {
-  const Exec exec;
-  // Everything that can fail on bad input happens before the first trial.
-  auto data = load_data<Real>(exec, s.data);
-  const long points = long(data.extent(0));
-  const int d = int(data.extent(1));
-  const auto initial = initial_configuration<Real>(exec, s.model, resolve_model_shape(s, d), d);
-  const int n = initial.matrix_size();
-  for (const long b : o.batches)
-    if (b > points)
-      throw Error("--batches: " + std::to_string(b) + " is larger than the data set (" + std::to_string(points) +
-                  " points)");
-  TrainingSettings settings = training_settings(s, "");
-  settings.checkpoint_dir.clear();  // tune writes no checkpoints
-  settings.checkpoint_every = 0;
-  settings.early_stop_tolerance = 0;
-
-  const MemoryModel model = trainer_memory_model<Real>(settings, d, n, points);
-  const Budget budget = o.budget >= 0 ? Budget{o.budget, "--memory-budget"} : auto_budget(exec);
-  const double max_points = model.max_points(budget.bytes);
-  long largest = long(std::min<double>(double(points), max_points));
-  if (largest < 1)
-    throw Error(
-        format("memory budget %s (%.0f bytes, %s) does not fit even a batch of 1 point: the trainer's "
-               "buffers need %.0f bytes + %.0f bytes per point",
-               human_bytes(budget.bytes).c_str(), budget.bytes, budget.source.c_str(), model.fixed, model.per_point));
-  // Verify the answer by allocating it; step down if the allocation fails.
-  bool verified = false;
-  std::string verify_error;
-  double verified_bytes = 0;
-  for (int attempt = 0; attempt < 40 && !verified && largest >= 1; ++attempt) {
-    try {
-      auto config = fresh_copy(exec, initial);
-      TrainingSettings s = settings;
-      s.batch_size = int(largest);
-      const Trainer<Real, Exec> trainer(config, data, s, exec);
-      qgml::fence(exec, "qgml::tune: verify allocation");
-      verified_bytes = double(trainer.bytes());
-      verified = true;
-    } catch (const std::exception& e) {
-      verify_error = e.what();
-      largest = long(0.9 * double(largest));
-    }
-  }
-  if (!verified) throw Error("qgml tune: no batch could be allocated within the budget: " + verify_error);
-
-  // Candidates: the given list, else powers of two from 32 below T, T, the config's batch size and
-  // the largest that fits, restricted to those that fit.
-  const long config_batch = long(effective_batch_size(settings, points));
-  std::set<long> candidates(o.batches.begin(), o.batches.end());
-  if (o.batches.empty()) {
-    for (long b = 32; b < points; b *= 2) candidates.insert(b);
-    candidates.insert(points);
-    if (config_batch <= points) candidates.insert(config_batch);
-    if (largest < points) candidates.insert(largest);
-    for (auto it = candidates.begin(); it != candidates.end();)
-      it = model.bytes(*it) <= budget.bytes && *it <= largest ? std::next(it) : candidates.erase(it);
-  }
-
-  const char* precision = std::is_same_v<Real, float> ? "float" : "double";
-  std::printf("qgml tune: %s: N = %d, D = %d, %ld points, %s, %s; %d warm-up + %d timed epochs per batch size\n",
-              o.config_path.c_str(), n, d, points, precision, Exec::name(), warmup_epochs, o.epochs_per_trial);
-  std::printf("trainer buffers: %.0f bytes per batch point + %.0f bytes fixed (the data set, %s, is not counted)\n",
-              model.per_point, model.fixed, human_bytes(double(data.span()) * sizeof(Real)).c_str());
-  std::printf("memory budget: %s (%s); up to %.0f points fit, verified by allocating a batch of %ld%s\n",
-              human_bytes(budget.bytes).c_str(), budget.source.c_str(), max_points, largest,
-              verify_error.empty() ? "" : (" (larger allocations failed: " + verify_error + ")").c_str());
-  std::printf("note: %s\n\n", speed_note);
-  std::printf("%10s %9s %14s %12s %14s %13s  %s\n", "batch", "batches", "s/epoch", "points/s", "trainer bytes",
-              "bytes/point", "fits");
-  std::printf("%10s %9s %14s %12s %14s %13s\n", "", "/epoch", "(median)", "", "", "");
-  std::fflush(stdout);
-
-  std::vector<Trial> trials;
-  for (const long b : candidates) {
-    Trial t;
-    t.batch = b;
-    t.from_config = o.batches.empty() && b == config_batch;
-    t.batches_per_epoch = int((points + b - 1) / b);
-    t.bytes = model.bytes(b);
-    t.fits = t.bytes <= budget.bytes && b <= largest;
-    if (t.fits) run_trial<Real>(exec, initial, data, settings, o.epochs_per_trial, t);
+int tune(const RunSettings& s, const TuneOptions& o) {
+  const char* precision = s.model.single_precision ? "float" : "double";
+  const auto on_plan = [&](const TunePlan& plan) {
+    const MemoryModel& model = plan.model;
+    std::printf("qgml tune: %s: N = %d, D = %d, %ld points, %s, %s; %d warm-up + %d timed epochs per batch size\n",
+                o.config_path.c_str(), plan.n, plan.d, plan.points, precision, Kokkos::DefaultExecutionSpace::name(),
+                tune_warmup_epochs, o.request.epochs_per_trial);
+    std::printf("trainer buffers: %.0f bytes per batch point + %.0f bytes fixed (the data set, %s, is not counted)\n",
+                model.per_point, model.fixed, human_bytes(plan.data_bytes).c_str());
+    std::printf("memory budget: %s (%s); up to %.0f points fit, verified by allocating a batch of %ld%s\n",
+                human_bytes(plan.budget).c_str(), plan.budget_source.c_str(), plan.max_points, plan.largest,
+                plan.verify_error.empty() ? "" : (" (larger allocations failed: " + plan.verify_error + ")").c_str());
+    std::printf("note: %s\n\n", speed_note);
+    std::printf("%10s %9s %14s %12s %14s %13s  %s\n", "batch", "batches", "s/epoch", "points/s", "trainer bytes",
+                "bytes/point", "fits");
+    std::printf("%10s %9s %14s %12s %14s %13s\n", "", "/epoch", "(median)", "", "", "");
+    std::fflush(stdout);
+  };
+  const auto on_trial = [](const Trial& t) {
     std::printf("%s\n", table_row(t).c_str());
     std::fflush(stdout);
-    trials.push_back(t);
-  }
-  if (o.batches.empty() && candidates.count(config_batch)) std::printf("* training.batch_size of the config\n");
+  };
+  const TuneResult result = tune_batches(s, o.request, on_plan, on_trial);
+  const TunePlan& plan = result.plan;
+  const MemoryModel& model = plan.model;
+  const std::vector<Trial>& trials = result.trials;
+  const long largest = plan.largest, config_batch = plan.config_batch;
+  if (o.request.batches.empty() &&
+      std::find(plan.candidates.begin(), plan.candidates.end(), config_batch) != plan.candidates.end())
+    std::printf("* training.batch_size of the config\n");
 
   // Epoch times that differ by more than 2x within a trial: other work on the cores, or OpenMP
   // barriers waiting for descheduled threads.
@@ -408,13 +241,11 @@ int tune(RunSettings s, const TuneOptions& o) {
         "OMP_WAIT_POLICY=passive; more --epochs-per-trial make the medians steadier)\n",
         noisy.c_str());
 
-  const Trial* fastest = nullptr;
-  for (const auto& t : trials)
-    if (t.timed && (!fastest || t.median < fastest->median)) fastest = &t;
+  const Trial* fastest = result.fastest();
   const std::string fastest_text =
       fastest ? format("batch %ld (%.4g s/epoch)", fastest->batch, fastest->median) : "none (no candidate was run)";
   std::printf("fastest: %s; largest that fits: %ld points (budget %s)\n", fastest_text.c_str(), largest,
-              human_bytes(budget.bytes).c_str());
+              human_bytes(plan.budget).c_str());
 
   if (!o.json.empty()) {
     Json trial_list = Json::array();
@@ -435,25 +266,25 @@ int tune(RunSettings s, const TuneOptions& o) {
       if (!t.error.empty()) trial["error"] = t.error;
       trial_list.push_back(std::move(trial));
     }
-    const Json memory = {{"budget_bytes", json_number(budget.bytes)},
-                         {"budget_source", budget.source},
+    const Json memory = {{"budget_bytes", json_number(plan.budget)},
+                         {"budget_source", plan.budget_source},
                          {"bytes_per_point", json_number(model.per_point)},
                          {"fixed_bytes", json_number(model.fixed)},
-                         {"data_bytes", json_number(double(data.span()) * sizeof(Real))},
-                         {"max_points_in_budget", json_number(max_points)},
+                         {"data_bytes", json_number(plan.data_bytes)},
+                         {"max_points_in_budget", json_number(plan.max_points)},
                          {"largest_fitting_batch", largest},
-                         {"verified_bytes", json_number(verified_bytes)}};
+                         {"verified_bytes", json_number(plan.verified_bytes)}};
     write_json_file(
         o.json,
         {{"command", "tune"},
          {"config", o.config_path},
-         {"execution_space", Exec::name()},
+         {"execution_space", Kokkos::DefaultExecutionSpace::name()},
          {"precision", precision},
-         {"D", d},
-         {"N", n},
-         {"points", points},
-         {"warmup_epochs", warmup_epochs},
-         {"epochs_per_trial", o.epochs_per_trial},
+         {"D", plan.d},
+         {"N", plan.n},
+         {"points", plan.points},
+         {"warmup_epochs", tune_warmup_epochs},
+         {"epochs_per_trial", o.request.epochs_per_trial},
          {"memory", memory},
          {"trials", trial_list},
          {"fastest", fastest ? Json{{"batch", fastest->batch}, {"median_epoch_seconds", json_number(fastest->median)}}
@@ -475,9 +306,7 @@ int tune(RunSettings s, const TuneOptions& o) {
 
 int tune_command(const std::vector<std::string>& args) {
   const TuneOptions o = parse_options(args);
-  const RunSettings s = read_run_settings(load_config(o.config_path, o.overrides));
-  if (s.model.single_precision) return tune<float>(s, o);
-  return tune<double>(s, o);
+  return tune(read_run_settings(load_config(o.config_path, o.overrides)), o);
 }
 
 }  // namespace qgml::app

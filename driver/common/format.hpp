@@ -1,6 +1,7 @@
 // printf-style formatting into a std::string, for the program's messages.
 #pragma once
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <string>
@@ -19,6 +20,17 @@ inline std::string format(const char* fmt, ...) {
   if (size > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, again);
   va_end(again);
   return out;
+}
+
+// A byte count for people: "512 B", "1.5 MiB", "2.0 GiB" (powers of 1024).
+inline std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (std::abs(b) >= 1024 && u < 5) {
+    b /= 1024;
+    ++u;
+  }
+  return u == 0 ? format("%.0f B", b) : format("%.1f %s", b, units[u]);
 }
 
 }  // namespace qgml::app

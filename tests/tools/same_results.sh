@@ -14,6 +14,10 @@
 set -uo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 OLD_QGML NEW_QGML [WORK_DIR]" >&2; exit 2; }
 old=$1 new=$2 work=${3:-$(mktemp -d)}
+if [ -n "$(ls -A "$work" 2>/dev/null)" ]; then
+  echo "$0: the work directory $work is not empty (the runs of an earlier comparison would be compared)" >&2
+  exit 2
+fi
 cfg="$(cd "$(dirname "$0")/../.." && pwd)/examples/configs/fuzzy_sphere.yaml"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OMP_PROC_BIND=false OMP_WAIT_POLICY=passive
 settings=(
