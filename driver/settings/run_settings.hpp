@@ -80,9 +80,15 @@ struct RunSettings {
   OutputSection output;
   ProfilerOptions profiling;
   bool gpu_aware_mpi = false;
-  std::vector<SettingChoice> choices;  // in the order they were made
+  std::vector<SettingChoice> choices;  // one per key, in the order the keys were first chosen
 
+  // Records key = value from origin; a later choice of the same key replaces the earlier one.
   void choose(const std::string& key, const std::string& value, const std::string& origin) {
+    for (SettingChoice& c : choices)
+      if (c.key == key) {
+        c = {key, value, origin};
+        return;
+      }
     choices.push_back({key, value, origin});
   }
 };

@@ -114,6 +114,14 @@ TEST_CASE("run settings: a run's choices are recorded, the configuration is not 
   const RunSettings again = read_run_settings(resolved);
   CHECK(again.model.n == n);
   CHECK(again.data.standardize == true);
+  // A later choice of a key replaces the earlier one: one record per key, the last value.
+  s.choose("model.N", "7", "a later reason");
+  int records = 0;
+  for (const SettingChoice& choice : s.choices) records += choice.key == "model.N" ? 1 : 0;
+  CHECK(records == 1);
+  CHECK(s.choices.size() == 2);
+  CHECK(resolved_config(c, s).text("model.N") == "7");
+  CHECK(resolved_config(c, s).origin("model.N") == "a later reason");
 }
 
 TEST_CASE("run settings: a given model.N is kept and nothing is recorded", "[app][settings][run-settings]") {
