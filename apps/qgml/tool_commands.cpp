@@ -1,38 +1,30 @@
-// qgml estimate, qgml eval, qgml info and qgml fuzzy-sphere.
+// qgml estimate and qgml eval (their options and reports; the work is the driver's estimate_from_files and
+// evaluate_files), qgml info and qgml fuzzy-sphere.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <limits>
-#include <sstream>
+#include <map>
+#include <string>
+#include <vector>
 
-#include "qgml/common/file_error.hpp"
-#include "qgml/common/random.hpp"
+#include "qgml/common/error.hpp"
 #include "qgml/data/datasets.hpp"
-#include "qgml/io/atomic_file.hpp"
-#include "qgml/io/configuration_io.hpp"
-#include "qgml/io/data_io.hpp"
-#include "qgml/io/npy.hpp"
 #include "qgml/io/parse_number.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/model/hamiltonian.hpp"
 #include "qgml/model/observables.hpp"
-#include "qgml/train/evaluate.hpp"
 #include "qgml/version.hpp"
 
 #include "analysis/analysis.hpp"
 #include "commands.hpp"
-#include "common/format.hpp"
-#include "common/json_file.hpp"
-#include "run/parallel.hpp"
-#include "run/run_directory.hpp"
+#include "estimate/estimate_from_files.hpp"
+#include "evaluate/evaluate_files.hpp"
 #include "settings/config.hpp"
 
 namespace qgml::app {
 
-namespace fs = std::filesystem;
 using Exec = Kokkos::DefaultExecutionSpace;
 using Mem = Exec::memory_space;
 
@@ -79,164 +71,22 @@ long integer(const std::map<std::string, std::string>& o, const std::string& key
   return long(v);
 }
 
-template <class Real>
-struct Loaded {
-  MatrixConfiguration<Real, Exec> config;
-  RealMatrix<Real, Mem> data;
-};
-
-template <class Real>
-Loaded<Real> load_inputs(const Exec& exec, const std::string& matrices, const std::string& data_path) {
-  const HostMatrices m = load_matrices(matrices);
-  const HostData data = read_points(data_path);
-  if (data.cols != m.D)
-    throw Error("the data '" + data_path + "' have D = " + std::to_string(data.cols) +
-                " coordinates but the configuration '" + matrices + "' has D = " + std::to_string(m.D) + " matrices");
-  return {to_configuration<Real>(m, exec), to_device_points<Real>(exec, data)};
-}
-
-void prepare_output(const std::string& out) {
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec) throw FileError("output directory '" + out + "': cannot create: " + ec.message());
-  check_writable_directory(out);
-}
-
-// With MPI, each rank reads its shard of the points and analyses it; rank 0 writes and prints.
-template <class Real>
-int estimate(const std::map<std::string, std::string>& o) {
-  const Exec exec;
-  Communicator& comm = communicator();
-  Loaded<Real> in;
-  GeometrySettings s;
-  int chunk = 0;
-  run_collectively(comm, [&] {
-    s = geometry_settings(o.at("metric"), number(o, "min-gap-ratio", "analysis.min_gap_ratio"),
-                          number(o, "noise-floor", "analysis.noise_floor"),
-                          number(o, "first-gap-exponent", "analysis.first_gap_exponent"));
-    if (const std::string problem = setting_problem("analysis.kernel", o.at("kernel")); !problem.empty())
-      throw Error("--kernel = '" + o.at("kernel") + "': " + problem);
-    s.kernel = parse_geometry_kernel(o.at("kernel"));
-    chunk = int(number(o, "chunk", "analysis.chunk"));
-    s.spread.scales = parse_spread_scales(o.at("scales"));
-    const HostMatrices m = load_matrices(o.at("matrices"));
-    const HostShard shard = read_points_shard(o.at("data"), comm.rank(), comm.size());
-    if (shard.data.cols != m.D)
-      throw Error("the data '" + o.at("data") + "' have D = " + std::to_string(shard.data.cols) +
-                  " coordinates but the configuration '" + o.at("matrices") + "' has D = " + std::to_string(m.D) +
-                  " matrices");
-    if (shard.data.rows == 0)
-      throw Error("the data '" + o.at("data") + "' have " + std::to_string(shard.total) + " points, too few for " +
-                  std::to_string(comm.size()) + " ranks");
-    // H(x) = 1/2 sum_k (A_k - x_k)^2 (docs/math.md 2.1) has a usable ground state only where its entries, of
-    // order |A|^2 + |x|^2, are finite and the A-dependent part, of order |A| |x|, is not lost to rounding
-    // against |x|^2 (|A| >= eps |x|); otherwise every eigenvalue rounds to the same number and the
-    // "geometry" is that of rounding. No such point at all: an error, not a dimension of 0.
-    double a = 0;
-    for (const auto& z : m.values) a = std::max(a, std::abs(z));
-    const double eps = std::numeric_limits<Real>::epsilon();
-    const double big = std::sqrt(double(std::numeric_limits<Real>::max()) / (4.0 * m.D * m.N));
-    long usable = 0;
-    for (long i = 0; i < long(shard.data.rows); ++i) {
-      double x = 0;
-      for (long k = 0; k < long(shard.data.cols); ++k)
-        x = std::max(x, std::abs(shard.data.values[std::size_t(i * shard.data.cols + k)]));
-      usable += a > 0 && a < big && x < big && a >= eps * x ? 1 : 0;
-    }
-    if (usable == 0)
-      throw Error(
-          format("no point has a finite ground state: the data '%s' (%zu points) and "
-                 "the matrices '%s' (largest entry %.3g) are of too different or extreme scales for "
-                 "H(x) = 1/2 sum_k (A_k - x_k)^2 in %s precision; standardise the data or rescale the matrices",
-                 o.at("data").c_str(), std::size_t(shard.data.rows), o.at("matrices").c_str(), a,
-                 std::is_same_v<Real, float> ? "single" : "double"));
-    // The analysis's scratch and buffers, checked before the data go to the device (one rule with train's).
-    AnalysisPreflight p;
-    p.what = "qgml estimate's dimension analysis";
-    p.refusal = "refused before the analysis starts";
-    p.kernel_setting = "--kernel";
-    p.chunk_setting = "--chunk";
-    p.beside = "data and matrices";
-    const double data_bytes = double(shard.data.values.size()) * (sizeof(double) + sizeof(Real)),
-                 matrix_bytes = double(m.D + 1) * m.N * m.N * sizeof(complex_t<Real>);
-    check_analysis_needs<Real, Exec>(s, chunk, std::int64_t(shard.data.rows), comm.rank() == 0 ? shard.total : 0,
-                                     int(m.D), int(m.N), data_bytes + matrix_bytes, memory_budget(exec), p);
-    in = {to_configuration<Real>(m, exec), to_device_points<Real>(exec, shard.data)};
-    if (comm.rank() == 0) prepare_output(o.at("out"));
-  });
-  const DimensionAnalysis analysis = analyze_dimension(exec, in.config, in.data, s, chunk, comm);
-  write_analysis(analysis, o.at("out"), comm,
-                 JsonFields()
-                     .add("min_gap_ratio", s.estimator.min_gap_ratio)
-                     .add("noise_floor", s.estimator.noise_floor)
-                     .add("first_gap_exponent", s.estimator.first_gap_exponent));
-  const DimensionSummary& sum = analysis.summary;
-  // Every rank holds the summary of all points: all ranks fail alike.
-  if (sum.points == 0)
-    throw Error("no point has a finite estimate (all " + std::to_string(analysis.failed_points) +
-                " points failed): the data or the matrices are likely of an extreme scale (standardise the data "
-                "or rescale the matrices); per-point results in " +
-                o.at("out") + "/per_point.csv");
-  if (comm.rank() != 0) return 0;
-  std::printf("%ld points, D = %d, N = %d, %s metric\n", sum.points, in.config.dimension(), in.config.matrix_size(),
-              o.at("metric").c_str());
-  for (const std::string& line : summary_lines(sum)) std::printf("%s\n", line.c_str());
-  std::printf("estimated intrinsic dimension: %d%s\n", sum.mode, sum.uncertain ? " (uncertain)" : "");
-  std::printf("outputs: %s/per_point.csv, %s/dimension_summary.json\n", o.at("out").c_str(), o.at("out").c_str());
-  return 0;
-}
-
-template <class Real>
-int eval(const std::map<std::string, std::string>& o) {
-  const Exec exec;
-  LossSettings s;  // the options first: a bad one is reported before any file is read
-  s.w = number(o, "w", "training.w");
-  s.penalty = parse_penalty_kind(o.at("penalty"));
-  s.penalty_weight = number(o, "penalty-weight", "training.penalty_weight");
-  auto in = load_inputs<Real>(exec, o.at("matrices"), o.at("data"));
-  prepare_output(o.at("out"));
-  const auto e = evaluate(exec, in.config, in.data, s);
-  const int t = int(in.data.extent(0)), d = in.config.dimension(), n = in.config.matrix_size();
-  if (!std::isfinite(e.loss))
-    throw Error(
-        format("qgml eval: the loss is not finite (%s; the eigensolve failed at %ld of %d points): the "
-               "matrices or the points are likely of an extreme scale",
-               std::to_string(e.loss).c_str(), long(e.eigh_failures), t));
-  auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.gradient);
-  auto xbar = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.xbar);
-  auto sigma2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.sigma2);
-  auto energy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e.energy);
-  const std::string out = o.at("out");
-  // NPY files in double whatever the precision, for cross-checks.
-  std::vector<std::complex<double>> gd(g.span());
-  for (std::size_t i = 0; i < g.span(); ++i) gd[i] = {g.data()[i].real(), g.data()[i].imag()};
-  write_npy(out + "/gradient.npy", NpyType::complex128, {std::size_t(d), std::size_t(n), std::size_t(n)}, gd.data());
-  std::vector<double> xd(xbar.data(), xbar.data() + xbar.span()), sd(sigma2.data(), sigma2.data() + t),
-      ed(energy.data(), energy.data() + t);
-  write_npy(out + "/xbar.npy", NpyType::float64, {std::size_t(t), std::size_t(d)}, xd.data());
-  write_npy(out + "/sigma2.npy", NpyType::float64, {std::size_t(t)}, sd.data());
-  write_npy(out + "/energy.npy", NpyType::float64, {std::size_t(t)}, ed.data());
-  std::ostringstream csv;
-  csv.precision(17);
-  for (int k = 0; k < d; ++k) csv << "xbar" << k << ",";
-  csv << "sigma2,energy\n";
-  for (int i = 0; i < t; ++i) {
-    for (int k = 0; k < d; ++k) csv << xbar(i, k) << ",";
-    csv << sigma2(i) << "," << energy(i) << "\n";
-  }
-  write_file_atomically(out + "/per_point.csv", csv.str());
-  write_json_file(out + "/loss.json", {{"loss", e.loss},
-                                       {"reconstruction", e.reconstruction},
-                                       {"fluctuation", e.fluctuation},
-                                       {"penalty", e.penalty},
-                                       {"w", s.w},
-                                       {"points", t},
-                                       {"degenerate_points", e.degenerate_points},
-                                       {"eigh_failures", e.eigh_failures}});
-  std::printf("loss %.12g (reconstruction %.12g, fluctuation %.12g, penalty %.6g) over %d points\n", e.loss,
-              e.reconstruction, e.fluctuation, e.penalty, t);
-  std::printf("outputs: %s/{loss.json, gradient.npy, xbar.npy, sigma2.npy, energy.npy, per_point.csv}\n", out.c_str());
-  return 0;
+// qgml estimate's options as the analysis settings (same parsers, ranges and messages as the settings).
+EstimateRequest estimate_request(const std::map<std::string, std::string>& o) {
+  EstimateRequest r;
+  r.matrices = o.at("matrices");
+  r.data = o.at("data");
+  r.out = o.at("out");
+  r.geometry = geometry_settings(o.at("metric"), number(o, "min-gap-ratio", "analysis.min_gap_ratio"),
+                                 number(o, "noise-floor", "analysis.noise_floor"),
+                                 number(o, "first-gap-exponent", "analysis.first_gap_exponent"));
+  if (const std::string problem = setting_problem("analysis.kernel", o.at("kernel")); !problem.empty())
+    throw Error("--kernel = '" + o.at("kernel") + "': " + problem);
+  r.geometry.kernel = parse_geometry_kernel(o.at("kernel"));
+  r.chunk = int(number(o, "chunk", "analysis.chunk"));
+  r.geometry.spread.scales = parse_spread_scales(o.at("scales"));
+  r.single_precision = o.at("precision") == "float";
+  return r;
 }
 
 }  // namespace
@@ -255,9 +105,15 @@ int estimate_command(const std::vector<std::string>& args) {
                           {"out", "estimate-output"},
                           {"precision", "double"}},
                          "estimate");
-  if (o.at("precision") == "float") return estimate<float>(o);
-  if (o.at("precision") != "double") throw Error("--precision must be double or float");
-  return estimate<double>(o);
+  if (o.at("precision") != "float" && o.at("precision") != "double") throw Error("--precision must be double or float");
+  const EstimateReport report = estimate_from_files(estimate_request(o));
+  if (!report.writer) return 0;
+  const DimensionSummary& sum = report.analysis.summary;
+  std::printf("%ld points, D = %d, N = %d, %s metric\n", sum.points, report.d, report.n, o.at("metric").c_str());
+  for (const std::string& line : summary_lines(sum)) std::printf("%s\n", line.c_str());
+  std::printf("estimated intrinsic dimension: %d%s\n", sum.mode, sum.uncertain ? " (uncertain)" : "");
+  std::printf("outputs: %s/per_point.csv, %s/dimension_summary.json\n", o.at("out").c_str(), o.at("out").c_str());
+  return 0;
 }
 
 int eval_command(const std::vector<std::string>& args) {
@@ -270,9 +126,21 @@ int eval_command(const std::vector<std::string>& args) {
                           {"out", "eval-output"},
                           {"precision", "double"}},
                          "eval");
-  if (o.at("precision") == "float") return eval<float>(o);
-  if (o.at("precision") != "double") throw Error("--precision must be double or float");
-  return eval<double>(o);
+  if (o.at("precision") != "float" && o.at("precision") != "double") throw Error("--precision must be double or float");
+  EvaluationRequest r;  // the options first: a bad one is reported before any file is read
+  r.matrices = o.at("matrices");
+  r.data = o.at("data");
+  r.out = o.at("out");
+  r.loss.w = number(o, "w", "training.w");
+  r.loss.penalty = parse_penalty_kind(o.at("penalty"));
+  r.loss.penalty_weight = number(o, "penalty-weight", "training.penalty_weight");
+  r.single_precision = o.at("precision") == "float";
+  const EvaluationReport e = evaluate_files(r);
+  std::printf("loss %.12g (reconstruction %.12g, fluctuation %.12g, penalty %.6g) over %d points\n", e.loss,
+              e.reconstruction, e.fluctuation, e.penalty, e.points);
+  std::printf("outputs: %s/{loss.json, gradient.npy, xbar.npy, sigma2.npy, energy.npy, per_point.csv}\n",
+              r.out.c_str());
+  return 0;
 }
 
 int info_command() {

@@ -103,6 +103,13 @@ void check_writable_directory(const std::string& dir) {
   throw FileError("output directory '" + dir + "' is not writable: " + std::strerror(error));
 }
 
+void prepare_output_directory(const std::string& out) {
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw FileError("output directory '" + out + "': cannot create: " + ec.message());
+  check_writable_directory(out);
+}
+
 namespace {
 
 // The stale temporaries of the directory open at `fd` (named `dir` in the paths returned).

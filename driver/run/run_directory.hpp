@@ -45,6 +45,10 @@ class RunLock {
 // O_EXCL | O_NOFOLLOW under a fresh name and removed).
 void check_writable_directory(const std::string& dir);
 
+// Creates the output directory `out` of qgml estimate or qgml eval (with its parents) where it is missing
+// and checks that a new file can be created in it; throws qgml::FileError naming it otherwise.
+void prepare_output_directory(const std::string& out);
+
 // Removes the temporaries that an interrupted write of an ended process left (a crash between the
 // temporary's creation and its rename) in `dir` and in each of its entries `subdirectories` (e.g.
 // "checkpoints", opened without following a link): only regular files (never a link, a directory or

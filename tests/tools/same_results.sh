@@ -8,7 +8,8 @@
 # targets), with both programs; samples one run with each; and compares the final matrices, the
 # training history (without its timing columns), dimension_summary.json (without times and paths),
 # supervised.json, the run's config.yaml (without output.directory), the printed automatic lines and the
-# samples. Exit 0: all the same; 1: a difference.
+# samples; runs qgml estimate and qgml eval on one run's matrices in both precisions and compares their
+# outputs and reports. Exit 0: all the same; 1: a difference.
 #   tests/tools/same_results.sh OLD/apps/qgml/qgml NEW/apps/qgml/qgml [WORK_DIR]
 # About 2 minutes on 2 cores.
 set -uo pipefail
@@ -42,6 +43,12 @@ with open(sys.argv[1] + "/classes.csv", "w") as f:
     for t in range(300):
         a = 2 * math.pi * t / 300
         f.write(f"{math.cos(a):.6f},{math.sin(a):.6f},{0.1 * math.sin(7 * a):.6f},{t % 3}\n")
+with open(sys.argv[1] + "/sphere.csv", "w") as f:
+    for t in range(400):
+        z = -1 + 2 * (t + 0.5) / 400
+        a = t * math.pi * (3 - math.sqrt(5))
+        r = math.sqrt(1 - z * z)
+        f.write(f"{r * math.cos(a):.6f},{r * math.sin(a):.6f},{z:.6f}\n")
 with open(sys.argv[1] + "/targets.csv", "w") as f:
     for t in range(300):
         a = 2 * math.pi * t / 300
@@ -97,5 +104,26 @@ for v in old new; do
 done
 for f in samples.npy state.npy acceptance.npy; do
   cmp -s "$work/sample-old/$f" "$work/sample-new/$f" && echo "same: sample $f" || { echo "differ: sample $f"; status=1; }
+done
+# qgml estimate and qgml eval on the trained matrices of the N = 8 team run, in both precisions.
+for p in double float; do
+  for v in old new; do
+    "${!v}" estimate --matrices "$run/final_matrices.npy" --data "$work/sphere.csv" --precision $p \
+      --out "$work/estimate-$p-$v" > "$work/estimate-$p-$v.log" 2>&1 || { echo "the $v program's estimate failed"; status=1; }
+    "${!v}" eval --matrices "$run/final_matrices.npy" --data "$work/sphere.csv" --precision $p \
+      --out "$work/eval-$p-$v" > "$work/eval-$p-$v.log" 2>&1 || { echo "the $v program's eval failed"; status=1; }
+  done
+  same=1
+  cmp -s "$work/estimate-$p-old/per_point.csv" "$work/estimate-$p-new/per_point.csv" || { echo "differ: estimate per_point.csv ($p)"; same=0; }
+  [ "$(summary "$work/estimate-$p-old/dimension_summary.json")" = "$(summary "$work/estimate-$p-new/dimension_summary.json")" ] ||
+    { echo "differ: estimate dimension_summary.json ($p)"; same=0; }
+  cmp -s <(grep -v '^outputs:' "$work/estimate-$p-old.log") <(grep -v '^outputs:' "$work/estimate-$p-new.log") ||
+    { echo "differ: estimate's report ($p)"; same=0; }
+  for f in loss.json gradient.npy xbar.npy sigma2.npy energy.npy per_point.csv; do
+    cmp -s "$work/eval-$p-old/$f" "$work/eval-$p-new/$f" || { echo "differ: eval $f ($p)"; same=0; }
+  done
+  cmp -s <(grep -v '^outputs:' "$work/eval-$p-old.log") <(grep -v '^outputs:' "$work/eval-$p-new.log") ||
+    { echo "differ: eval's report ($p)"; same=0; }
+  [ $same = 1 ] && echo "same: estimate and eval ($p)" || status=1
 done
 exit $status
