@@ -18,7 +18,7 @@ Examples (after `cmake --workflow --preset openmp`):
   perf/compare.py sample --N 8 32 --chains 10000 --sampler ula mala hmc --precision double float
 Torch is looked for in /usr/bin/python3 (Debian's python3-torch) unless --python is given; without
 it the qgml side still runs and the table says so.
-Peers (issue 15): --all-peers runs torch (reference style, --python), torch2 (reference style),
+Peers: --all-peers runs torch (reference style, --python), torch2 (reference style),
 torch2_vectorised and jax (under --peers-python, the venv of perf/make_venv.sh --peers); --peer
 LABEL=SCRIPT[@PYTHON] adds any other. With more than one peer the table ends with "fastest peer / qgml":
   perf/compare.py train --N 3 8 16 32 64 --batch 2500 --w 0 --precision double --all-peers
@@ -93,7 +93,7 @@ PEER_SCRIPTS = {
     "torch_vectorised": {"train": "torch_train_vectorised.py"},
     "jax": {"train": "jax_train.py"},
 }
-# --all-peers: the four peers of issue 15; "torch" runs under --python (Debian's torch 1.13), the others
+# --all-peers: the four peers (the fastest a user could use instead); "torch" runs under --python (Debian's torch 1.13), the others
 # under --peers-python (the venv of perf/make_venv.sh --peers: PyPI torch 2.x and jax).
 ALL_PEERS = (("torch", "torch", None), ("torch2", "torch", "peers"), ("torch2_vectorised", "torch_vectorised", "peers"),
              ("jax", "jax", "peers"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Data families of the intrinsic-dimension generalisation benchmark (issue 49, item 1).
+"""Data families of the intrinsic-dimension generalisation benchmark (docs/dimension.md).
 
 Every family is a point-cloud generator in numpy with a known intrinsic dimension d in an ambient R^D:
 `Family.make(n, rng)` returns n clean points, an (n, D) array, drawn with the numpy Generator `rng`.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Intrinsic-dimension generalisation benchmark (issue 49): qgml against its peers on 36 data families.
+"""Intrinsic-dimension generalisation benchmark (docs/dimension.md): qgml against its peers on 36 data families.
 
 The families are those of perf/dimension_families.py (python perf/dimension_families.py --list), split once
 and for all into a "tune" half (qgml's defaults may be tuned on it) and a "heldout" half (reported

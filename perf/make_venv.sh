@@ -1,7 +1,7 @@
 #!/bin/sh
 # Creates (or updates) the Python virtual environment of the perf scripts and prints its path.
 #   perf/make_venv.sh                 # build/perf-venv under the repository root
-#   perf/make_venv.sh --peers         # the same, plus the peers of issue 15: PyPI torch 2.x and jax[cpu]
+#   perf/make_venv.sh --peers         # the same, plus the peers: PyPI torch 2.x and jax[cpu]
 #   perf/make_venv.sh --dimension     # build/dimension-venv: requirements-dimension.txt (DADApy, numpy < 2),
 #                                     # the peers of perf/dimension_generalisation.py
 #   QGML_PERF_VENV=/some/dir perf/make_venv.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python package's overhead (issue 16's targets), one JSON line per measurement:
+"""The Python package's overhead against the program, one JSON line per measurement:
 
   fit:      QGMLDimension().fit(X) on T = 2000 points (the 2-sphere in R^3, seed 0) against the `qgml`
             program on the same points (X.npy) with the same settings (every default, output.plots

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every figure of issue 15's targets, measured the same way each time: for each figure, perf/compare.py
+"""Every speed target of the training epoch against the peers, measured the same way each time: for each figure, perf/compare.py
 runs qgml and its peers in one process sequence (same machine load), --runs times; the table gives each
 run's ratio, their median, the target and whether the median meets it.
 

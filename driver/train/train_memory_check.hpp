@@ -27,7 +27,7 @@ void check_memory(double needed, const MemoryBudget& budget, const std::string& 
 
 // Throws when the dimension analysis after training (analysis.enabled) cannot run on this rank's `local`
 // points of D = d coordinates at N = n beside the training's `training_bytes` (check_analysis_needs), so
-// that the run is refused before its first epoch and not after its last (issue 50).
+// that the run is refused before its first epoch and not after its last.
 template <class Real>
 void check_analysis_needs(const AnalysisSection& analysis, const Communicator& comm, std::int64_t points,
                           std::int64_t local, int d, int n, double training_bytes, const MemoryBudget& budget) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kill_resume.sh WORKDIR QGML CONFIG [KILLS] [SEED]
-# Fault injection (issue 19): a run with a checkpoint every epoch is killed with SIGKILL at KILLS
+# Fault injection: a run with a checkpoint every epoch is killed with SIGKILL at KILLS
 # (default 6) random moments (seeded: SEED, default 19), resumed after each kill, and then run to the
 # end; its final matrices, its checkpoint's Adam state and its history's losses must be byte-identical
 # to those of an uninterrupted run with the same settings. A kill that leaves no run directory, or one

@@ -1,4 +1,4 @@
-// The atomic writer against names planted before it runs (issue 50): a link or a file at its
+// The atomic writer against names planted before it runs: a link or a file at its
 // temporary name is never written through nor truncated; the write still lands at its path.
 #include <catch2/catch_test_macros.hpp>
 

@@ -1,4 +1,4 @@
-// What the data readers take as input (issue 50): a header row only when no cell of the first line is
+// What the data readers take as input: a header row only when no cell of the first line is
 // a number; regular files only (a FIFO or a device is refused before a read, without blocking); lines
 // of bounded length.
 #include <catch2/catch_test_macros.hpp>

@@ -1,4 +1,4 @@
-// Readers against crafted inputs (issue 19): NPY headers whose shape overflows size_t or claims more
+// Readers against crafted inputs: NPY headers whose shape overflows size_t or claims more
 // data than the file holds, negative or malformed dimensions, header lengths beyond the file and
 // directories; the strict number parsers behind every setting and option.
 #include <catch2/catch_test_macros.hpp>

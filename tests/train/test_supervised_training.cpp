@@ -124,7 +124,7 @@ TEST_CASE("supervised metrics: MAE, RMSE, R^2, accuracy and ROC AUC", "[supervis
   // Strided pairs (prediction, target) read like two arrays.
   const std::vector<double> interleaved{1.0, 1.0, 2.5, 2.0, 2.0, 3.0, 5.0, 4.0};
   CHECK(supervised_metrics(Task::regression, interleaved.data(), interleaved.data() + 1, 4, 2).mae == r.mae);
-  // Targets near 1e200 (issue 50): the metrics scale with them, finite rather than inf or nan; the
+  // Targets near 1e200: the metrics scale with them, finite rather than inf or nan; the
   // ordinary ones keep their bits.
   std::vector<double> big_hat, big;
   for (const double v : y_hat) big_hat.push_back(v * 1e200);

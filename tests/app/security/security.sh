@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # security.sh CASE WORKDIR QGML CONFIG
-# What a hostile file name or a planted symbolic link can make qgml do (issue 50), one case per call:
+# What a hostile file name or a planted symbolic link can make qgml do, one case per call:
 #   shell        a data file named p';touch PWNED;'.csv: the plot step starts python with an argument
 #                vector, so no shell parses the run directory's name (a stub matplotlib on PYTHONPATH
 #                makes the plot step run where matplotlib is not installed)
