@@ -14,7 +14,9 @@
 #include "qgml/io/parse_number.hpp"
 #include "qgml/linalg/batched_eigh.hpp"
 #include "qgml/model/hamiltonian.hpp"
+#include "qgml/model/initializers.hpp"
 #include "qgml/model/observables.hpp"
+#include "qgml/plan/kernel_plan.hpp"
 #include "qgml/version.hpp"
 
 #include "analysis/analysis.hpp"
@@ -143,6 +145,9 @@ int eval_command(const std::vector<std::string>& args) {
   return 0;
 }
 
+// qgml info lists the kernel plan up to this N (the automatic rules change nowhere above 257).
+constexpr int info_max_n = 512;
+
 int info_command() {
   std::printf("qgml %s\n", QGML_VERSION_STRING);
   std::printf("Kokkos %d.%d.%d\n", KOKKOS_VERSION / 10000, KOKKOS_VERSION / 100 % 100, KOKKOS_VERSION % 100);
@@ -160,10 +165,14 @@ int info_command() {
   std::printf("precision: double (default), float (model.precision: float)\n");
   std::printf("eigensolver: qgml Householder + implicit QL (serial, team and packed SIMD variants)%s\n",
               QGML_HAVE_LAPACKE ? "; host LAPACKE zheevd/cheevd backend (OpenBLAS) available" : "");
-  std::printf("training on %s: %s\n", Exec::name(),
-              is_host_space_v<Exec> ? "fused loss-gradient kernel per pack of points for 2 <= N <= 256 (ground state "
-                                      "and reduced-resolvent solves from N = 5), separate kernels otherwise"
-                                    : "separate batch kernels (H, eigensolve, per-point terms, product over points)");
+  // What runs at each N with every kernel setting automatic: the kernel plan (plan/kernel_plan.hpp).
+  for (const Precision precision : {Precision::double_precision, Precision::single_precision}) {
+    std::printf("kernels on %s in %s precision (automatic settings):\n", Exec::name(),
+                precision == Precision::double_precision ? "double" : "single");
+    for (const KernelPlanRange& r : plan_ranges(backend_of<Exec>, precision, info_max_n))
+      std::printf("  N %d%s: %s\n", r.first, r.last > r.first ? ("-" + std::to_string(r.last)).c_str() : "",
+                  r.summary.c_str());
+  }
   return 0;
 }
 

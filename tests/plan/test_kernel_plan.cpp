@@ -136,6 +136,40 @@ TEST_CASE("the kernel plan: the printed lines of the defaults on CPUs and GPUs",
         "automatic: training.kernel = separate (training.warm_start needs the separate kernels)");
 }
 
+TEST_CASE("the kernel plan: the ranges of N with one plan cover 1 .. 512 in order", "[plan]") {
+  for (const Backend backend : {Backend::host, Backend::device})
+    for (const Precision precision : {Precision::double_precision, Precision::single_precision}) {
+      INFO(to_string(backend) << (precision == Precision::double_precision ? " double" : " float"));
+      const std::vector<KernelPlanRange> ranges = plan_ranges(backend, precision, 512);
+      REQUIRE(!ranges.empty());
+      CHECK(ranges.front().first == 1);
+      CHECK(ranges.back().last == 512);
+      for (std::size_t i = 0; i < ranges.size(); ++i) {
+        CHECK(ranges[i].first <= ranges[i].last);
+        if (i > 0) {
+          CHECK(ranges[i].first == ranges[i - 1].last + 1);
+          CHECK(ranges[i].summary != ranges[i - 1].summary);
+        }
+        for (int n = ranges[i].first; n <= ranges[i].last; ++n)
+          CHECK(plan_kernels(backend, precision, n).summary() == ranges[i].summary);
+      }
+    }
+  // The host in double: the fused kernel's three regimes between the separate kernels at N = 1 and N > 256.
+  const std::vector<KernelPlanRange> host = plan_ranges(Backend::host, Precision::double_precision, 512);
+  CHECK(plan_kernels(Backend::host, Precision::double_precision, 1).summary().rfind("training separate, ", 0) == 0);
+  CHECK(plan_kernels(Backend::host, Precision::double_precision, 3)
+            .summary()
+            .rfind("training fused-host (whole spectrum, packs of ", 0) == 0);
+  CHECK(plan_kernels(Backend::host, Precision::double_precision, 100)
+            .summary()
+            .rfind("training fused-host (ground state, mixed precision, packs of ", 0) == 0);
+  CHECK(host.back().summary.rfind("training separate, ", 0) == 0);
+  CHECK(host.back().first == fused_host_max_n + 1);
+  CHECK(plan_ranges(Backend::device, Precision::double_precision, 512).front().summary.rfind("training team, ", 0) ==
+        0);
+  CHECK_THROWS_AS(plan_ranges(Backend::host, Precision::double_precision, 0), Error);
+}
+
 TEST_CASE("the kernel plan: requests that cannot run are errors", "[plan]") {
   KernelRequest fused;
   fused.loss = LossKernel::fused_host;

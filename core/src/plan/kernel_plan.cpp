@@ -61,4 +61,29 @@ std::vector<std::string> KernelPlan::describe() const {
   return lines;
 }
 
+std::string KernelPlan::summary() const {
+  std::string training = "training " + to_string(loss);
+  if (loss == LossKernel::fused_host) {
+    training += fused.ground_state ? " (ground state" : " (whole spectrum";
+    if (fused.mixed_precision) training += ", mixed precision";
+    training += ", packs of " + std::to_string(pack_lanes) + ")";
+  }
+  return training + ", eigh " + to_string(eigh) + ", metric " + to_string(geometry) + ", energies " +
+         to_string(energy) + ", prediction " + (predictor_packed ? "packed" : "by the eigh");
+}
+
+std::vector<KernelPlanRange> plan_ranges(Backend backend, Precision precision, int max_n,
+                                         const KernelRequest& request) {
+  QGML_REQUIRE(max_n >= 1, "qgml::plan_ranges: max_n must be >= 1, got " + std::to_string(max_n));
+  std::vector<KernelPlanRange> ranges;
+  for (int n = 1; n <= max_n; ++n) {
+    std::string s = plan_kernels(backend, precision, n, request).summary();
+    if (!ranges.empty() && ranges.back().summary == s)
+      ranges.back().last = n;
+    else
+      ranges.push_back({n, n, std::move(s)});
+  }
+  return ranges;
+}
+
 }  // namespace qgml

@@ -46,11 +46,26 @@ struct KernelPlan {
   // analysis.kernel) and one for each automatic refinement of the fused path that runs (the mixed
   // precision, the wide packs).
   std::vector<std::string> describe() const;
+
+  // Every choice in one line: "training fused-host (ground state, mixed precision, packs of 16), eigh
+  // packed, metric packed, energies packed, prediction packed" (qgml info); "prediction by the eigh": H
+  // solved by batched_eigh.
+  std::string summary() const;
 };
 
 // The plan at N (>= 1); errors for requests that cannot run (a host-only kernel on a device, packed outside
 // its N range).
 KernelPlan plan_kernels(Backend backend, Precision precision, int n, const KernelRequest& request = {});
+
+// The N in [first, last] whose plans have one summary.
+struct KernelPlanRange {
+  int first = 0, last = 0;
+  std::string summary;
+};
+
+// The plans of N = 1 .. max_n (>= 1) as ranges of equal summaries, in order and without gaps (qgml info).
+std::vector<KernelPlanRange> plan_ranges(Backend backend, Precision precision, int max_n,
+                                         const KernelRequest& request = {});
 
 template <class Real, class ExecSpace>
 KernelPlan plan_kernels(int n, const KernelRequest& request = {}) {
