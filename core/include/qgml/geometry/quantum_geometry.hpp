@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <string>
 
+#include "qgml/common/explicit_instances.hpp"
 #include "qgml/common/line_aligned_scratch.hpp"
 #include "qgml/common/memory_budget.hpp"
 #include "qgml/geometry/dimension_estimate.hpp"
@@ -228,46 +229,10 @@ class QuantumGeometry {
   }
 
   // Geometry of the points (count = points.extent(0) <= max_batch); asynchronous on exec.
+  // Out of the class (below), so that its explicit instances (end of this file) are what programs link.
   template <class PointsView>
   void compute(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
-               const GeometrySettings& settings, const EighOptions& eigh = {}) {
-    const int count = static_cast<int>(points.extent(0));
-    QGML_REQUIRE(count <= max_batch_, "qgml::QuantumGeometry::compute: " + std::to_string(count) +
-                                          " points exceed max_batch = " + std::to_string(max_batch_));
-    QGML_REQUIRE(config.dimension() == d_ && config.matrix_size() == n_ && int(points.extent(1)) == d_,
-                 "qgml::QuantumGeometry::compute: the configuration or the points do not match D = " +
-                     std::to_string(d_) + ", N = " + std::to_string(n_));
-    QGML_REQUIRE(!settings.geometric_tensor || fubini_study_.extent(0) > 0,
-                 "qgml::QuantumGeometry: construct with geometric_tensor = true for fubini_study() and "
-                 "berry_curvature()");
-    if (count == 0) return;
-    const bool tensor =
-        fubini_study_.extent(0) > 0 && (settings.geometric_tensor || settings.metric == MetricKind::fubini_study);
-    // The packed and team kernels find the ground state themselves; a warm start or a chosen eigensolver
-    // variant asks for the separate path, which runs batched_eigh.
-    const GeometryKernel kernel = resolve_geometry_kernel<ExecSpace>(
-        settings.kernel, n_, !eigh.warm_start && eigh.variant == EighVariant::automatic);
-    if (kernel == GeometryKernel::packed) {
-      if constexpr (is_host_space_v<ExecSpace>) compute_packed(exec, config, points, settings, count, tensor);
-      return;  // the packed kernel also gives the metric's eigenvalues and the estimate
-    }
-    if (kernel == GeometryKernel::team)
-      compute_team(exec, config, points, settings, count, tensor);
-    else
-      compute_separate(exec, config, points, settings, eigh, count, tensor);
-    // The spectrum kernel's copy of the metrics, allocated on its first use (the packed path needs none).
-    if (work_.extent(0) == 0)
-      work_ = tensor_type(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "qgml::QuantumGeometry::work"),
-                          max_batch_, d_, d_);
-    detail::GeometrySpectrum<Real, memory_space> spectrum;
-    spectrum.metric = metric_;
-    spectrum.work = work_;
-    spectrum.eigenvalues = eigenvalues_;
-    spectrum.dimension = dimension_;
-    spectrum.info = info_;
-    spectrum.rule = DimensionRule<Real>::from(settings.estimator);
-    Kokkos::parallel_for("qgml::QuantumGeometry::spectrum", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), spectrum);
-  }
+               const GeometrySettings& settings, const EighOptions& eigh = {});
 
   // Per-point results of the last compute(); the first `count` rows are valid.
   const RealMatrix<Real, memory_space>& xbar() const { return xbar_; }                // T x D: <psi_0|A_k|psi_0>
@@ -392,5 +357,61 @@ class QuantumGeometry {
   IntVector<memory_space> dimension_;
   tensor_type fubini_study_, berry_;
 };
+
+template <class Real, class ExecSpace>
+template <class PointsView>
+void QuantumGeometry<Real, ExecSpace>::compute(const ExecSpace& exec,
+                                               const MatrixConfiguration<Real, ExecSpace>& config,
+                                               const PointsView& points, const GeometrySettings& settings,
+                                               const EighOptions& eigh) {
+  const int count = static_cast<int>(points.extent(0));
+  QGML_REQUIRE(count <= max_batch_, "qgml::QuantumGeometry::compute: " + std::to_string(count) +
+                                        " points exceed max_batch = " + std::to_string(max_batch_));
+  QGML_REQUIRE(config.dimension() == d_ && config.matrix_size() == n_ && int(points.extent(1)) == d_,
+               "qgml::QuantumGeometry::compute: the configuration or the points do not match D = " +
+                   std::to_string(d_) + ", N = " + std::to_string(n_));
+  QGML_REQUIRE(!settings.geometric_tensor || fubini_study_.extent(0) > 0,
+               "qgml::QuantumGeometry: construct with geometric_tensor = true for fubini_study() and "
+               "berry_curvature()");
+  if (count == 0) return;
+  const bool tensor =
+      fubini_study_.extent(0) > 0 && (settings.geometric_tensor || settings.metric == MetricKind::fubini_study);
+  // The packed and team kernels find the ground state themselves; a warm start or a chosen eigensolver
+  // variant asks for the separate path, which runs batched_eigh.
+  const GeometryKernel kernel = resolve_geometry_kernel<ExecSpace>(
+      settings.kernel, n_, !eigh.warm_start && eigh.variant == EighVariant::automatic);
+  if (kernel == GeometryKernel::packed) {
+    if constexpr (is_host_space_v<ExecSpace>) compute_packed(exec, config, points, settings, count, tensor);
+    return;  // the packed kernel also gives the metric's eigenvalues and the estimate
+  }
+  if (kernel == GeometryKernel::team)
+    compute_team(exec, config, points, settings, count, tensor);
+  else
+    compute_separate(exec, config, points, settings, eigh, count, tensor);
+  // The spectrum kernel's copy of the metrics, allocated on its first use (the packed path needs none).
+  if (work_.extent(0) == 0)
+    work_ = tensor_type(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "qgml::QuantumGeometry::work"),
+                        max_batch_, d_, d_);
+  detail::GeometrySpectrum<Real, memory_space> spectrum;
+  spectrum.metric = metric_;
+  spectrum.work = work_;
+  spectrum.eigenvalues = eigenvalues_;
+  spectrum.dimension = dimension_;
+  spectrum.info = info_;
+  spectrum.rule = DimensionRule<Real>::from(settings.estimator);
+  Kokkos::parallel_for("qgml::QuantumGeometry::spectrum", Kokkos::RangePolicy<ExecSpace>(exec, 0, count), spectrum);
+}
+
+// Explicit instances (common/explicit_instances.hpp): the points in the space's memory and their rows,
+// and the rows of the caller's host array; defined in src/geometry/quantum_geometry_instances_{double,float}.cpp.
+#define QGML_QUANTUM_GEOMETRY_POINTS(E, Real, Space, Points)                                        \
+  E template void QuantumGeometry<Real, Space>::compute<instances::Points<Real, Space>>(            \
+      const Space&, const MatrixConfiguration<Real, Space>&, const instances::Points<Real, Space>&, \
+      const GeometrySettings&, const EighOptions&);
+#define QGML_QUANTUM_GEOMETRY_INSTANCE(E, Real, Space)    \
+  QGML_QUANTUM_GEOMETRY_POINTS(E, Real, Space, Points)    \
+  QGML_QUANTUM_GEOMETRY_POINTS(E, Real, Space, PointRows) \
+  QGML_QUANTUM_GEOMETRY_POINTS(E, Real, Space, HostArrayRows)
+QGML_FOR_EACH_INSTANCE(QGML_QUANTUM_GEOMETRY_INSTANCE, extern)
 
 }  // namespace qgml

@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "qgml/common/error.hpp"
+#include "qgml/common/explicit_instances.hpp"
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/memory_budget.hpp"
 #include "qgml/common/types.hpp"
@@ -381,61 +382,11 @@ class TangentSpreadCheck {
 
   // The checked estimates of the chunk (rows first .. first + chunk.extent(0) of all) in place of
   // dimension; metric (chunk x D x D, the chunk's metrics) is overwritten. Asynchronous on exec.
+  // Out of the class (below), so that its explicit instances (end of this file) are what programs link.
   template <class AllView, class ChunkView, class DimensionView>
   void apply(const ExecSpace& exec, const AllView& all, const ChunkView& chunk, std::int64_t first,
              const matrix& metric, const DimensionView& dimension, const TangentSpreadSettings& s,
-             const DimensionEstimatorSettings& estimator) {
-    if (!s.enabled) return;
-    const int m = int(chunk.extent(0));
-    const std::int64_t count = std::int64_t(all.extent(0));
-    const int stride = tangent_spread_stride(count, s.max_reference);
-    const std::int64_t reference = (count + stride - 1) / stride;
-    const int k = int(std::min<std::int64_t>(k_, reference - 1));
-    const int search = int(std::min<std::int64_t>(search_, reference - 1));
-    if (m == 0) return;
-    if (k < 1) {  // no neighbour to look at: the estimates stay, no scale has one
-      if (scales_ > 0) Kokkos::deep_copy(exec, scale_dimension_, -1);
-      if (local_) Kokkos::deep_copy(exec, local_dimension_, -1);
-      if (distance_log_.extent(0) > 0) Kokkos::deep_copy(exec, distance_log_, Real(-1));
-      return;
-    }
-    detail::TangentSpreadFunctor<Real, memory_space, AllView, ChunkView> f;
-    f.all = all;
-    f.chunk = chunk;
-    f.first = first;
-    f.count = count;
-    f.stride = stride;
-    f.k = k;
-    f.search = search;
-    f.dims = d_;
-    f.scales = scales_;
-    f.local = local_;
-    f.scale_k = scale_k_;
-    f.metric = metric;
-    f.vectors = vectors_;
-    f.scale_spread = scale_spread_;
-    f.scale_radius = scale_radius_;
-    f.scale_dimension = scale_dimension_;
-    f.local_dimension = local_dimension_;
-    f.local_work = local_work_;
-    f.eigen = eigen_;
-    f.spread = spread_;
-    f.distance = distance_;
-    f.neighbour = neighbour_;
-    f.dimension = dimension;
-    f.distance_log = distance_log_;
-    f.distance_k = distance_log_.extent(0) > 0 ? std::min(s.distance_neighbours, search) : 0;
-    f.noise_floor = effective_noise_floor<Real>(estimator);
-    f.first_gap_exponent = Real(estimator.first_gap_exponent);
-    f.band = Real(s.band);
-    f.promote = Real(s.promote);
-    f.promote_max = Real(s.promote_max);
-    f.demote = Real(s.demote);
-    f.gap_below = Real(s.gap_below);
-    f.gap_promote = Real(s.gap_promote);
-    f.local_gap = Real(s.local_gap);
-    Kokkos::parallel_for("qgml::TangentSpreadCheck::apply", Kokkos::RangePolicy<ExecSpace>(exec, 0, m), f);
-  }
+             const DimensionEstimatorSettings& estimator);
 
  private:
   int d_, k_, search_, scales_;
@@ -446,5 +397,76 @@ class TangentSpreadCheck {
   Kokkos::View<int**, Kokkos::LayoutRight, memory_space> neighbour_, scale_dimension_, local_dimension_;
   Kokkos::View<Real*, memory_space> distance_log_;
 };
+
+template <class Real, class ExecSpace>
+template <class AllView, class ChunkView, class DimensionView>
+void TangentSpreadCheck<Real, ExecSpace>::apply(const ExecSpace& exec, const AllView& all, const ChunkView& chunk,
+                                                std::int64_t first, const matrix& metric,
+                                                const DimensionView& dimension, const TangentSpreadSettings& s,
+                                                const DimensionEstimatorSettings& estimator) {
+  if (!s.enabled) return;
+  const int m = int(chunk.extent(0));
+  const std::int64_t count = std::int64_t(all.extent(0));
+  const int stride = tangent_spread_stride(count, s.max_reference);
+  const std::int64_t reference = (count + stride - 1) / stride;
+  const int k = int(std::min<std::int64_t>(k_, reference - 1));
+  const int search = int(std::min<std::int64_t>(search_, reference - 1));
+  if (m == 0) return;
+  if (k < 1) {  // no neighbour to look at: the estimates stay, no scale has one
+    if (scales_ > 0) Kokkos::deep_copy(exec, scale_dimension_, -1);
+    if (local_) Kokkos::deep_copy(exec, local_dimension_, -1);
+    if (distance_log_.extent(0) > 0) Kokkos::deep_copy(exec, distance_log_, Real(-1));
+    return;
+  }
+  detail::TangentSpreadFunctor<Real, memory_space, AllView, ChunkView> f;
+  f.all = all;
+  f.chunk = chunk;
+  f.first = first;
+  f.count = count;
+  f.stride = stride;
+  f.k = k;
+  f.search = search;
+  f.dims = d_;
+  f.scales = scales_;
+  f.local = local_;
+  f.scale_k = scale_k_;
+  f.metric = metric;
+  f.vectors = vectors_;
+  f.scale_spread = scale_spread_;
+  f.scale_radius = scale_radius_;
+  f.scale_dimension = scale_dimension_;
+  f.local_dimension = local_dimension_;
+  f.local_work = local_work_;
+  f.eigen = eigen_;
+  f.spread = spread_;
+  f.distance = distance_;
+  f.neighbour = neighbour_;
+  f.dimension = dimension;
+  f.distance_log = distance_log_;
+  f.distance_k = distance_log_.extent(0) > 0 ? std::min(s.distance_neighbours, search) : 0;
+  f.noise_floor = effective_noise_floor<Real>(estimator);
+  f.first_gap_exponent = Real(estimator.first_gap_exponent);
+  f.band = Real(s.band);
+  f.promote = Real(s.promote);
+  f.promote_max = Real(s.promote_max);
+  f.demote = Real(s.demote);
+  f.gap_below = Real(s.gap_below);
+  f.gap_promote = Real(s.gap_promote);
+  f.local_gap = Real(s.local_gap);
+  Kokkos::parallel_for("qgml::TangentSpreadCheck::apply", Kokkos::RangePolicy<ExecSpace>(exec, 0, m), f);
+}
+
+// Explicit instances (common/explicit_instances.hpp): the reference points in the space's memory, the
+// chunk as rows of such points or of the caller's host array; defined with QuantumGeometry's.
+#define QGML_TANGENT_SPREAD_POINTS(E, Real, Space, Chunk)                                                      \
+  E template void TangentSpreadCheck<Real, Space>::apply<                                                      \
+      instances::Points<Real, Space>, instances::Chunk<Real, Space>, IntVector<typename Space::memory_space>>( \
+      const Space&, const instances::Points<Real, Space>&, const instances::Chunk<Real, Space>&, std::int64_t, \
+      const TangentSpreadCheck<Real, Space>::matrix&, const IntVector<typename Space::memory_space>&,          \
+      const TangentSpreadSettings&, const DimensionEstimatorSettings&);
+#define QGML_TANGENT_SPREAD_INSTANCE(E, Real, Space)    \
+  QGML_TANGENT_SPREAD_POINTS(E, Real, Space, PointRows) \
+  QGML_TANGENT_SPREAD_POINTS(E, Real, Space, HostArrayRows)
+QGML_FOR_EACH_INSTANCE(QGML_TANGENT_SPREAD_INSTANCE, extern)
 
 }  // namespace qgml

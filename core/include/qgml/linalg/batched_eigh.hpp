@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "qgml/common/error.hpp"
+#include "qgml/common/explicit_instances.hpp"
 #include "qgml/common/line_aligned_scratch.hpp"
 #include "qgml/linalg/hermitian_eigensolver.hpp"
 #include "qgml/linalg/hermitian_eigensolver_packed.hpp"
@@ -358,5 +359,17 @@ int count_eigh_failures(const ExecSpace& exec, const InfoView& info) {
                           detail::CountEighFailures<InfoView>{info}, failures);
   return failures;
 }
+
+// Explicit instances (common/explicit_instances.hpp): the leading rows of a batch's H, w, V and info, with
+// or without the sweeps' rows; defined in src/linalg/batched_eigh_instances_{double,float}.cpp.
+#define QGML_BATCHED_EIGH_SWEEPS(E, Real, Space, Sweeps)                                                     \
+  E template void batched_eigh<Space, instances::MatrixRows<Real, Space>, instances::PointRows<Real, Space>, \
+                               instances::MatrixRows<Real, Space>, instances::IntRows<Space>, Sweeps>(       \
+      const Space&, const instances::MatrixRows<Real, Space>&, const instances::PointRows<Real, Space>&,     \
+      const instances::MatrixRows<Real, Space>&, const instances::IntRows<Space>&, const EighOptions&, const Sweeps&);
+#define QGML_BATCHED_EIGH_INSTANCE(E, Real, Space)                 \
+  QGML_BATCHED_EIGH_SWEEPS(E, Real, Space, instances::Ints<Space>) \
+  QGML_BATCHED_EIGH_SWEEPS(E, Real, Space, instances::IntRows<Space>)
+QGML_FOR_EACH_INSTANCE(QGML_BATCHED_EIGH_INSTANCE, extern)
 
 }  // namespace qgml

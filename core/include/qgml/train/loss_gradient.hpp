@@ -31,6 +31,7 @@
 
 #include <string>
 
+#include "qgml/common/explicit_instances.hpp"
 #include "qgml/common/line_aligned_scratch.hpp"
 #include "qgml/ground_state/degeneracy.hpp"
 #include "qgml/ground_state/ground_state_terms.hpp"
@@ -263,69 +264,11 @@ class LossGradient {
   int target_operators() const { return targets_; }
 
  private:
+  // Out of the class (below), so that its explicit instances (end of this file) are what programs link.
   template <class PointsView>
   void compute_impl(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
                     const LossSettings& settings, Real weight, bool accumulate, const EighOptions& eigh,
-                    const IntVector<memory_space>& sweeps, const detail::SupervisedInputs<Real, memory_space>& sup) {
-    const int count = static_cast<int>(points.extent(0));
-    QGML_REQUIRE(count <= max_batch_, "qgml::LossGradient::compute: " + std::to_string(count) +
-                                          " points exceed max_batch = " + std::to_string(max_batch_));
-    QGML_REQUIRE(config.dimension() == d_ && config.matrix_size() == n_ && int(points.extent(1)) == d_,
-                 "qgml::LossGradient::compute: the configuration or the points do not match D = " + std::to_string(d_) +
-                     ", N = " + std::to_string(n_));
-    if (count == 0) return;
-    const auto range = Kokkos::make_pair(0, count);
-    const bool record_sweeps = sweeps.extent(0) >= std::size_t(count);
-    const LossKernel path = kernel(eigh);
-    if (path == LossKernel::fused_host) {
-      if constexpr (is_host_space_v<ExecSpace>) {
-        if (record_sweeps) zero_sweeps(exec, sweeps, count);
-        {
-          ScopedRegion region("qgml::fused_loss_gradient");
-          const bool mixed = mixed_precision_path();
-          update_mixed_buffers(path);
-          detail::loss_gradient_fused_chunks(exec, views(), config, points, settings, weight, count,
-                                             ground_state_path(), wide_pack_path(),
-                                             mixed ? mixed_buffers_ : decltype(mixed_buffers_)(), sup);
-        }
-        ScopedRegion region("qgml::reduction");
-        detail::loss_gradient_reduce_chunks(exec, views(), config.matrices(),
-                                            detail::gradient_coefficients(sup, Real(settings.w)).c_coef, count,
-                                            accumulate, mixed_precision_path() || wide_pack_path());
-        reduce_terms(exec, count, accumulate);
-      }
-      return;
-    }
-    allocate_for(path);
-    if (path == LossKernel::team) {
-      if (record_sweeps) zero_sweeps(exec, sweeps, count);
-      detail::loss_gradient_team(exec, views(), config, points, settings, weight, count, team_shape_, sup);
-      ScopedRegion region("qgml::reduction");
-      reduce(exec, count, accumulate);
-      return;
-    }
-    const auto h = Kokkos::subview(h_, range, Kokkos::ALL, Kokkos::ALL);
-    const auto v = Kokkos::subview(v_, range, Kokkos::ALL, Kokkos::ALL);
-    const auto w = Kokkos::subview(w_, range, Kokkos::ALL);
-    const auto info = Kokkos::subview(info_, range);
-    {
-      ScopedRegion region("qgml::build_hamiltonians");
-      build_hamiltonians(exec, config, points, h);
-    }
-    {
-      ScopedRegion region("qgml::eigensolve");
-      if (record_sweeps)
-        batched_eigh(exec, h, w, v, info, eigh, Kokkos::subview(sweeps, range));
-      else
-        batched_eigh(exec, h, w, v, info, eigh);
-    }
-    {
-      ScopedRegion region("qgml::gradient");
-      detail::loss_gradient_per_point(exec, views(), config, points, settings, weight, count, sup);
-    }
-    ScopedRegion region("qgml::reduction");
-    reduce(exec, count, accumulate);
-  }
+                    const IntVector<memory_space>& sweeps, const detail::SupervisedInputs<Real, memory_space>& sup);
 
  public:
   // sweeps(t) = 0 for t < count: the fused and team paths solve cold (no Jacobi sweeps).
@@ -446,5 +389,86 @@ class LossGradient {
     }
   }
 };
+
+template <class Real, class ExecSpace>
+template <class PointsView>
+void LossGradient<Real, ExecSpace>::compute_impl(const ExecSpace& exec,
+                                                 const MatrixConfiguration<Real, ExecSpace>& config,
+                                                 const PointsView& points, const LossSettings& settings, Real weight,
+                                                 bool accumulate, const EighOptions& eigh,
+                                                 const IntVector<memory_space>& sweeps,
+                                                 const detail::SupervisedInputs<Real, memory_space>& sup) {
+  const int count = static_cast<int>(points.extent(0));
+  QGML_REQUIRE(count <= max_batch_, "qgml::LossGradient::compute: " + std::to_string(count) +
+                                        " points exceed max_batch = " + std::to_string(max_batch_));
+  QGML_REQUIRE(config.dimension() == d_ && config.matrix_size() == n_ && int(points.extent(1)) == d_,
+               "qgml::LossGradient::compute: the configuration or the points do not match D = " + std::to_string(d_) +
+                   ", N = " + std::to_string(n_));
+  if (count == 0) return;
+  const auto range = Kokkos::make_pair(0, count);
+  const bool record_sweeps = sweeps.extent(0) >= std::size_t(count);
+  const LossKernel path = kernel(eigh);
+  if (path == LossKernel::fused_host) {
+    if constexpr (is_host_space_v<ExecSpace>) {
+      if (record_sweeps) zero_sweeps(exec, sweeps, count);
+      {
+        ScopedRegion region("qgml::fused_loss_gradient");
+        const bool mixed = mixed_precision_path();
+        update_mixed_buffers(path);
+        detail::loss_gradient_fused_chunks(exec, views(), config, points, settings, weight, count, ground_state_path(),
+                                           wide_pack_path(), mixed ? mixed_buffers_ : decltype(mixed_buffers_)(), sup);
+      }
+      ScopedRegion region("qgml::reduction");
+      detail::loss_gradient_reduce_chunks(exec, views(), config.matrices(),
+                                          detail::gradient_coefficients(sup, Real(settings.w)).c_coef, count,
+                                          accumulate, mixed_precision_path() || wide_pack_path());
+      reduce_terms(exec, count, accumulate);
+    }
+    return;
+  }
+  allocate_for(path);
+  if (path == LossKernel::team) {
+    if (record_sweeps) zero_sweeps(exec, sweeps, count);
+    detail::loss_gradient_team(exec, views(), config, points, settings, weight, count, team_shape_, sup);
+    ScopedRegion region("qgml::reduction");
+    reduce(exec, count, accumulate);
+    return;
+  }
+  const auto h = Kokkos::subview(h_, range, Kokkos::ALL, Kokkos::ALL);
+  const auto v = Kokkos::subview(v_, range, Kokkos::ALL, Kokkos::ALL);
+  const auto w = Kokkos::subview(w_, range, Kokkos::ALL);
+  const auto info = Kokkos::subview(info_, range);
+  {
+    ScopedRegion region("qgml::build_hamiltonians");
+    build_hamiltonians(exec, config, points, h);
+  }
+  {
+    ScopedRegion region("qgml::eigensolve");
+    if (record_sweeps)
+      batched_eigh(exec, h, w, v, info, eigh, Kokkos::subview(sweeps, range));
+    else
+      batched_eigh(exec, h, w, v, info, eigh);
+  }
+  {
+    ScopedRegion region("qgml::gradient");
+    detail::loss_gradient_per_point(exec, views(), config, points, settings, weight, count, sup);
+  }
+  ScopedRegion region("qgml::reduction");
+  reduce(exec, count, accumulate);
+}
+
+// Explicit instances (common/explicit_instances.hpp): the batch, its rows (with Kokkos 3 also their
+// leading columns, a supervised batch's features) and the caller's host array by rows; defined in
+// src/train/loss_gradient_instances_{double,float}.cpp.
+#define QGML_LOSS_GRADIENT_POINTS(E, Real, Space, Points)                                                  \
+  E template void LossGradient<Real, Space>::compute_impl<instances::Points<Real, Space>>(                 \
+      const Space&, const MatrixConfiguration<Real, Space>&, const instances::Points<Real, Space>&,        \
+      const LossSettings&, Real, bool, const EighOptions&, const IntVector<typename Space::memory_space>&, \
+      const detail::SupervisedInputs<Real, typename Space::memory_space>&);
+#define QGML_LOSS_GRADIENT_INSTANCE(E, Real, Space)    \
+  QGML_LOSS_GRADIENT_POINTS(E, Real, Space, Points)    \
+  QGML_LOSS_GRADIENT_POINTS(E, Real, Space, PointRows) \
+  QGML_LOSS_GRADIENT_POINTS(E, Real, Space, HostArrayRows)
+QGML_FOR_EACH_INSTANCE(QGML_LOSS_GRADIENT_INSTANCE, extern)
 
 }  // namespace qgml
