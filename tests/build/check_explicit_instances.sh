@@ -1,8 +1,10 @@
 #!/bin/bash
 # The kernels' explicit instances are what programs link (docs/architecture.md "Explicit instances"):
 # the library ARCHIVE defines instances of LossGradient::compute_impl, QuantumGeometry::compute,
-# TangentSpreadCheck::apply and batched_eigh; the objects under OBJECT_DIR (a program's or the driver's)
-# call one of each and compile none of the library's instances again (other types they may instantiate).
+# TangentSpreadCheck::apply, batched_eigh, Trainer::train / run_epoch, GroundStateEnergy::compute and
+# ChainSampler::step; the objects under OBJECT_DIR
+# (a program's or the driver's) call one of each and compile none of the library's instances again
+# (other types they may instantiate).
 # Usage: check_explicit_instances.sh NM ARCHIVE OBJECT_DIR
 set -euo pipefail
 nm_tool=$1 archive=$2 objects=$3
@@ -12,18 +14,18 @@ mapfile -t files < <(find "$objects" -name '*.o' | sort)
 ((${#files[@]} > 0)) || { echo "check_explicit_instances: no object under $objects" >&2; exit 1; }
 
 # Demangled symbols of one kind (defined: T or W, undefined: U) that name an instantiated entry point.
-pattern='qgml::LossGradient<[^>]*>::compute_impl<|qgml::QuantumGeometry<[^>]*>::compute<|qgml::TangentSpreadCheck<[^>]*>::apply<|void qgml::batched_eigh<'
+pattern='qgml::LossGradient<[^>]*>::compute_impl<|qgml::QuantumGeometry<[^>]*>::compute<|qgml::TangentSpreadCheck<[^>]*>::apply<|void qgml::batched_eigh<|qgml::Trainer<[^>]*>::(train|run_epoch)\(|qgml::GroundStateEnergy<[^>]*>::compute<|qgml::ChainSampler<[^>]*>::step\('
 symbols() {  # kind file...
   local kind=$1
   shift
   "$nm_tool" -C "$@" 2>/dev/null | awk -v k="$kind" '($1 == k) || ($2 == k) {sub(/^[0-9a-f]* *[A-Za-z] /, ""); print}' |
     grep -E "$pattern" | sort -u || true
 }
-entry() { sed -E 's/^void //; s/<.*//' <<<"$1"; }
 
 defined_lib=$( (symbols T "$archive"; symbols W "$archive") | sort -u)
 status=0
-for name in 'qgml::LossGradient' 'qgml::QuantumGeometry' 'qgml::TangentSpreadCheck' 'qgml::batched_eigh'; do
+for name in 'qgml::LossGradient' 'qgml::QuantumGeometry' 'qgml::TangentSpreadCheck' 'qgml::batched_eigh' 'qgml::Trainer' \
+  'qgml::GroundStateEnergy' 'qgml::ChainSampler'; do
   if ! grep -q "^\(void \)\?$name" <<<"$defined_lib"; then
     echo "check_explicit_instances: $archive defines no instance of $name" >&2
     status=1
@@ -43,7 +45,8 @@ while IFS= read -r s; do
     status=1
   fi
 done <<<"$called"
-for name in 'qgml::LossGradient' 'qgml::QuantumGeometry' 'qgml::TangentSpreadCheck' 'qgml::batched_eigh'; do
+for name in 'qgml::LossGradient' 'qgml::QuantumGeometry' 'qgml::TangentSpreadCheck' 'qgml::batched_eigh' 'qgml::Trainer' \
+  'qgml::GroundStateEnergy' 'qgml::ChainSampler'; do
   if ! grep -q "^\(void \)\?$name" <<<"$called"; then
     echo "check_explicit_instances: no object under $objects calls an instance of $name" >&2
     status=1

@@ -27,6 +27,10 @@ template <class Real, class Space>
 using HostArrayRows = decltype(Kokkos::subview(std::declval<const HostArray<Real, Space>&>(),
                                                std::declval<Kokkos::pair<int, int>>(), Kokkos::ALL));
 
+// One value per point in the space's memory (energies of the samplers' chains).
+template <class Real, class Space>
+using Values = RealVector<Real, typename Space::memory_space>;
+
 // A batch's eigenproblems and their results, by their leading rows (the chunk being solved).
 template <class Real, class Space>
 using MatrixRows = decltype(Kokkos::subview(std::declval<const MatrixStack<Real, typename Space::memory_space>&>(),
@@ -38,26 +42,35 @@ using IntRows = decltype(Kokkos::subview(std::declval<const Ints<Space>&>(), std
 
 }  // namespace qgml::instances
 
-// QGML_FOR_EACH_INSTANCE_SPACE(M, E, Real) expands M(E, Real, Space) for every execution space of the
-// build whose instances the library holds: the host spaces of a CPU build. (A CUDA build instantiates
-// where used: its host spaces run the same kernels, and nvcc compiles each translation unit anyway.)
-#if defined(KOKKOS_ENABLE_CUDA) || defined(QGML_NO_EXPLICIT_INSTANCES)
+// QGML_FOR_EACH_INSTANCE_SPACE(M, E, Real) expands M(E, Real, Space, H) for every execution space of the
+// build: Serial, OpenMP and Cuda where enabled. H(...) keeps its arguments for a space whose kernels read
+// host memory and drops them for a device space, so that the instances on the caller's host arrays exist
+// only where a kernel can read them.
+#define QGML_INSTANCE_HOST_MEMORY(...) __VA_ARGS__
+#define QGML_INSTANCE_DEVICE_MEMORY(...)
+#if defined(QGML_NO_EXPLICIT_INSTANCES)
 #define QGML_FOR_EACH_INSTANCE_SPACE(M, E, Real)
 #else
 #if defined(KOKKOS_ENABLE_SERIAL)
-#define QGML_INSTANCE_SERIAL(M, E, Real) M(E, Real, Kokkos::Serial)
+#define QGML_INSTANCE_SERIAL(M, E, Real) M(E, Real, Kokkos::Serial, QGML_INSTANCE_HOST_MEMORY)
 #else
 #define QGML_INSTANCE_SERIAL(M, E, Real)
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
-#define QGML_INSTANCE_OPENMP(M, E, Real) M(E, Real, Kokkos::OpenMP)
+#define QGML_INSTANCE_OPENMP(M, E, Real) M(E, Real, Kokkos::OpenMP, QGML_INSTANCE_HOST_MEMORY)
 #else
 #define QGML_INSTANCE_OPENMP(M, E, Real)
 #endif
-#define QGML_FOR_EACH_INSTANCE_SPACE(M, E, Real) QGML_INSTANCE_SERIAL(M, E, Real) QGML_INSTANCE_OPENMP(M, E, Real)
+#if defined(KOKKOS_ENABLE_CUDA)
+#define QGML_INSTANCE_CUDA(M, E, Real) M(E, Real, Kokkos::Cuda, QGML_INSTANCE_DEVICE_MEMORY)
+#else
+#define QGML_INSTANCE_CUDA(M, E, Real)
+#endif
+#define QGML_FOR_EACH_INSTANCE_SPACE(M, E, Real) \
+  QGML_INSTANCE_SERIAL(M, E, Real) QGML_INSTANCE_OPENMP(M, E, Real) QGML_INSTANCE_CUDA(M, E, Real)
 #endif
 
-// QGML_FOR_EACH_INSTANCE(M, E) expands M(E, Real, Space) for both precisions and every such space:
+// QGML_FOR_EACH_INSTANCE(M, E) expands M(E, Real, Space, H) for both precisions and every such space:
 // E = extern declares the instances (in the kernel's header), E empty defines them (in the library's
 // sources, which use QGML_FOR_EACH_INSTANCE_SPACE with one precision each).
 #define QGML_FOR_EACH_INSTANCE(M, E)         \

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "qgml/common/error.hpp"
+#include "qgml/common/explicit_instances.hpp"
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/line_aligned_scratch.hpp"
 #include "qgml/common/types.hpp"
@@ -186,21 +187,10 @@ class GroundStateEnergy {
   EnergyKernel kernel() const { return kernel_; }
 
   // energy(t) = E_0(x_t), xbar(t, k) = xbar_k(x_t) for t < points.extent(0). Asynchronous on exec.
+  // Defined below the class (explicit instances: common/explicit_instances.hpp).
   template <class PointsView, class EnergyView, class XbarView>
   void compute(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config, const PointsView& points,
-               const EnergyView& energy, const XbarView& xbar) const {
-    const int count = static_cast<int>(points.extent(0));
-    QGML_REQUIRE(config.dimension() == d_ && config.matrix_size() == n_,
-                 "qgml::GroundStateEnergy: the configuration's D, N differ from the engine's");
-    QGML_REQUIRE(int(points.extent(1)) == d_ && int(energy.extent(0)) >= count && int(xbar.extent(0)) >= count &&
-                     int(xbar.extent(1)) == d_,
-                 "qgml::GroundStateEnergy: points, energy and xbar must hold count x D, count, count x D values");
-    if (count == 0) return;
-    if (kernel_ == EnergyKernel::packed)
-      compute_packed(exec, config, points, energy, xbar);
-    else
-      compute_team(exec, config, points, energy, xbar);
-  }
+               const EnergyView& energy, const XbarView& xbar) const;
 
   // The two kernels.
   template <class PointsView, class EnergyView, class XbarView>
@@ -252,5 +242,32 @@ class GroundStateEnergy {
   EnergyKernel kernel_ = EnergyKernel::automatic;
   TeamShape team_shape_;
 };
+
+template <class Real, class ExecSpace>
+template <class PointsView, class EnergyView, class XbarView>
+void GroundStateEnergy<Real, ExecSpace>::compute(const ExecSpace& exec,
+                                                 const MatrixConfiguration<Real, ExecSpace>& config,
+                                                 const PointsView& points, const EnergyView& energy,
+                                                 const XbarView& xbar) const {
+  const int count = static_cast<int>(points.extent(0));
+  QGML_REQUIRE(config.dimension() == d_ && config.matrix_size() == n_,
+               "qgml::GroundStateEnergy: the configuration's D, N differ from the engine's");
+  QGML_REQUIRE(int(points.extent(1)) == d_ && int(energy.extent(0)) >= count && int(xbar.extent(0)) >= count &&
+                   int(xbar.extent(1)) == d_,
+               "qgml::GroundStateEnergy: points, energy and xbar must hold count x D, count, count x D values");
+  if (count == 0) return;
+  if (kernel_ == EnergyKernel::packed)
+    compute_packed(exec, config, points, energy, xbar);
+  else
+    compute_team(exec, config, points, energy, xbar);
+}
+
+// The instances the samplers use: chains x D points in the space's memory, their energies and xbar.
+#define QGML_GROUND_STATE_ENERGY_INSTANCE(E, Real, Space, H)                                           \
+  E template void GroundStateEnergy<Real, Space>::compute<                                             \
+      instances::Points<Real, Space>, instances::Values<Real, Space>, instances::Points<Real, Space>>( \
+      const Space&, const MatrixConfiguration<Real, Space>&, const instances::Points<Real, Space>&,    \
+      const instances::Values<Real, Space>&, const instances::Points<Real, Space>&) const;
+QGML_FOR_EACH_INSTANCE(QGML_GROUND_STATE_ENERGY_INSTANCE, extern)
 
 }  // namespace qgml

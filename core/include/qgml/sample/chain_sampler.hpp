@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "qgml/common/error.hpp"
+#include "qgml/common/explicit_instances.hpp"
 #include "qgml/common/kokkos_compat.hpp"
 #include "qgml/common/random.hpp"
 #include "qgml/common/types.hpp"
@@ -132,26 +133,9 @@ class ChainSampler {
     return s;
   }
 
-  // One iteration of every chain.
-  void step(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config) {
-    const long it = iteration_;
-    const bool warm = it < settings_.warmup;
-    if (settings_.kind == SamplerKind::hmc) {
-      hmc_start(exec, it);
-      for (int l = 1; l < settings_.leapfrog_steps; ++l) {
-        energy_.compute(exec, config, y_, ey_, ybar_);
-        hmc_move(exec);
-      }
-      energy_.compute(exec, config, y_, ey_, ybar_);
-      hmc_finish(exec, it, warm);
-    } else {
-      langevin_propose(exec, it);
-      energy_.compute(exec, config, y_, ey_, ybar_);
-      langevin_accept(exec, it, warm);
-    }
-    if (warm && settings_.adapt) adapt(exec, it + 1, it + 1 == settings_.warmup);
-    ++iteration_;
-  }
+  // One iteration of every chain. Defined below the class (explicit instances:
+  // common/explicit_instances.hpp).
+  void step(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config);
 
   // draws(slot, c, k) = x_c,k: the chains' current positions as draw `slot`. Asynchronous on exec.
   template <class DrawsView>
@@ -284,6 +268,31 @@ class ChainSampler {
   RealVector<Real, memory_space> ex_, ey_;
   state_view h0_, dh_, alpha_, acceptance_sum_, accepted_, partials_, step_;
 };
+
+template <class Real, class ExecSpace>
+void ChainSampler<Real, ExecSpace>::step(const ExecSpace& exec, const MatrixConfiguration<Real, ExecSpace>& config) {
+  const long it = iteration_;
+  const bool warm = it < settings_.warmup;
+  if (settings_.kind == SamplerKind::hmc) {
+    hmc_start(exec, it);
+    for (int l = 1; l < settings_.leapfrog_steps; ++l) {
+      energy_.compute(exec, config, y_, ey_, ybar_);
+      hmc_move(exec);
+    }
+    energy_.compute(exec, config, y_, ey_, ybar_);
+    hmc_finish(exec, it, warm);
+  } else {
+    langevin_propose(exec, it);
+    energy_.compute(exec, config, y_, ey_, ybar_);
+    langevin_accept(exec, it, warm);
+  }
+  if (warm && settings_.adapt) adapt(exec, it + 1, it + 1 == settings_.warmup);
+  ++iteration_;
+}
+
+#define QGML_CHAIN_SAMPLER_INSTANCE(E, Real, Space, H) \
+  E template void ChainSampler<Real, Space>::step(const Space&, const MatrixConfiguration<Real, Space>&);
+QGML_FOR_EACH_INSTANCE(QGML_CHAIN_SAMPLER_INSTANCE, extern)
 
 // Start points drawn from N(center, scale^2 I) (center: D values on the host), from the counter-based
 // stream `seed` (chain c: stream c, counters k): the same on every backend.

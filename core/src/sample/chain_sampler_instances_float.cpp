@@ -1,0 +1,8 @@
+// The explicit instances of ChainSampler::step in float (common/explicit_instances.hpp).
+#include "qgml/sample/chain_sampler.hpp"
+
+namespace qgml {
+
+QGML_FOR_EACH_INSTANCE_SPACE(QGML_CHAIN_SAMPLER_INSTANCE, , float)
+
+}  // namespace qgml
