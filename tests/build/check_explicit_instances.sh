@@ -2,9 +2,8 @@
 # The kernels' explicit instances are what programs link (docs/architecture.md "Explicit instances"):
 # the library ARCHIVE defines instances of LossGradient::compute_impl, QuantumGeometry::compute,
 # TangentSpreadCheck::apply, batched_eigh, Trainer::train / run_epoch, GroundStateEnergy::compute and
-# ChainSampler::step; the objects under OBJECT_DIR
-# (a program's or the driver's) call one of each and compile none of the library's instances again
-# (other types they may instantiate).
+# ChainSampler::step; the objects under OBJECT_DIR (a program's or the driver's) call one of each and
+# compile none of the library's instances again (other types they may instantiate).
 # Usage: check_explicit_instances.sh NM ARCHIVE OBJECT_DIR
 set -euo pipefail
 nm_tool=$1 archive=$2 objects=$3
@@ -13,6 +12,9 @@ nm_tool=$1 archive=$2 objects=$3
 mapfile -t files < <(find "$objects" -name '*.o' | sort)
 ((${#files[@]} > 0)) || { echo "check_explicit_instances: no object under $objects" >&2; exit 1; }
 
+# The entry points with explicit instances.
+entries=(qgml::LossGradient qgml::QuantumGeometry qgml::TangentSpreadCheck qgml::batched_eigh qgml::Trainer
+  qgml::GroundStateEnergy qgml::ChainSampler)
 # Demangled symbols of one kind (defined: T or W, undefined: U) that name an instantiated entry point.
 pattern='qgml::LossGradient<[^>]*>::compute_impl<|qgml::QuantumGeometry<[^>]*>::compute<|qgml::TangentSpreadCheck<[^>]*>::apply<|void qgml::batched_eigh<|qgml::Trainer<[^>]*>::(train|run_epoch)\(|qgml::GroundStateEnergy<[^>]*>::compute<|qgml::ChainSampler<[^>]*>::step\('
 symbols() {  # kind file...
@@ -24,8 +26,7 @@ symbols() {  # kind file...
 
 defined_lib=$( (symbols T "$archive"; symbols W "$archive") | sort -u)
 status=0
-for name in 'qgml::LossGradient' 'qgml::QuantumGeometry' 'qgml::TangentSpreadCheck' 'qgml::batched_eigh' 'qgml::Trainer' \
-  'qgml::GroundStateEnergy' 'qgml::ChainSampler'; do
+for name in "${entries[@]}"; do
   if ! grep -q "^\(void \)\?$name" <<<"$defined_lib"; then
     echo "check_explicit_instances: $archive defines no instance of $name" >&2
     status=1
@@ -45,8 +46,7 @@ while IFS= read -r s; do
     status=1
   fi
 done <<<"$called"
-for name in 'qgml::LossGradient' 'qgml::QuantumGeometry' 'qgml::TangentSpreadCheck' 'qgml::batched_eigh' 'qgml::Trainer' \
-  'qgml::GroundStateEnergy' 'qgml::ChainSampler'; do
+for name in "${entries[@]}"; do
   if ! grep -q "^\(void \)\?$name" <<<"$called"; then
     echo "check_explicit_instances: no object under $objects calls an instance of $name" >&2
     status=1

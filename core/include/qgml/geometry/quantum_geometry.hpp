@@ -408,7 +408,7 @@ void QuantumGeometry<Real, ExecSpace>::compute(const ExecSpace& exec,
   E template void QuantumGeometry<Real, Space>::compute<instances::Points<Real, Space>>(            \
       const Space&, const MatrixConfiguration<Real, Space>&, const instances::Points<Real, Space>&, \
       const GeometrySettings&, const EighOptions&);
-#define QGML_QUANTUM_GEOMETRY_INSTANCE(E, Real, Space, H)    \
+#define QGML_QUANTUM_GEOMETRY_INSTANCE(E, Real, Space, H) \
   QGML_QUANTUM_GEOMETRY_POINTS(E, Real, Space, Points)    \
   QGML_QUANTUM_GEOMETRY_POINTS(E, Real, Space, PointRows) \
   H(QGML_QUANTUM_GEOMETRY_POINTS(E, Real, Space, HostArrayRows))

@@ -464,7 +464,7 @@ void TangentSpreadCheck<Real, ExecSpace>::apply(const ExecSpace& exec, const All
       const Space&, const instances::Points<Real, Space>&, const instances::Chunk<Real, Space>&, std::int64_t, \
       const TangentSpreadCheck<Real, Space>::matrix&, const IntVector<typename Space::memory_space>&,          \
       const TangentSpreadSettings&, const DimensionEstimatorSettings&);
-#define QGML_TANGENT_SPREAD_INSTANCE(E, Real, Space, H)    \
+#define QGML_TANGENT_SPREAD_INSTANCE(E, Real, Space, H) \
   QGML_TANGENT_SPREAD_POINTS(E, Real, Space, PointRows) \
   H(QGML_TANGENT_SPREAD_POINTS(E, Real, Space, HostArrayRows))
 QGML_FOR_EACH_INSTANCE(QGML_TANGENT_SPREAD_INSTANCE, extern)

@@ -367,7 +367,7 @@ int count_eigh_failures(const ExecSpace& exec, const InfoView& info) {
                                instances::MatrixRows<Real, Space>, instances::IntRows<Space>, Sweeps>(       \
       const Space&, const instances::MatrixRows<Real, Space>&, const instances::PointRows<Real, Space>&,     \
       const instances::MatrixRows<Real, Space>&, const instances::IntRows<Space>&, const EighOptions&, const Sweeps&);
-#define QGML_BATCHED_EIGH_INSTANCE(E, Real, Space, H)                 \
+#define QGML_BATCHED_EIGH_INSTANCE(E, Real, Space, H)              \
   QGML_BATCHED_EIGH_SWEEPS(E, Real, Space, instances::Ints<Space>) \
   QGML_BATCHED_EIGH_SWEEPS(E, Real, Space, instances::IntRows<Space>)
 QGML_FOR_EACH_INSTANCE(QGML_BATCHED_EIGH_INSTANCE, extern)

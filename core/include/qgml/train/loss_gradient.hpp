@@ -465,7 +465,7 @@ void LossGradient<Real, ExecSpace>::compute_impl(const ExecSpace& exec,
       const Space&, const MatrixConfiguration<Real, Space>&, const instances::Points<Real, Space>&,        \
       const LossSettings&, Real, bool, const EighOptions&, const IntVector<typename Space::memory_space>&, \
       const detail::SupervisedInputs<Real, typename Space::memory_space>&);
-#define QGML_LOSS_GRADIENT_INSTANCE(E, Real, Space, H)    \
+#define QGML_LOSS_GRADIENT_INSTANCE(E, Real, Space, H) \
   QGML_LOSS_GRADIENT_POINTS(E, Real, Space, Points)    \
   QGML_LOSS_GRADIENT_POINTS(E, Real, Space, PointRows) \
   H(QGML_LOSS_GRADIENT_POINTS(E, Real, Space, HostArrayRows))

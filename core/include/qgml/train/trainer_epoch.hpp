@@ -115,7 +115,7 @@ bool Trainer<Real, ExecSpace, DataSpace>::run_epoch(EpochRecord& r, bool interru
 
 // Explicit instances (common/explicit_instances.hpp): the points in the space's memory; defined in
 // src/train/trainer_instances_{double,float}.cpp.
-#define QGML_TRAINER_INSTANCE(E, Real, Space, H)                                                           \
+#define QGML_TRAINER_INSTANCE(E, Real, Space, H)                                                        \
   E template const std::vector<EpochRecord>& Trainer<Real, Space, typename Space::memory_space>::train( \
       const Trainer<Real, Space, typename Space::memory_space>::EpochCallback&);                        \
   E template bool Trainer<Real, Space, typename Space::memory_space>::run_epoch(EpochRecord&, bool);
