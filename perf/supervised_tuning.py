@@ -2,8 +2,8 @@
 """The tuning half of the supervised defaults: a grid of QCMLClassifier settings on synthetic data sets
 that the benchmark (perf/supervised_sklearn.py) never uses, so that its bundled data sets stay held out.
 
-usage: perf/supervised_tuning.py [--task classification|regression] [--grid settings|ensemble] [--seeds 0 1]
-                                [--out FILE.jsonl]
+usage: perf/supervised_tuning.py [--task classification|regression] [--grid settings|ensemble|members]
+                                [--seeds 0 1] [--out FILE.jsonl]
 
 Tuning sets (scikit-learn's make_classification, seeded; nothing is downloaded):
   synth10  1200 x 64, 16 informative, 10 classes, 2 clusters per class, class_sep 1.5, 1 % flipped labels
@@ -18,7 +18,8 @@ Per set and seed: a 75/25 split (stratified for classification), Pipeline(Standa
 the settings) fitted on the training part, accuracy or R^2 on the test part, and the fit time. The grid:
 model.N (auto, 16), training.unsupervised_weight (0, 0.1, 1), training.lr (0.01, 0.003),
 training.batch_size (500, 100); regression: training.unsupervised_weight alone. --grid ensemble: n_models
-(1, 3, 5), the estimators' ensemble, at every other setting's default.
+(1, 3, 5), the estimators' ensemble, at every other setting's default. --grid members: n_models (3, 5;
+regression 3) x what differs between the members (the seeds alone, or also the validation split).
 Writes JSON lines (settings, score, fit time, versions, git revision, host) and a Markdown table of the
 mean accuracy and median fit time per setting, best first, beside them (.md).
 """
@@ -44,6 +45,7 @@ from sklearn.pipeline import Pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 import qgml  # noqa: E402
+import qgml.supervised  # noqa: E402  (the ensemble members of --grid members)
 from supervised_sklearn import git_revision  # noqa: E402  (perf/ is the script's directory)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -70,6 +72,13 @@ REGRESSION_GRID = {"unsupervised_weight": [None, 0.1, 1.0]}
 
 ENSEMBLE_GRID = {"n_models": [None, 3, 5]}
 
+# --grid members: what differs between the members of an ensemble, the seeds of the initial matrices and
+# the shuffles alone, or also the validation split (data.seed), set through the estimators' private
+# qgml.supervised._MEMBER_SEEDS.
+MEMBER_VARIANTS = {"seeds": ("model.seed", "training.seed"),
+                   "seeds+split": ("model.seed", "training.seed", "data.seed")}
+MEMBERS_GRID = {"n_models": [3, 5], "members_differ_in": list(MEMBER_VARIANTS)}
+
 GRID = {"N": [None, 16], "unsupervised_weight": [None, 0.1, 1.0], "lr": [None, 0.003], "batch_size": [None, 100]}
 
 
@@ -81,15 +90,17 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     p.add_argument("--task", choices=["classification", "regression"], default="classification")
-    p.add_argument("--grid", choices=["settings", "ensemble"], default="settings")
+    p.add_argument("--grid", choices=["settings", "ensemble", "members"], default="settings")
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d")
     p.add_argument("--out")
     a = p.parse_args(argv)
     regression = a.task == "regression"
-    kind = a.task if a.grid == "settings" else f"{a.task}-ensemble"
+    kind = a.task if a.grid == "settings" else f"{a.task}-{a.grid}"
     out_path = a.out or os.path.join(HERE, "results", f"supervised-tuning-{kind}-{date}.jsonl")
     sets = REGRESSION_SETS if regression else SETS
-    grid = ENSEMBLE_GRID if a.grid == "ensemble" else (REGRESSION_GRID if regression else GRID)
+    grid = {"ensemble": ENSEMBLE_GRID, "members": MEMBERS_GRID}.get(a.grid, REGRESSION_GRID if regression else GRID)
+    if a.grid == "members" and regression:
+        grid = {"n_models": [3], "members_differ_in": list(MEMBER_VARIANTS)}
     revision = git_revision()
     rows = []
     with open(out_path, "w") as out:
@@ -100,11 +111,16 @@ def main(argv=None):
                                                       stratify=None if regression else y)
                 for values in itertools.product(*grid.values()):
                     params = dict(zip(grid, values))
-                    estimator = qgml.QCMLRegressor(**params) if regression else qgml.QCMLClassifier(**params)
+                    kwargs = {k: v for k, v in params.items() if k != "members_differ_in"}
+                    default_members = qgml.supervised._MEMBER_SEEDS
+                    qgml.supervised._MEMBER_SEEDS = MEMBER_VARIANTS.get(params.get("members_differ_in"),
+                                                                        default_members)
+                    estimator = qgml.QCMLRegressor(**kwargs) if regression else qgml.QCMLClassifier(**kwargs)
                     model = Pipeline([("scale", StandardScaler()), ("m", estimator)])
                     t0 = time.perf_counter()
                     model.fit(xtr, ytr)
                     fit_s = time.perf_counter() - t0
+                    qgml.supervised._MEMBER_SEEDS = default_members
                     record = {
                         "suite": "supervised_tuning", "dataset": name, "seed": seed, "params": params,
                         "score": float(model.score(xte, yte)), "fit_s": fit_s,

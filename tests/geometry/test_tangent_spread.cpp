@@ -450,6 +450,29 @@ TEST_CASE("local covariance: the combination over a rank's rows", "[geometry][di
   CHECK(rows.scale_histogram == std::vector<std::int64_t>{0, 2, 0, 1, 0, 1, 1, 1});
 }
 
+TEST_CASE("local covariance: the promotion's band is analysis.local_pca_band, not the spread check's",
+          "[geometry][dimension][local]") {
+  // One point in D = 3 whose metric reads 2 with a flattened third eigenvalue of 0.04 e_0 (above the spread
+  // check's band 0.02, within the local covariance's 0.05) and a local covariance that reads 3 at both scales.
+  auto combined = [](double local_band, double spread_band) {
+    qgml::detail::DimensionRows rows(3, {20, 100});
+    rows.effective_scales = {20, 100};
+    rows.values = {0, 0, 0, 0, 0, 0, 1, 0.9, 0.04, 0, 2, 0.5, 100};
+    rows.scale_checked = {2, 2};
+    rows.local = {3, 3};
+    GeometrySettings settings;
+    settings.spread.local_band = local_band;
+    settings.spread.band = spread_band;
+    SelfCommunicator self;
+    qgml::detail::combine_local_dimension(rows, settings, 16, self);
+    return int(rows.values[3 * 3 + 1]);
+  };
+  const TangentSpreadSettings defaults;
+  CHECK(combined(defaults.local_band, defaults.band) == 3);
+  CHECK(combined(0.02, defaults.band) == 2);
+  CHECK(combined(defaults.local_band, 0.001) == 3);
+}
+
 TEST_CASE("spread check: the spreads along the metric's eigenvectors, over k and over each scale",
           "[geometry][dimension][spread][scales]") {
   // 60 points in [-1, 1]^3, the same metric R diag(4, 2, 1) R^T at every point: its eigenvectors are

@@ -61,7 +61,7 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
   // Per point: the combined estimate in place of the checked one, and each scale's; m, the metric's
   // directions above the noise floor, once per point.
   const double floor = effective_noise_floor<double>(settings.estimator), ratio = settings.spread.no_gap_ratio;
-  const double band = settings.spread.band;
+  const double band = settings.spread.local_band;
   const int chosen = rows.local_scale;
   const int* resolved_scale = resolved.data();
   double* values = rows.values.data();

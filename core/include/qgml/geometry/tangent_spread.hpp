@@ -72,6 +72,7 @@ struct TangentSpreadSettings {
   bool local = true;             // the local covariance (local_dimension.hpp)
   double local_gap = 4;          // its gap rule's minimum ratio (of variances)
   double local_consistency = 2;  // a scale k' reads d when d <= (k' - 1) / local_consistency
+  double local_band = 0.05;      // its promotion to d + 1 needs e_d <= local_band e_0 (local_dimension.hpp)
   double no_gap_ratio = 3;       // a metric whose gap ratio is below this has no gap
   // The neighbour-distance reading (local_dimension.hpp): its neighbour count (0: off) and the share of
   // the points that the metric and the local covariance leave unresolved from which it is used.
