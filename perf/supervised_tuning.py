@@ -78,6 +78,7 @@ ENSEMBLE_GRID = {"n_models": [None, 3, 5]}
 MEMBER_VARIANTS = {"seeds": ("model.seed", "training.seed"),
                    "seeds+split": ("model.seed", "training.seed", "data.seed")}
 MEMBERS_GRID = {"n_models": [3, 5], "members_differ_in": list(MEMBER_VARIANTS)}
+REGRESSION_MEMBERS_GRID = {"n_models": [3], "members_differ_in": list(MEMBER_VARIANTS)}
 
 GRID = {"N": [None, 16], "unsupervised_weight": [None, 0.1, 1.0], "lr": [None, 0.003], "batch_size": [None, 100]}
 
@@ -98,9 +99,8 @@ def main(argv=None):
     kind = a.task if a.grid == "settings" else f"{a.task}-{a.grid}"
     out_path = a.out or os.path.join(HERE, "results", f"supervised-tuning-{kind}-{date}.jsonl")
     sets = REGRESSION_SETS if regression else SETS
-    grid = {"ensemble": ENSEMBLE_GRID, "members": MEMBERS_GRID}.get(a.grid, REGRESSION_GRID if regression else GRID)
-    if a.grid == "members" and regression:
-        grid = {"n_models": [3], "members_differ_in": list(MEMBER_VARIANTS)}
+    grid = {"ensemble": ENSEMBLE_GRID, "members": REGRESSION_MEMBERS_GRID if regression else MEMBERS_GRID,
+            "settings": REGRESSION_GRID if regression else GRID}[a.grid]
     revision = git_revision()
     rows = []
     with open(out_path, "w") as out:

@@ -61,7 +61,7 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
   // Per point: the combined estimate in place of the checked one, and each scale's; m, the metric's
   // directions above the noise floor, once per point.
   const double floor = effective_noise_floor<double>(settings.estimator), ratio = settings.spread.no_gap_ratio;
-  const double band = settings.spread.local_band;
+  const double local_band = settings.spread.local_band;
   const int chosen = rows.local_scale;
   const int* resolved_scale = resolved.data();
   double* values = rows.values.data();
@@ -129,7 +129,7 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
               const int v = readings[t * scales + s];
               smallest = v < 0 ? -1 : (smallest < 0 || v > smallest ? smallest : v);
             }
-          estimate = locally_promoted(estimate, smallest > d ? -1 : smallest, e, d, floor, band);
+          estimate = locally_promoted(estimate, smallest > d ? -1 : smallest, e, d, floor, local_band);
         }
         row[3 * d + 1] = double(estimate);
         Kokkos::atomic_add(&histogram[estimate >= 0 && estimate <= d ? estimate : d + 1], std::int64_t(1));
@@ -137,7 +137,7 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
           int& v = checked[t * scales + s];
           if (local) {
             v = combined_dimension(v, readings[t * scales + s], gap_ratio, directions, n, ratio, fallback);
-            v = locally_promoted(v, readings[t * scales + s], e, d, floor, band);
+            v = locally_promoted(v, readings[t * scales + s], e, d, floor, local_band);
           }
           if (v >= 0 && v <= d)
             Kokkos::atomic_add(&scale_histogram[std::size_t(s) * bins + std::size_t(v)], std::int64_t(1));

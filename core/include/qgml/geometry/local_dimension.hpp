@@ -27,9 +27,9 @@
 // rounded; it needs no direction, only how the number of neighbours grows with the radius.
 // Then one promotion: d <- d + 1 where the metric's next eigenvalue lies in a band of flattened directions
 // (noise_floor e_0 < e_d <= local_band e_0, wider than the spread check's band, since the reading below is
-// the stronger evidence) and the local covariance reads exactly d + 1 at
-// every scale from the chosen one up that resolves its mode (a solid whose last side the model flattens:
-// a high-dimensional ball or cube; noise, which fades as the scale grows, reads d + 1 at some scales only).
+// the stronger evidence) and the local covariance reads exactly d + 1 at every scale from the chosen one up
+// that resolves its mode (a solid whose last side the model flattens: a high-dimensional ball or cube;
+// noise, which fades as the scale grows, reads d + 1 at some scales only).
 #pragma once
 
 #include <Kokkos_Core.hpp>
