@@ -35,7 +35,7 @@ def method_order(rows):
 
 def fam_order():
     import dimension_families as F
-    return {f.name: i for i, f in enumerate(F.FAMILIES)}
+    return {f.name: i for i, f in enumerate(F.FAMILIES + F.LITERATURE_FAMILIES)}
 
 
 def summary_tables(rows):
@@ -44,7 +44,7 @@ def summary_tables(rows):
     groups = sorted({(r["half"], r["n"], r["noise_kind"], float(r["noise_level"])) for r in rows},
                     key=lambda g: ({"tune": 0, "extra": 1, "heldout": 2}.get(g[0], 3), g[1], g[3], g[2]))
     out = []
-    for half in [h for h in ("tune", "extra", "heldout") if any(g[0] == h for g in groups)]:
+    for half in [h for h in ("tune", "extra", "heldout", "literature-tune", "literature-heldout") if any(g[0] == h for g in groups)]:
         gs = [g for g in groups if g[0] == half]
         nfam = len({r["family"] for r in rows if r["half"] == half})
         out += [f"### {half} half ({nfam} families)", "",

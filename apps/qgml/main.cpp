@@ -29,7 +29,7 @@ const char* const command_lines =
     "  qgml estimate --matrices M.npy --data X.csv|X.npy [--metric quantum|covariance|fubini_study]\n"
     "                [--min-gap-ratio 2] [--noise-floor 1e-3] [--first-gap-exponent 0.75] [--out DIR]\n"
     "                [--kernel auto|packed|team|separate] [--chunk 25000] [--precision double|float]\n"
-    "                [--scales 10,20,50,100,200,400|none]\n"
+    "                [--scales 10,20,50,100,200,400|none] [--analysis.key value ...]\n"
     "  qgml eval --matrices M.npy --data X.csv|X.npy [--w W] [--penalty none|frobenius|frobenius_squared]\n"
     "            [--penalty-weight 0] [--out DIR] [--precision double|float]\n"
     "  qgml sample RUN_DIR [--sampler ula|mala|hmc] [--chains 1000] [--steps 1000] [--warmup 500]\n"

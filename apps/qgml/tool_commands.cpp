@@ -24,6 +24,7 @@
 #include "estimate/estimate_from_files.hpp"
 #include "evaluate/evaluate_files.hpp"
 #include "settings/config.hpp"
+#include "settings/run_settings.hpp"
 
 namespace qgml::app {
 
@@ -73,27 +74,72 @@ long integer(const std::map<std::string, std::string>& o, const std::string& key
   return long(v);
 }
 
-// qgml estimate's options as the analysis settings (same parsers, ranges and messages as the settings).
-EstimateRequest estimate_request(const std::map<std::string, std::string>& o) {
+// The short options of qgml estimate and the analysis settings they stand for.
+const std::vector<std::pair<std::string, std::string>>& estimate_short_options() {
+  static const std::vector<std::pair<std::string, std::string>> o = {
+      {"metric", "analysis.metric"},           {"min-gap-ratio", "analysis.min_gap_ratio"},
+      {"noise-floor", "analysis.noise_floor"}, {"first-gap-exponent", "analysis.first_gap_exponent"},
+      {"kernel", "analysis.kernel"},           {"chunk", "analysis.chunk"},
+      {"scales", "analysis.spread_scales"}};
+  return o;
+}
+
+// args without its --analysis.KEY options, which go to `settings` ("--key=value" or "--key value").
+std::vector<std::string> take_analysis_settings(const std::vector<std::string>& args,
+                                                std::vector<std::pair<std::string, std::string>>& settings) {
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].rfind("--analysis.", 0) == 0) {
+      settings.push_back(take_option(args, i, "qgml estimate: "));
+      continue;
+    }
+    rest.push_back(args[i]);
+  }
+  return rest;
+}
+
+// qgml estimate's options as the analysis settings (same parsers, ranges and messages as the settings):
+// every analysis.* setting at its default, or as given by --analysis.KEY, and the short options.
+EstimateRequest estimate_request(const std::map<std::string, std::string>& o,
+                                 std::vector<std::pair<std::string, std::string>> settings,
+                                 const std::vector<std::string>& given) {
   EstimateRequest r;
   r.matrices = o.at("matrices");
   r.data = o.at("data");
   r.out = o.at("out");
-  r.geometry = geometry_settings(o.at("metric"), number(o, "min-gap-ratio", "analysis.min_gap_ratio"),
-                                 number(o, "noise-floor", "analysis.noise_floor"),
-                                 number(o, "first-gap-exponent", "analysis.first_gap_exponent"));
+  number(o, "min-gap-ratio", "analysis.min_gap_ratio");
+  number(o, "noise-floor", "analysis.noise_floor");
+  number(o, "first-gap-exponent", "analysis.first_gap_exponent");
+  number(o, "chunk", "analysis.chunk");
   if (const std::string problem = setting_problem("analysis.kernel", o.at("kernel")); !problem.empty())
     throw Error("--kernel = '" + o.at("kernel") + "': " + problem);
-  r.geometry.kernel = parse_geometry_kernel(o.at("kernel"));
-  r.chunk = int(number(o, "chunk", "analysis.chunk"));
-  r.geometry.spread.scales = parse_spread_scales(o.at("scales"));
+  for (const auto& [option, key] : estimate_short_options()) {
+    const bool as_setting =
+        std::any_of(settings.begin(), settings.end(), [&](const auto& s) { return s.first == key; });
+    const bool as_option = std::find(given.begin(), given.end(), option) != given.end();
+    if (as_setting && as_option)
+      throw Error("qgml estimate: --" + option + " and --" + key + " are the same setting; give one");
+    if (!as_setting) settings.emplace_back(key, o.at(option));
+  }
+  for (const auto& [key, value] : settings)
+    if (key.rfind("analysis.", 0) != 0) throw Error("qgml estimate: --" + key + " is not an analysis setting");
+  const Config c = load_config("", settings);
+  const AnalysisSection a = read_run_settings(c).analysis;
+  r.geometry = a.geometry;
+  r.chunk = a.chunk;
   r.single_precision = o.at("precision") == "float";
   return r;
 }
 
 }  // namespace
 
-int estimate_command(const std::vector<std::string>& args) {
+int estimate_command(const std::vector<std::string>& all_args) {
+  std::vector<std::pair<std::string, std::string>> settings;
+  const std::vector<std::string> args = take_analysis_settings(all_args, settings);
+  std::vector<std::string> given;  // the short options on the command line
+  for (const std::string& a : args)
+    if (a.rfind("--", 0) == 0)
+      given.push_back(a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2));
   const auto o = options(args,
                          {{"matrices", ""},
                           {"data", ""},
@@ -108,7 +154,7 @@ int estimate_command(const std::vector<std::string>& args) {
                           {"precision", "double"}},
                          "estimate");
   if (o.at("precision") != "float" && o.at("precision") != "double") throw Error("--precision must be double or float");
-  const EstimateReport report = estimate_from_files(estimate_request(o));
+  const EstimateReport report = estimate_from_files(estimate_request(o, settings, given));
   if (!report.writer) return 0;
   const DimensionSummary& sum = report.analysis.summary;
   std::printf("%ld points, D = %d, N = %d, %s metric\n", sum.points, report.d, report.n, o.at("metric").c_str());

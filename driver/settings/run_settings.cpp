@@ -74,6 +74,7 @@ AnalysisSection analysis_settings(const Config& c) {
   s.spread.local = c.boolean("analysis.local_pca");
   s.spread.local_gap = c.real("analysis.local_pca_gap");
   s.spread.local_band = c.real("analysis.local_pca_band");
+  s.spread.local_agree = c.boolean("analysis.local_pca_agree");
   s.spread.local_consistency = c.real("analysis.local_pca_consistency");
   s.spread.no_gap_ratio = c.real("analysis.no_gap_ratio");
   s.spread.distance_neighbours = int(c.integer("analysis.distance_neighbours"));

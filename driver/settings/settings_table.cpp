@@ -343,6 +343,12 @@ std::vector<Setting> make_schema() {
        {},
        0,
        1},
+      {"analysis.local_pca_agree",
+       T::boolean,
+       "true",
+       "where the local covariance reads the same d at every resolving scale, d < D, and the metric has exactly d "
+       "directions above the noise floor, the estimate is d (docs/dimension.md, \"The local covariance\")",
+       {}},
       {"analysis.no_gap_ratio",
        T::real,
        "3",

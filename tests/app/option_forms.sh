@@ -33,6 +33,23 @@ q estimate --matrices "$spin" --data a.csv --metric covariance --min-gap-ratio 3
   --first-gap-exponent 0.5 --precision double --out est2 >est2.log 2>&1 || { cat est2.log; fail "estimate"; }
 cmp -s est1/per_point.csv est2/per_point.csv || fail "estimate: --key=value and --key value differ"
 grep -q "covariance metric" est1.log || fail "estimate: --metric=covariance not used"
+# estimate: every analysis.* setting as --analysis.key, in both forms, the same as its short option; an
+# unknown key, a value out of range and a setting given both ways are refused.
+q estimate --matrices "$spin" --data a.csv --metric covariance --analysis.min_gap_ratio=3 \
+  --analysis.noise_floor 0.01 --analysis.first_gap_exponent=0.5 --out est3 >est3.log 2>&1 || { cat est3.log; fail "estimate --analysis.key"; }
+cmp -s est1/per_point.csv est3/per_point.csv || fail "estimate: --analysis.min_gap_ratio etc. differ from the short options"
+q estimate --matrices "$spin" --data a.csv --analysis.spread_neighbours=12 --analysis.local_pca_agree false \
+  --out est4 >est4.log 2>&1 || { cat est4.log; fail "estimate --analysis.spread_neighbours"; }
+grep -q '"spread_neighbours": 12' est4/dimension_summary.json || fail "estimate: --analysis.spread_neighbours=12 not used"
+if q estimate --matrices "$spin" --data a.csv --analysis.bogus 1 --out est5 >bad.log 2>&1; then fail "estimate accepted --analysis.bogus"; fi
+grep -q "unknown setting 'analysis.bogus'" bad.log || { cat bad.log; fail "estimate --analysis.bogus: wrong message"; }
+if q estimate --matrices "$spin" --data a.csv --analysis.local_pca_band=2 --out est5 >bad.log 2>&1; then fail "estimate accepted --analysis.local_pca_band=2"; fi
+grep -q "analysis.local_pca_band" bad.log || { cat bad.log; fail "estimate --analysis.local_pca_band=2: wrong message"; }
+if q estimate --matrices "$spin" --data a.csv --min-gap-ratio 3 --analysis.min_gap_ratio 3 --out est5 >bad.log 2>&1; then
+  fail "estimate accepted --min-gap-ratio with --analysis.min_gap_ratio"
+fi
+grep -q "are the same setting" bad.log || { cat bad.log; fail "estimate: both forms of one setting: wrong message"; }
+test ! -e est5 || fail "estimate: a refused command left est5"
 
 # fuzzy-sphere.
 q fuzzy-sphere --N=4 --T=20 >fs.log 2>&1 || { cat fs.log; fail "fuzzy-sphere ="; }

@@ -87,6 +87,7 @@ TEST_CASE("defaults: GeometrySettings{} holds the analysis.* defaults of the set
   CHECK(a.local == b.local);
   CHECK(a.local_gap == b.local_gap);
   CHECK(a.local_band == b.local_band);
+  CHECK(a.local_agree == b.local_agree);
   CHECK(a.local_consistency == b.local_consistency);
   CHECK(a.no_gap_ratio == b.no_gap_ratio);
   CHECK(a.distance_neighbours == b.distance_neighbours);

@@ -473,6 +473,35 @@ TEST_CASE("local covariance: the promotion's band is analysis.local_pca_band, no
   CHECK(combined(defaults.local_band, 0.001) == 3);
 }
 
+TEST_CASE("local covariance: a stable reading wins where the metric has exactly as many directions",
+          "[geometry][dimension][local]") {
+  // One point in D = 4 whose metric has a first gap after its largest eigenvalue (ratio 5, so the gap rule
+  // and min(d_q, d_l) read 1) and three directions above the noise floor; the local covariance reads `first`
+  // and `second` at the two scales.
+  auto combined = [](int first, int second, double third_eigenvalue, bool agree) {
+    qgml::detail::DimensionRows rows(4, {20, 100});
+    rows.effective_scales = {20, 100};
+    rows.values = {0, 0, 0, 0, 0, 0, 0, 0, 1, 0.2, 0.1, third_eigenvalue, 0, 1, 0.5, 5};
+    rows.scale_checked = {1, 1};
+    rows.local = {first, second};
+    GeometrySettings settings;
+    settings.spread.local_agree = agree;
+    SelfCommunicator self;
+    qgml::detail::combine_local_dimension(rows, settings, 16, self);
+    return std::pair<int, std::vector<int>>{int(rows.values[3 * 4 + 1]), rows.scale_checked};
+  };
+  const TangentSpreadSettings defaults;
+  REQUIRE(defaults.local_agree);
+  CHECK(combined(3, 3, 1e-5, true) == std::pair<int, std::vector<int>>{3, {3, 3}});
+  CHECK(combined(3, 3, 1e-5, false).first == 1);
+  // m = 4 directions against a reading of 3: they do not agree.
+  CHECK(combined(3, 3, 0.05, true).first == 1);
+  // A reading that changes with the scale is not stable (each scale's own report still agrees with its own).
+  CHECK(combined(3, 2, 1e-5, true) == std::pair<int, std::vector<int>>{1, {3, 1}});
+  // d_l = D: what noise reads too.
+  CHECK(combined(4, 4, 0.05, true).first == 1);
+}
+
 TEST_CASE("spread check: the spreads along the metric's eigenvectors, over k and over each scale",
           "[geometry][dimension][spread][scales]") {
   // 60 points in [-1, 1]^3, the same metric R diag(4, 2, 1) R^T at every point: its eigenvectors are

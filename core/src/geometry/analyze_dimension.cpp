@@ -62,6 +62,7 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
   // directions above the noise floor, once per point.
   const double floor = effective_noise_floor<double>(settings.estimator), ratio = settings.spread.no_gap_ratio;
   const double local_band = settings.spread.local_band;
+  const bool local_agree = settings.spread.local_agree;
   const int chosen = rows.local_scale;
   const int* resolved_scale = resolved.data();
   double* values = rows.values.data();
@@ -123,13 +124,17 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
         if (local && chosen >= 0) {
           estimate =
               combined_dimension(estimate, readings[t * scales + chosen], gap_ratio, directions, n, ratio, fallback);
+          const int reading = readings[t * scales + chosen];
           int smallest = d + 1;
+          bool stable = reading >= 0;
           for (int s = chosen; s < scales; ++s)
             if (resolved_scale[s]) {
               const int v = readings[t * scales + s];
               smallest = v < 0 ? -1 : (smallest < 0 || v > smallest ? smallest : v);
+              stable = stable && v == reading;
             }
           estimate = locally_promoted(estimate, smallest > d ? -1 : smallest, e, d, floor, local_band);
+          if (local_agree) estimate = locally_agreed(estimate, reading, stable, directions, d);
         }
         row[3 * d + 1] = double(estimate);
         Kokkos::atomic_add(&histogram[estimate >= 0 && estimate <= d ? estimate : d + 1], std::int64_t(1));
@@ -138,6 +143,7 @@ void combine_local_dimension(DimensionRows& rows, const GeometrySettings& settin
           if (local) {
             v = combined_dimension(v, readings[t * scales + s], gap_ratio, directions, n, ratio, fallback);
             v = locally_promoted(v, readings[t * scales + s], e, d, floor, local_band);
+            if (local_agree) v = locally_agreed(v, readings[t * scales + s], true, directions, d);
           }
           if (v >= 0 && v <= d)
             Kokkos::atomic_add(&scale_histogram[std::size_t(s) * bins + std::size_t(v)], std::int64_t(1));

@@ -30,6 +30,12 @@
 // the stronger evidence) and the local covariance reads exactly d + 1 at every scale from the chosen one up
 // that resolves its mode (a solid whose last side the model flattens: a high-dimensional ball or cube;
 // noise, which fades as the scale grows, reads d + 1 at some scales only).
+// Last, the agreement (local_agree): where the local covariance reads the same d_l > d at every resolving
+// scale from the chosen one up, d_l < D, and the metric has exactly m = d_l directions above the noise
+// floor, d <- d_l. Two readings of the data, one of the model's directions and one of the points', then
+// agree against the metric's first gap, which in a spectrum that decays without a gap (a strongly
+// nonuniform density: the model follows the dense direction most) can be its first ratio. d_l = D is
+// left out: noise fills every direction, and so does the local covariance of noisy data.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -89,6 +95,12 @@ KOKKOS_INLINE_FUNCTION int locally_promoted(int estimate, int reading, const dou
                                             double band) {
   if (estimate < 1 || estimate >= dims || reading != estimate + 1) return estimate;
   return e[estimate] > floor * e[0] && e[estimate] <= band * e[0] ? estimate + 1 : estimate;
+}
+
+// The agreement above: reading = the local covariance's reading at the chosen scale, stable = whether it
+// reads the same at every resolved scale from the chosen one up, directions = m, dims = D.
+KOKKOS_INLINE_FUNCTION int locally_agreed(int estimate, int reading, bool stable, int directions, int dims) {
+  return estimate >= 1 && stable && reading > estimate && reading < dims && directions == reading ? reading : estimate;
 }
 
 // Whether the combination below leaves the point unresolved (the exception above).

@@ -73,6 +73,7 @@ struct TangentSpreadSettings {
   double local_gap = 4;          // its gap rule's minimum ratio (of variances)
   double local_consistency = 2;  // a scale k' reads d when d <= (k' - 1) / local_consistency
   double local_band = 0.05;      // its promotion to d + 1 needs e_d <= local_band e_0 (local_dimension.hpp)
+  bool local_agree = true;       // its stable reading wins where the metric has as many directions (same)
   double no_gap_ratio = 3;       // a metric whose gap ratio is below this has no gap
   // The neighbour-distance reading (local_dimension.hpp): its neighbour count (0: off) and the share of
   // the points that the metric and the local covariance leave unresolved from which it is used.
