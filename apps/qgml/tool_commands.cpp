@@ -113,7 +113,9 @@ EstimateRequest estimate_request(const std::map<std::string, std::string>& o,
   number(o, "chunk", "analysis.chunk");
   if (const std::string problem = setting_problem("analysis.kernel", o.at("kernel")); !problem.empty())
     throw Error("--kernel = '" + o.at("kernel") + "': " + problem);
-  for (const auto& [option, key] : estimate_short_options()) {
+  for (const auto& short_option : estimate_short_options()) {
+    const std::string& option = short_option.first;
+    const std::string& key = short_option.second;
     const bool as_setting =
         std::any_of(settings.begin(), settings.end(), [&](const auto& s) { return s.first == key; });
     const bool as_option = std::find(given.begin(), given.end(), option) != given.end();
