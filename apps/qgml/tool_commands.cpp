@@ -84,16 +84,24 @@ const std::vector<std::pair<std::string, std::string>>& estimate_short_options()
   return o;
 }
 
-// args without its --analysis.KEY options, which go to `settings` ("--key=value" or "--key value").
-std::vector<std::string> take_analysis_settings(const std::vector<std::string>& args,
-                                                std::vector<std::pair<std::string, std::string>>& settings) {
+// args split in one pass: the --analysis.KEY options go to `settings`, the other options to the result as
+// "--key=value" with their keys in `given`; anything else is passed on for options() to refuse.
+std::vector<std::string> split_estimate_arguments(const std::vector<std::string>& args,
+                                                  std::vector<std::pair<std::string, std::string>>& settings,
+                                                  std::vector<std::string>& given) {
   std::vector<std::string> rest;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i].rfind("--analysis.", 0) == 0) {
-      settings.push_back(take_option(args, i, "qgml estimate: "));
+    if (args[i].rfind("--", 0) != 0) {
+      rest.push_back(args[i]);
       continue;
     }
-    rest.push_back(args[i]);
+    const auto option = take_option(args, i, "qgml estimate: ");
+    if (option.first.rfind("analysis.", 0) == 0) {
+      settings.push_back(option);
+      continue;
+    }
+    given.push_back(option.first);
+    rest.push_back("--" + option.first + "=" + option.second);
   }
   return rest;
 }
@@ -123,8 +131,6 @@ EstimateRequest estimate_request(const std::map<std::string, std::string>& o,
       throw Error("qgml estimate: --" + option + " and --" + key + " are the same setting; give one");
     if (!as_setting) settings.emplace_back(key, o.at(option));
   }
-  for (const auto& [key, value] : settings)
-    if (key.rfind("analysis.", 0) != 0) throw Error("qgml estimate: --" + key + " is not an analysis setting");
   const Config c = load_config("", settings);
   const AnalysisSection a = read_run_settings(c).analysis;
   r.geometry = a.geometry;
@@ -137,11 +143,8 @@ EstimateRequest estimate_request(const std::map<std::string, std::string>& o,
 
 int estimate_command(const std::vector<std::string>& all_args) {
   std::vector<std::pair<std::string, std::string>> settings;
-  const std::vector<std::string> args = take_analysis_settings(all_args, settings);
-  std::vector<std::string> given;  // the short options on the command line
-  for (const std::string& a : args)
-    if (a.rfind("--", 0) == 0)
-      given.push_back(a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2));
+  std::vector<std::string> given;
+  const std::vector<std::string> args = split_estimate_arguments(all_args, settings, given);
   const auto o = options(args,
                          {{"matrices", ""},
                           {"data", ""},
